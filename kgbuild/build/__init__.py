@@ -1,0 +1,1 @@
+"""Year-by-year KG building: the cumulative state and the loop that publishes a snapshot a year."""

@@ -1,0 +1,49 @@
+"""Sentence spans for abstracts, without a model.
+
+A rule splitter is enough for PubMed abstracts and keeps the no-LLM path dependency-free: split
+after . ! ? followed by space and an upper-case letter, digit or bracket, except after common
+abbreviations (e.g., i.e., et al., vs., Fig.) and single initials, and never inside an annotated
+mention (so an entity is never cut in two, whatever the annotator's span).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_BOUNDARY = re.compile(r"[.!?][\"')\]]*\s+(?=[A-Z0-9(\[\"'])")
+_NO_SPLIT_AFTER = frozenset(
+    "e.g i.e et al vs fig figs ref refs no approx ca cf dr mr mrs ms prof st sp spp resp "
+    "eq eqs vol al inc ltd co jr sr".split()
+)
+
+
+def sentence_spans(
+    text: str, protected: Sequence[tuple[int, int]] = (), breaks: Sequence[int] = ()
+) -> list[tuple[int, int]]:
+    """(start, end) spans of the sentences of ``text``, trimmed of whitespace.
+
+    ``protected`` spans are never split; ``breaks`` are forced cuts (the end of the title).
+    """
+    inside = sorted(protected)
+    cuts = [0, *breaks]
+    for m in _BOUNDARY.finditer(text):
+        cut = m.end()
+        word = text[max(0, m.start() - 12):m.start() + 1].split()
+        last = word[-1].rstrip(".").lower() if word else ""
+        if last in _NO_SPLIT_AFTER or (len(last) == 1 and last.isalpha()):
+            continue
+        if any(s < m.start() + 1 < e for s, e in inside):
+            continue
+        cuts.append(cut)
+    cuts.append(len(text))
+    cuts = sorted(set(cuts))
+    spans = []
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if b > a:
+            spans.append((a, b))
+    return spans

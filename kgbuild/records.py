@@ -1,0 +1,263 @@
+"""The records every stage passes on: Document → Mention → Entity → Triple → Evidence.
+
+Identity is kept apart from support: a :class:`Triple` is the claim (head, relation, tail);
+each sentence that supports it is an :class:`Evidence` row. Dedupe merges evidence, it never
+drops rows (INDRA preassembly). :class:`DocStatus` and :class:`Problem` account for every input
+record and every line that could not be used, so nothing is lost silently.
+
+Each record has one Arrow schema, versioned through schema metadata; this module does no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import pyarrow as pa
+
+SCHEMA_VERSION = "1"
+
+
+def stable_id(*parts: object, size: int = 16) -> str:
+    """A short content hash, stable across runs and machines (blake2b over the parts)."""
+    h = hashlib.blake2b(digest_size=size)
+    for p in parts:
+        h.update(str(p).encode("utf-8"))
+        h.update(b"\x1f")
+    return h.hexdigest()
+
+
+@dataclass(slots=True)
+class Document:
+    """One unique input abstract. ``text`` (title + space + abstract) is what offsets index."""
+
+    pmid: str
+    year: int
+    title: str
+    abstract: str
+    journal: str | None = None
+    source: str = ""
+
+    @property
+    def text(self) -> str:
+        return f"{self.title} {self.abstract}"
+
+
+@dataclass(slots=True)
+class Mention:
+    """An annotated span of a document, typed in the source's vocabulary and in Hetionet's.
+
+    ``concept_id`` is a CURIE (``MESH:D000544``, ``NCBIGene:351``) or ``None`` when the annotator
+    gave no normalized ID; ``concept_ids`` keeps every ID of a multi-ID mention (``351;11820``).
+    """
+
+    pmid: str
+    start: int
+    end: int
+    text: str
+    source_type: str
+    hetionet_type: str | None
+    concept_id: str | None
+    concept_ids: list[str] = field(default_factory=list)
+    annotator: str = "pubtator"
+
+
+@dataclass(slots=True)
+class Entity:
+    """A KG node: one normalized concept, its display name and every surface form seen."""
+
+    id: str
+    name: str
+    type: str
+    aliases: list[str] = field(default_factory=list)
+    first_year: int = 0
+
+
+@dataclass(slots=True)
+class Triple:
+    """The identity of a claim; its support lives in :class:`Evidence` rows."""
+
+    triple_id: str
+    head_id: str
+    relation: str
+    tail_id: str
+    relation_raw: str
+    method: str
+    metaedge: str | None = None
+
+
+@dataclass(slots=True)
+class Evidence:
+    """One sentence of one document supporting one triple, with how it was found."""
+
+    evidence_id: str
+    triple_id: str
+    pmid: str
+    year: int
+    sentence: str
+    sent_start: int
+    sent_end: int
+    head_start: int
+    head_end: int
+    tail_start: int
+    tail_end: int
+    method: str
+    extractor: str
+    model: str | None = None
+    prompt_version: str | None = None
+    relation_raw: str = ""
+
+
+@dataclass(slots=True)
+class DocStatus:
+    """What happened to one input record (one per record, duplicates included)."""
+
+    pmid: str
+    source_file: str
+    record_no: int
+    year: int | None
+    status: str
+    reason: str
+    n_mentions: int = 0
+    n_problems: int = 0
+
+
+@dataclass(slots=True)
+class Problem:
+    """One input line or annotation that could not be used as given, and why."""
+
+    pmid: str
+    source_file: str
+    line_no: int
+    kind: str
+    detail: str
+
+
+DOC_STATUSES = ("built", "duplicate", "rejected")
+
+_str = pa.string()
+_int = pa.int32()
+
+SCHEMAS: dict[str, pa.Schema] = {
+    "documents": pa.schema(
+        [
+            ("pmid", _str),
+            ("year", _int),
+            ("title", _str),
+            ("abstract", _str),
+            ("journal", _str),
+            ("source", _str),
+        ]
+    ),
+    "mentions": pa.schema(
+        [
+            ("pmid", _str),
+            ("start", _int),
+            ("end", _int),
+            ("text", _str),
+            ("source_type", _str),
+            ("hetionet_type", _str),
+            ("concept_id", _str),
+            ("concept_ids", pa.list_(_str)),
+            ("annotator", _str),
+        ]
+    ),
+    "entities": pa.schema(
+        [
+            ("id", _str),
+            ("name", _str),
+            ("type", _str),
+            ("aliases", pa.list_(_str)),
+            ("first_year", _int),
+        ]
+    ),
+    "triples": pa.schema(
+        [
+            ("triple_id", _str),
+            ("head_id", _str),
+            ("relation", _str),
+            ("tail_id", _str),
+            ("relation_raw", _str),
+            ("method", _str),
+            ("metaedge", _str),
+        ]
+    ),
+    "evidence": pa.schema(
+        [
+            ("evidence_id", _str),
+            ("triple_id", _str),
+            ("pmid", _str),
+            ("year", _int),
+            ("sentence", _str),
+            ("sent_start", _int),
+            ("sent_end", _int),
+            ("head_start", _int),
+            ("head_end", _int),
+            ("tail_start", _int),
+            ("tail_end", _int),
+            ("method", _str),
+            ("extractor", _str),
+            ("model", _str),
+            ("prompt_version", _str),
+            ("relation_raw", _str),
+        ]
+    ),
+    "doc_status": pa.schema(
+        [
+            ("pmid", _str),
+            ("source_file", _str),
+            ("record_no", _int),
+            ("year", _int),
+            ("status", _str),
+            ("reason", _str),
+            ("n_mentions", _int),
+            ("n_problems", _int),
+        ]
+    ),
+    "problems": pa.schema(
+        [
+            ("pmid", _str),
+            ("source_file", _str),
+            ("line_no", _int),
+            ("kind", _str),
+            ("detail", _str),
+        ]
+    ),
+}
+
+RECORD_TYPES: dict[str, type] = {
+    "documents": Document,
+    "mentions": Mention,
+    "entities": Entity,
+    "triples": Triple,
+    "evidence": Evidence,
+    "doc_status": DocStatus,
+    "problems": Problem,
+}
+
+#: Natural key of each table: the columns that identify a row across snapshots.
+KEYS: dict[str, tuple[str, ...]] = {
+    "documents": ("pmid",),
+    "mentions": ("pmid", "start", "end", "source_type"),
+    "entities": ("id",),
+    "triples": ("triple_id",),
+    "evidence": ("evidence_id",),
+    "doc_status": ("source_file", "record_no"),
+    "problems": ("source_file", "line_no", "kind"),
+}
+
+
+def schema_for(table: str) -> pa.Schema:
+    """The versioned Arrow schema of a table (the version travels in the schema metadata)."""
+    return SCHEMAS[table].with_metadata(
+        {"kgbuild.record": table, "kgbuild.schema_version": SCHEMA_VERSION}
+    )
+
+
+def to_arrow(table: str, records: list[Any]) -> pa.Table:
+    """Records of one kind → an Arrow table of that kind's schema (column by column, fast)."""
+    schema = schema_for(table)
+    names = [f.name for f in fields(RECORD_TYPES[table])]
+    columns = {n: [getattr(r, n) for r in records] for n in names}
+    return pa.table(columns, schema=schema)

@@ -1,0 +1,145 @@
+"""Hetionet schema and type maps, loaded from the tables in ``data/`` (data, not if-chains).
+
+DALK Table 10 maps PubTator types onto Hetionet kinds; DALK Table 11 lists the relations allowed
+for each kind pair, which are exactly Hetionet's metaedges among Gene, Compound and Disease.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from kgbuild.errors import ConfigError
+
+
+def data_dir() -> Path:
+    """``KGBUILD_DATA`` if set, else the ``data/`` folder beside the package."""
+    path = Path(os.environ.get("KGBUILD_DATA") or Path(__file__).resolve().parent.parent / "data")
+    if not path.is_dir():
+        raise ConfigError("reference data folder not found", path=path)
+    return path
+
+
+def read_tsv(name: str) -> list[dict[str, str]]:
+    """Rows of a TSV table under ``data/`` as dicts ('-' and '' read as empty)."""
+    with open(data_dir() / name, encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    return [{k: ("" if v in ("-", None) else v) for k, v in row.items()} for row in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class RelationOption:
+    """One allowed relation of a kind pair (a row of DALK Table 11)."""
+
+    head_kind: str
+    tail_kind: str
+    relation: str
+    metaedge: str | None
+    direction: str  # symmetric | oriented | directed
+
+
+@cache
+def metanodes() -> dict[str, str]:
+    """Hetionet node kind → abbreviation."""
+    return {r["kind"]: r["abbreviation"] for r in read_tsv("hetionet/metanodes.tsv")}
+
+
+@cache
+def metaedges() -> list[dict[str, str]]:
+    """The 24 Hetionet metaedges (abbreviation, source_kind, relation, target_kind, direction)."""
+    return read_tsv("hetionet/metaedges.tsv")
+
+
+@cache
+def _type_map() -> dict[str, tuple[str | None, str | None]]:
+    return {
+        r["source_type"].lower(): (r["hetionet_kind"] or None, r["id_prefix"] or None)
+        for r in read_tsv("type_map.tsv")
+    }
+
+
+def hetionet_kind(source_type: str) -> str | None:
+    """The Hetionet kind an annotator type maps to, or None (kept as a mention, not a node)."""
+    return _type_map().get(source_type.lower(), (None, None))[0]
+
+
+def known_source_type(source_type: str) -> bool:
+    return source_type.lower() in _type_map()
+
+
+@cache
+def type_pair_relations() -> tuple[RelationOption, ...]:
+    """DALK Table 11: every allowed (head kind, tail kind, relation) with its direction."""
+    return tuple(
+        RelationOption(r["head_kind"], r["tail_kind"], r["relation"], r["metaedge"] or None,
+                       r["direction"])
+        for r in read_tsv("type_pair_relations.tsv")
+    )
+
+
+def relations_for(kind_a: str, kind_b: str) -> list[RelationOption]:
+    """Allowed relations between two kinds, in either order (head kind is the option's)."""
+    return [
+        o for o in type_pair_relations()
+        if (o.head_kind, o.tail_kind) in ((kind_a, kind_b), (kind_b, kind_a))
+    ]
+
+
+@cache
+def cooccurrence_relations() -> dict[frozenset[str], RelationOption]:
+    """Kind pair → the association-style relation a sentence co-mention asserts."""
+    out = {}
+    for r in read_tsv("cooccurrence_relations.tsv"):
+        direction = "symmetric" if r["head_kind"] == r["tail_kind"] else "oriented"
+        out[frozenset((r["head_kind"], r["tail_kind"]))] = RelationOption(
+            r["head_kind"], r["tail_kind"], r["relation"], r["metaedge"] or None, direction
+        )
+    return out
+
+
+@cache
+def hetionet_relations() -> frozenset[str]:
+    """Relation names used by DALK's prompts (the Table 11 relations)."""
+    return frozenset(o.relation for o in type_pair_relations())
+
+
+_PREFIX_ALIASES = {"ncbitaxid": "NCBITaxon", "taxonomy": "NCBITaxon", "mesh": "MESH",
+                   "ncbigene": "NCBIGene", "gene": "NCBIGene", "omim": "OMIM", "chebi": "CHEBI",
+                   "cvcl": "cellosaurus", "cellosaurus": "cellosaurus", "tmvar": "tmVar"}
+_BARE_ID = re.compile(r"^[A-Za-z]{0,3}[0-9][0-9A-Za-z_.]*$")
+
+
+def to_curies(source_type: str, raw: str) -> list[str]:
+    """Annotator IDs → CURIEs (``351;11820`` → ``NCBIGene:351``, ``NCBIGene:11820``).
+
+    Bare IDs get the type's prefix from ``type_map.tsv``; a variant's extra fields (``;HGVS:…``,
+    ``;VariantGroup:…``) and a cell line's taxon are qualifiers of its first ID, not more IDs.
+    Returns [] for no ID ('-', '') or text that is not an identifier (e.g. 'T cell').
+    """
+    raw = raw.strip()
+    if raw in ("", "-"):
+        return []
+    prefix = _type_map().get(source_type.lower(), (None, None))[1]
+    parts = [p.strip() for p in raw.split(";") if p.strip()]
+    if prefix in ("tmVar", "cellosaurus"):
+        parts = parts[:1]
+    out: list[str] = []
+    for part in parts:
+        if part.upper().startswith("CVCL_"):
+            out.append(f"cellosaurus:{part.upper()}")
+            continue
+        if ":" in part:
+            pre, _, local = part.partition(":")
+            if not local or " " in local.strip():
+                continue
+            pre = _PREFIX_ALIASES.get(pre.lower(), pre)
+            if pre == "cellosaurus" and not local.upper().startswith("CVCL_"):
+                local = f"CVCL_{local}"
+            out.append(f"{pre}:{local}")
+        elif _BARE_ID.match(part) and prefix:
+            out.append(f"{prefix}:{part}")
+    return list(dict.fromkeys(out))

@@ -1,0 +1,170 @@
+"""A local corpus: a folder of per-year PubTator / BioC-JSON files, or single files.
+
+The year of a record comes from its file name (``2014.pubtator``, as in DALK's ``by_year``
+folder) or, failing that, from the record itself (BioC ``year`` infon / ``date``) or a default.
+Records are grouped into year slices and handed out in year order; a PMID seen before (an
+e-pub/print pair in consecutive year files, as 1,245 DALK PMIDs are) is a ``duplicate`` of its
+first record: built once, in its first year, and never counted twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kgbuild.errors import InputError
+from kgbuild.records import DocStatus, Document, Mention, Problem
+from kgbuild.sources.bioc import read_bioc
+from kgbuild.sources.pubtator_files import read_pubtator
+from kgbuild.sources.record import SourceRecord
+
+_YEAR_IN_NAME = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+_PUBTATOR_SUFFIXES = {".pubtator", ".txt", ".pubtator.txt"}
+_BIOC_SUFFIXES = {".json", ".bioc", ".biocjson"}
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    path: Path
+    fmt: str  # pubtator | bioc
+    year: int | None
+
+    def digest(self) -> str:
+        return hashlib.blake2b(self.path.read_bytes(), digest_size=16).hexdigest()
+
+
+@dataclass(slots=True)
+class YearSlice:
+    """What one publication year adds: new unique documents, their mentions, every status."""
+
+    year: int
+    files: list[SourceFile]
+    documents: list[Document] = field(default_factory=list)
+    mentions: list[Mention] = field(default_factory=list)
+    statuses: list[DocStatus] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _format(path: Path) -> str | None:
+    name = path.name.lower()
+    if any(name.endswith(s) for s in _PUBTATOR_SUFFIXES) and not name.startswith("pmid-"):
+        return "pubtator"
+    if any(name.endswith(s) for s in _BIOC_SUFFIXES):
+        return "bioc"
+    return None
+
+
+def discover(source: Path) -> list[SourceFile]:
+    """Corpus files under ``source`` (a folder or one file), with the year their name gives."""
+    if not source.exists():
+        raise InputError("source path does not exist", path=source)
+    paths = sorted(p for p in source.rglob("*") if p.is_file()) if source.is_dir() else [source]
+    files = []
+    for p in paths:
+        fmt = _format(p)
+        if fmt is None:
+            continue
+        m = _YEAR_IN_NAME.search(p.stem)
+        files.append(SourceFile(p, fmt, int(m.group(1)) if m else None))
+    if not files:
+        raise InputError("no PubTator (.pubtator/.txt) or BioC-JSON (.json) files found",
+                         path=source)
+    return files
+
+
+def read_file(sf: SourceFile, root: Path) -> Iterator[SourceRecord]:
+    label = str(sf.path.relative_to(root)) if root.is_dir() else sf.path.name
+    reader = read_pubtator if sf.fmt == "pubtator" else read_bioc
+    yield from reader(sf.path, year=sf.year, label=label)
+
+
+def parse_years(spec: str | None) -> tuple[int, int] | None:
+    """``2011-2020`` / ``2015`` → inclusive bounds; None means every year present."""
+    if not spec:
+        return None
+    m = re.fullmatch(r"\s*(\d{4})\s*(?:[-:]\s*(\d{4}))?\s*", spec)
+    if not m:
+        raise InputError("years must look like 2011-2020 or 2015", years=spec)
+    lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+    if lo > hi:
+        raise InputError("year range is reversed", years=spec)
+    return lo, hi
+
+
+def read_slices(
+    source: Path, years: tuple[int, int] | None = None, default_year: int | None = None,
+    seen: dict[str, tuple[str, int, str]] | None = None,
+    files: Iterable[SourceFile] | None = None,
+) -> Iterator[YearSlice]:
+    """Year slices in year order; ``seen`` (PMID → (file, year, text digest)) carries dedupe.
+
+    Files whose name gives a year outside ``years`` are not read at all; records of year-less
+    files that fall outside ``years`` get status ``rejected`` with the reason, so the status
+    table still accounts for them.
+    """
+    files = list(files) if files is not None else discover(source)
+    if years:
+        files = [f for f in files if f.year is None or years[0] <= f.year <= years[1]]
+    by_year: dict[int, list[SourceRecord]] = defaultdict(list)
+    files_by_year: dict[int, list[SourceFile]] = defaultdict(list)
+    unplaced: list[SourceRecord] = []
+    for sf in files:
+        for rec in read_file(sf, source):
+            year = rec.year if rec.year is not None else default_year
+            if year is None:
+                rec.reject_reason = rec.reject_reason or "no publication year (none in the file name or record)"
+                unplaced.append(rec)
+            elif years and not years[0] <= year <= years[1]:
+                rec.reject_reason = rec.reject_reason or f"year {year} outside requested {years[0]}-{years[1]}"
+                unplaced.append(rec)
+            else:
+                rec.year = year
+                by_year[year].append(rec)
+                if sf not in files_by_year[year]:
+                    files_by_year[year].append(sf)
+    if not by_year and not unplaced:
+        raise InputError("no input records for the requested years", path=source,
+                         years=f"{years[0]}-{years[1]}" if years else "all")
+    if not by_year:
+        available = sorted({f.year for f in discover(source) if f.year is not None})
+        raise InputError("no input for the requested years", years=years,
+                         available=f"{available[0]}-{available[-1]}" if available else "none")
+    seen = {} if seen is None else seen
+    ordered = sorted(by_year)
+    for i, year in enumerate(ordered):
+        extra = unplaced if i == 0 else []
+        yield _slice(year, files_by_year[year], by_year[year] + extra, seen)
+
+
+def text_digest(title: str, abstract: str) -> str:
+    return hashlib.blake2b(f"{title} {abstract}".encode(), digest_size=12).hexdigest()
+
+
+def _slice(year: int, files: list[SourceFile], records: list[SourceRecord],
+           seen: dict[str, tuple[str, int, str]]) -> YearSlice:
+    out = YearSlice(year=year, files=files)
+    for rec in records:
+        out.problems.extend(rec.problems)
+        status, reason = "built", "; ".join(rec.warnings) or "ok"
+        if rec.reject_reason:
+            status, reason = "rejected", rec.reject_reason
+        elif rec.pmid in seen:
+            first_file, first_year, digest = seen[rec.pmid]
+            same = digest == text_digest(rec.title, rec.abstract)
+            status = "duplicate"
+            reason = (f"PMID first built from {first_file} ({first_year}); "
+                      f"{'identical text' if same else 'text differs, first kept'}")
+        else:
+            seen[rec.pmid] = (rec.source_file, year, text_digest(rec.title, rec.abstract))
+            out.documents.append(rec.document(year, rec.source_file))
+            out.mentions.extend(rec.mentions)
+        out.statuses.append(DocStatus(
+            pmid=rec.pmid, source_file=rec.source_file, record_no=rec.record_no,
+            year=rec.year if status != "rejected" or rec.year else None, status=status,
+            reason=reason, n_mentions=len(rec.mentions), n_problems=len(rec.problems),
+        ))
+    return out

@@ -1,0 +1,84 @@
+"""The one shape every literature source yields, and the checks every source shares.
+
+A :class:`SourceRecord` is one input record as read (before dedupe): a source never raises on bad
+input, it records :class:`~kgbuild.records.Problem` rows and, when the record is unusable, a
+``reject_reason``. Offsets are checked here against the text they index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kgbuild.records import Document, Mention, Problem
+from kgbuild.schema import hetionet_kind, to_curies
+
+#: How far (characters) a mention may be moved to the nearest exact occurrence of its text.
+OFFSET_REPAIR_WINDOW = 64
+
+
+@dataclass(slots=True)
+class SourceRecord:
+    """One input record: text, raw annotations, and everything that went wrong reading it."""
+
+    pmid: str
+    source_file: str
+    record_no: int
+    line_no: int
+    title: str = ""
+    abstract: str = ""
+    year: int | None = None
+    journal: str | None = None
+    mentions: list[Mention] = field(default_factory=list)
+    relations: list[tuple[str, ...]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    reject_reason: str | None = None
+
+    @property
+    def text(self) -> str:
+        return f"{self.title} {self.abstract}"
+
+    def problem(self, line_no: int, kind: str, detail: str) -> None:
+        self.problems.append(Problem(self.pmid, self.source_file, line_no, kind, detail))
+
+    def document(self, year: int, source: str) -> Document:
+        return Document(self.pmid, year, self.title, self.abstract, self.journal, source)
+
+
+def make_mention(
+    rec: SourceRecord, line_no: int, start: int, end: int, text: str, source_type: str,
+    raw_id: str, annotator: str,
+) -> Mention | None:
+    """A validated mention, or None with a Problem recorded.
+
+    Offsets must index ``text`` in title + " " + abstract. A mention whose text sits within
+    ``OFFSET_REPAIR_WINDOW`` characters of the given offsets is moved there (recorded as
+    ``offset_repaired``); anything else is ``bad_offset`` and not used.
+    """
+    doc_text = rec.text
+    if not (0 <= start < end <= len(doc_text)) or doc_text[start:end] != text:
+        lo = max(0, start - OFFSET_REPAIR_WINDOW)
+        found = doc_text.find(text, lo, end + OFFSET_REPAIR_WINDOW) if text else -1
+        if found < 0:
+            got = doc_text[start:end] if 0 <= start < end <= len(doc_text) else "<out of range>"
+            rec.problem(line_no, "bad_offset", f"{start}-{end} {text!r} != text {got!r}")
+            return None
+        rec.problem(line_no, "offset_repaired", f"{text!r} moved {start}->{found}")
+        start, end = found, found + len(text)
+    curies = to_curies(source_type, raw_id)
+    if raw_id.strip() not in ("", "-") and not curies:
+        rec.problem(line_no, "unparsable_id", f"{source_type} id {raw_id!r} kept as no ID")
+    return Mention(
+        pmid=rec.pmid, start=start, end=end, text=text, source_type=source_type,
+        hetionet_type=hetionet_kind(source_type), concept_id=curies[0] if curies else None,
+        concept_ids=curies, annotator=annotator,
+    )
+
+
+def finish(rec: SourceRecord) -> SourceRecord:
+    """Final per-record checks shared by all sources (empty text, empty abstract)."""
+    if not rec.title.strip() and not rec.abstract.strip():
+        rec.reject_reason = rec.reject_reason or "empty document: no title and no abstract"
+    elif not rec.abstract.strip():
+        rec.warnings.append("empty abstract (title only)")
+    return rec

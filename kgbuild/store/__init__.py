@@ -1,0 +1,1 @@
+"""The warehouse: immutable Parquet parts, snapshot manifests, and a DuckDB catalog over them."""

@@ -1,0 +1,164 @@
+"""The DuckDB catalog (``warehouse/kg.duckdb``): snapshot registry, lineage, views and macros.
+
+The catalog is an index over immutable Parquet parts and JSON manifests, which stay the source
+of truth (``rebuild_views`` re-derives everything from the registry). Registration is one DuckDB
+transaction, so a reader sees a snapshot whole or not at all.
+
+SQL a user gets (see README "Exploring with SQL"):
+- ``snapshots`` (one row per snapshot, Table 1 counts, manifest), ``snapshot_lineage``;
+- ``<table>_at(snapshot_id)`` for documents, mentions, entities, triples, evidence, doc_status,
+  problems; ``<table>_asof(year[, kg])``; views ``<table>`` on the newest snapshot;
+- ``kg_edges_at(sid)`` / ``kg_edges``: triples with names, support and year span;
+- ``triples_diff(a, b)``: added / removed triples between two snapshots.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from kgbuild.errors import StoreError
+from kgbuild.records import SCHEMAS
+
+CATALOG_VERSION = "1"
+TABLES = tuple(SCHEMAS)
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS catalog_meta (key VARCHAR PRIMARY KEY, value VARCHAR);
+CREATE TABLE IF NOT EXISTS snapshots (
+    snapshot_id VARCHAR PRIMARY KEY, kg VARCHAR NOT NULL, as_of_year INTEGER NOT NULL,
+    build_id VARCHAR, parent_id VARCHAR, depth INTEGER NOT NULL, created_at TIMESTAMP,
+    content_hash VARCHAR NOT NULL, inputs VARCHAR, code_version VARCHAR, extractor VARCHAR,
+    n_records INTEGER, n_documents INTEGER, n_duplicates INTEGER, n_rejected INTEGER,
+    n_mentions BIGINT, n_entities INTEGER, n_nodes INTEGER, n_relations INTEGER,
+    n_triples BIGINT, n_evidence BIGINT, n_problems BIGINT, manifest JSON
+);
+CREATE TABLE IF NOT EXISTS snapshot_parts (
+    snapshot_id VARCHAR NOT NULL, tbl VARCHAR NOT NULL, part_id VARCHAR NOT NULL,
+    op VARCHAR NOT NULL, depth INTEGER NOT NULL, path VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS snapshot_lineage (
+    snapshot_id VARCHAR NOT NULL, ancestor_id VARCHAR NOT NULL, distance INTEGER NOT NULL
+);
+"""
+
+_SQL_TYPES = {"string": "VARCHAR", "int32": "INTEGER", "list<item: string>": "VARCHAR[]"}
+
+
+@contextmanager
+def connect(path: Path, read_only: bool = False, wait_s: float = 30.0
+            ) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection that waits (up to ``wait_s``) while another process holds the file lock."""
+    if read_only and not path.exists():
+        raise StoreError("no catalog yet: build a KG first", catalog=path)
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            con = duckdb.connect(str(path), read_only=read_only)
+            break
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                raise StoreError(f"cannot open catalog: {exc}", catalog=path) from exc
+            time.sleep(0.2)
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute(_DDL)
+    con.execute(
+        "INSERT OR REPLACE INTO catalog_meta VALUES ('catalog_version', ?)", [CATALOG_VERSION]
+    )
+
+
+def _empty_select(table: str, with_data: bool) -> str:
+    cols = []
+    if with_data:
+        for f in SCHEMAS[table]:
+            cols.append(f'NULL::{_SQL_TYPES[str(f.type)]} AS "{f.name}"')
+    cols += ["NULL::VARCHAR AS _row", "NULL::VARCHAR AS _part"]
+    return f"SELECT {', '.join(cols)} WHERE false"
+
+
+def _files_literal(paths: list[str]) -> str:
+    return "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
+
+
+def rebuild_views(con: duckdb.DuckDBPyConnection, root: Path) -> None:
+    """(Re)create the part-reading views and every macro; call inside the publishing transaction."""
+    root = root.resolve()
+    for t in TABLES:
+        for op, view in (("add", f"_rows_{t}"), ("del", f"_dels_{t}")):
+            rel = [r[0] for r in con.execute(
+                "SELECT DISTINCT path FROM snapshot_parts WHERE tbl = ? AND op = ? ORDER BY 1",
+                [t, op]).fetchall()]
+            if rel:
+                cols = "*" if op == "add" else "_row, _part"
+                body = (f"SELECT {cols} FROM read_parquet("
+                        f"{_files_literal([str(root / p) for p in rel])}, union_by_name = true)")
+            else:
+                body = _empty_select(t, with_data=op == "add")
+            con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
+        con.execute(f"""
+            CREATE OR REPLACE MACRO _{t}_at(sid) AS TABLE
+            SELECT * EXCLUDE (_part, _depth) FROM (
+                SELECT r.*, p.depth AS _depth FROM _rows_{t} r
+                JOIN snapshot_parts p ON p.part_id = r._part
+                WHERE p.snapshot_id = sid AND p.tbl = '{t}' AND p.op = 'add'
+                QUALIFY row_number() OVER (PARTITION BY r._row ORDER BY p.depth DESC) = 1
+            ) a
+            WHERE NOT EXISTS (
+                SELECT 1 FROM _dels_{t} d JOIN snapshot_parts q ON q.part_id = d._part
+                WHERE q.snapshot_id = sid AND q.tbl = '{t}' AND q.op = 'del'
+                  AND d._row = a._row AND q.depth > a._depth)
+        """)
+        con.execute(f"CREATE OR REPLACE MACRO {t}_at(sid) AS TABLE "
+                    f"SELECT * EXCLUDE (_row) FROM _{t}_at(sid)")
+    con.execute("""
+        CREATE OR REPLACE MACRO head_snapshot(kg_name := NULL) AS (
+            SELECT snapshot_id FROM snapshots
+            WHERE kg = coalesce(kg_name,
+                (SELECT kg FROM snapshots ORDER BY created_at DESC, depth DESC LIMIT 1))
+            ORDER BY created_at DESC, depth DESC LIMIT 1)
+    """)
+    con.execute("""
+        CREATE OR REPLACE MACRO snapshot_asof(yr, kg_name := NULL) AS (
+            SELECT s.snapshot_id FROM snapshot_lineage l
+            JOIN snapshots s ON s.snapshot_id = l.ancestor_id
+            WHERE l.snapshot_id = head_snapshot(kg_name := kg_name) AND s.as_of_year <= yr
+            ORDER BY s.as_of_year DESC, l.distance ASC LIMIT 1)
+    """)
+    for t in TABLES:
+        con.execute(f"CREATE OR REPLACE MACRO {t}_asof(yr, kg_name := NULL) AS TABLE "
+                    f"SELECT * FROM {t}_at(snapshot_asof(yr, kg_name := kg_name))")
+        con.execute(f"CREATE OR REPLACE VIEW {t} AS SELECT * FROM {t}_at(head_snapshot())")
+    con.execute("""
+        CREATE OR REPLACE MACRO kg_edges_at(sid) AS TABLE
+        WITH ev AS (
+            SELECT triple_id, count(*) AS n_evidence, count(DISTINCT pmid) AS support,
+                   min(year) AS first_year, max(year) AS last_year,
+                   list(DISTINCT method ORDER BY method) AS methods
+            FROM evidence_at(sid) GROUP BY triple_id),
+        ent AS (SELECT id, name, type FROM entities_at(sid))
+        SELECT t.triple_id, t.head_id, h.name AS head_name, h.type AS head_type, t.relation,
+               t.tail_id, x.name AS tail_name, x.type AS tail_type, t.metaedge,
+               coalesce(ev.support, 0) AS support, coalesce(ev.n_evidence, 0) AS n_evidence,
+               ev.first_year, ev.last_year, ev.methods
+        FROM triples_at(sid) t LEFT JOIN ev USING (triple_id)
+        LEFT JOIN ent h ON h.id = t.head_id LEFT JOIN ent x ON x.id = t.tail_id
+    """)
+    con.execute("CREATE OR REPLACE VIEW kg_edges AS SELECT * FROM kg_edges_at(head_snapshot())")
+    con.execute("""
+        CREATE OR REPLACE MACRO triples_diff(a, b) AS TABLE
+        SELECT 'added' AS change, n.* FROM triples_at(b) n
+        WHERE n.triple_id NOT IN (SELECT triple_id FROM triples_at(a))
+        UNION ALL
+        SELECT 'removed' AS change, o.* FROM triples_at(a) o
+        WHERE o.triple_id NOT IN (SELECT triple_id FROM triples_at(b))
+    """)

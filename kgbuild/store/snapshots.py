@@ -1,0 +1,290 @@
+"""Publishing, reading and comparing versioned snapshots.
+
+A snapshot is identified by (KG name, as-of year, build id, parent) and named by a hash of
+(KG name, year, parent, content hash): publishing identical content on the same lineage twice
+is a no-op, which makes an identical re-run idempotent.
+
+Publishing is atomic in three steps: (1) content-addressed parts are written to temp files and
+renamed into place; (2) the manifest (``snapshots/<id>.json``) is written the same way; (3) the
+snapshot is registered in the catalog in one transaction. A crash before (3) leaves only files no
+reader can see; :meth:`Warehouse.repair` registers complete manifests the catalog misses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from kgbuild.errors import StoreError
+from kgbuild.records import KEYS, stable_id, to_arrow
+from kgbuild.store import catalog
+from kgbuild.store.parts import adhash, hex256, part_path, row_hashes, write_part
+
+#: Tables whose rows can change between snapshots (an entity gains aliases); others only grow.
+KEYED_TABLES = frozenset({"entities"})
+
+
+@dataclass(slots=True)
+class SnapshotInfo:
+    snapshot_id: str
+    kg: str
+    as_of_year: int
+    build_id: str
+    parent_id: str | None
+    depth: int
+    content_hash: str
+    created: bool = True
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _TableState:
+    acc: int = 0
+    rows: int = 0
+    keys: dict[tuple[Any, ...], str] = field(default_factory=dict)
+    adds: list[pa.Table] = field(default_factory=list)
+    add_hashes: list[str] = field(default_factory=list)
+    dels: list[str] = field(default_factory=list)
+
+
+class Warehouse:
+    """A warehouse folder: ``parts/``, ``snapshots/`` manifests and the ``kg.duckdb`` catalog."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.catalog_path = self.root / "kg.duckdb"
+        self.manifests = self.root / "snapshots"
+
+    def init(self) -> None:
+        self.manifests.mkdir(parents=True, exist_ok=True)
+        with catalog.connect(self.catalog_path) as con:
+            catalog.ensure_schema(con)
+
+    # ---- reading -------------------------------------------------------------------------
+    def query(self, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+        with catalog.connect(self.catalog_path, read_only=True) as con:
+            return con.execute(sql, params or []).fetchall()
+
+    def snapshots(self, kg: str | None = None) -> list[dict[str, Any]]:
+        if not self.catalog_path.exists():
+            return []
+        with catalog.connect(self.catalog_path, read_only=True) as con:
+            cur = con.execute(
+                "SELECT * EXCLUDE (manifest) FROM snapshots WHERE ? IS NULL OR kg = ? "
+                "ORDER BY kg, created_at, depth", [kg, kg])
+            cols = [d[0] for d in cur.description]
+            return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
+    def resolve(self, ref: str) -> str:
+        """A snapshot id from an id, a unique id prefix, ``KG@YEAR`` or ``latest``."""
+        rows = self.snapshots()
+        if not rows:
+            raise StoreError("no snapshots yet: build a KG first", warehouse=self.root)
+        if ref == "latest":
+            return max(rows, key=lambda r: (r["created_at"], r["depth"]))["snapshot_id"]
+        if "@" in ref:
+            kg, _, year = ref.partition("@")
+            if not year.isdigit():
+                raise StoreError("use KG@YEAR, e.g. alzheimers@2015", ref=ref)
+            found = self.query("SELECT snapshot_asof(?, kg_name := ?)", [int(year), kg])
+            if not found or found[0][0] is None:
+                raise StoreError("no snapshot of that KG at or before that year", ref=ref)
+            return found[0][0]
+        hits = [r["snapshot_id"] for r in rows if r["snapshot_id"].startswith(ref)]
+        if len(hits) != 1:
+            raise StoreError("unknown snapshot" if not hits else "ambiguous snapshot prefix",
+                             ref=ref)
+        return hits[0]
+
+    def manifest(self, snapshot_id: str) -> dict[str, Any]:
+        path = self.manifests / f"{snapshot_id}.json"
+        if not path.exists():
+            raise StoreError("snapshot manifest missing", snapshot=snapshot_id)
+        return json.loads(path.read_text())
+
+    def find_by_inputs(self, kg: str, inputs: str, parent_id: str | None) -> str | None:
+        """A published snapshot built from exactly these inputs on this lineage, if any."""
+        if not self.catalog_path.exists():
+            return None
+        rows = self.query(
+            "SELECT snapshot_id FROM snapshots WHERE kg = ? AND inputs = ? "
+            "AND parent_id IS NOT DISTINCT FROM ? ORDER BY created_at DESC LIMIT 1",
+            [kg, inputs, parent_id])
+        return rows[0][0] if rows else None
+
+    def export(self, snapshot_id: str, out_dir: Path) -> dict[str, Path]:
+        """Every table of one snapshot as a whole standalone Parquet file."""
+        out_dir.mkdir(parents=True, exist_ok=True)
+        written = {}
+        with catalog.connect(self.catalog_path, read_only=True) as con:
+            for t in catalog.TABLES:
+                path = out_dir / f"{t}.parquet"
+                con.execute(f"COPY (SELECT * FROM {t}_at(?) ORDER BY ALL) TO '{path}' "
+                            "(FORMAT parquet, COMPRESSION zstd)", [snapshot_id])
+                written[t] = path
+        return written
+
+    # ---- writing -------------------------------------------------------------------------
+    def writer(self, kg: str, parent_id: str | None = None) -> SnapshotWriter:
+        self.init()
+        return SnapshotWriter(self, kg, parent_id)
+
+    def register(self, manifest: dict[str, Any]) -> None:
+        """Register a complete manifest in one catalog transaction (no-op if registered)."""
+        sid = manifest["snapshot_id"]
+        for p in manifest["parts"]:
+            if not (self.root / p["path"]).exists():
+                raise StoreError("snapshot part missing; not registering", part=p["path"])
+        with catalog.connect(self.catalog_path) as con:
+            catalog.ensure_schema(con)
+            con.execute("BEGIN TRANSACTION")
+            try:
+                if con.execute("SELECT 1 FROM snapshots WHERE snapshot_id = ?",
+                               [sid]).fetchone():
+                    con.execute("ROLLBACK")
+                    return
+                c = manifest["counts"]
+                con.execute(
+                    "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                    "?, ?, ?, ?, ?, ?, ?, ?)",
+                    [sid, manifest["kg"], manifest["as_of_year"], manifest["build_id"],
+                     manifest["parent_id"], manifest["depth"], manifest["created_at"],
+                     manifest["content_hash"], manifest["inputs"], manifest["code_version"],
+                     manifest["config"].get("extractor"), c["records"], c["documents"],
+                     c["duplicates"], c["rejected"], c["mentions"], c["entities"], c["nodes"],
+                     c["relations"], c["triples"], c["evidence"], c["problems"],
+                     json.dumps(manifest, sort_keys=True)])
+                con.executemany(
+                    "INSERT INTO snapshot_parts VALUES (?, ?, ?, ?, ?, ?)",
+                    [[sid, p["table"], p["part_id"], p["op"], p["depth"], p["path"]]
+                     for p in manifest["parts"]])
+                lineage = [[sid, sid, 0]]
+                if manifest["parent_id"]:
+                    lineage += [[sid, a, d + 1] for a, d in con.execute(
+                        "SELECT ancestor_id, distance FROM snapshot_lineage WHERE snapshot_id = ?",
+                        [manifest["parent_id"]]).fetchall()]
+                con.executemany("INSERT INTO snapshot_lineage VALUES (?, ?, ?)", lineage)
+                catalog.rebuild_views(con, self.root)
+                con.execute("COMMIT")
+            except Exception:
+                con.execute("ROLLBACK")
+                raise
+
+    def repair(self) -> list[str]:
+        """Register complete manifests the catalog lacks (a crash between steps 2 and 3)."""
+        self.init()
+        with catalog.connect(self.catalog_path) as con:
+            known = {r[0] for r in con.execute("SELECT snapshot_id FROM snapshots").fetchall()}
+        manifests = [json.loads(p.read_text()) for p in sorted(self.manifests.glob("*.json"))]
+        added = []
+        for m in sorted(manifests, key=lambda m: m["depth"]):
+            if m["snapshot_id"] not in known:
+                self.register(m)
+                added.append(m["snapshot_id"])
+        return added
+
+
+class SnapshotWriter:
+    """Stages the changes of one lineage and publishes a snapshot per :meth:`commit`."""
+
+    def __init__(self, wh: Warehouse, kg: str, parent_id: str | None) -> None:
+        self.wh, self.kg = wh, kg
+        self.parent_id = parent_id
+        self.tables: dict[str, _TableState] = defaultdict(_TableState)
+        self.parts: list[dict[str, Any]] = []
+        self.depth = 0
+        if parent_id:
+            self._restore(parent_id)
+
+    def _restore(self, sid: str) -> None:
+        m = self.wh.manifest(sid)
+        self.parts, self.depth = list(m["parts"]), m["depth"] + 1
+        for t, info in m["tables"].items():
+            st = self.tables[t]
+            st.acc, st.rows = int(info["content_hash"], 16), info["rows"]
+        with catalog.connect(self.wh.catalog_path, read_only=True) as con:
+            for t in KEYED_TABLES:
+                key = ", ".join(f'"{k}"' for k in KEYS[t])
+                for *k, h in con.execute(f"SELECT {key}, _row FROM _{t}_at(?)", [sid]).fetchall():
+                    self.tables[t].keys[tuple(k)] = h
+
+    def add(self, table: str, records: list[Any]) -> None:
+        """Stage new rows of an append-only table (or upsert rows of a keyed table)."""
+        if not records:
+            return
+        data = to_arrow(table, records)
+        hashes = row_hashes(data)
+        st = self.tables[table]
+        if table in KEYED_TABLES:
+            keep = []
+            key_cols = [data.column(k).to_pylist() for k in KEYS[table]]
+            for i, h in enumerate(hashes):
+                key = tuple(col[i] for col in key_cols)
+                old = st.keys.get(key)
+                if old == h:
+                    continue
+                if old is not None:
+                    st.dels.append(old)
+                    st.acc, st.rows = adhash([old], st.acc, -1), st.rows - 1
+                st.keys[key] = h
+                keep.append(i)
+            data, hashes = data.take(keep), [hashes[i] for i in keep]
+        st.adds.append(data)
+        st.add_hashes.extend(hashes)
+        st.acc, st.rows = adhash(hashes, st.acc), st.rows + len(hashes)
+
+    def content_hash(self) -> str:
+        return stable_id(*(f"{t}:{hex256(self.tables[t].acc)}:{self.tables[t].rows}"
+                           for t in catalog.TABLES), size=32)
+
+    def commit(self, as_of_year: int, build_id: str, config: dict[str, Any], inputs: str,
+               code_version: str, counts: dict[str, int]) -> SnapshotInfo:
+        """Publish everything staged since the last commit as the snapshot for ``as_of_year``."""
+        content = self.content_hash()
+        sid = stable_id(self.kg, as_of_year, self.parent_id, content, size=10)
+        existing = self.wh.manifests / f"{sid}.json"
+        new_parts = []
+        if not existing.exists():
+            for t in catalog.TABLES:
+                st = self.tables[t]
+                if st.add_hashes:
+                    pid = write_part(self.wh.root, t, "add", pa.concat_tables(st.adds),
+                                     st.add_hashes)
+                    new_parts.append((t, pid, "add"))
+                if st.dels:
+                    new_parts.append((t, write_part(self.wh.root, t, "del", None, st.dels), "del"))
+        parts = self.parts + [
+            {"table": t, "part_id": pid, "op": op, "depth": self.depth,
+             "path": str(part_path(Path("."), t, pid))} for t, pid, op in new_parts]
+        manifest = {
+            "snapshot_id": sid, "kg": self.kg, "as_of_year": as_of_year, "build_id": build_id,
+            "parent_id": self.parent_id, "depth": self.depth,
+            "created_at": datetime.now(UTC).replace(tzinfo=None).isoformat(),
+            "content_hash": content, "inputs": inputs, "code_version": code_version,
+            "config": config, "counts": counts, "parts": parts,
+            "tables": {t: {"rows": self.tables[t].rows,
+                           "content_hash": hex256(self.tables[t].acc)} for t in catalog.TABLES},
+        }
+        created = not existing.exists()
+        if created:
+            tmp = self.wh.manifests / f".tmp-{uuid.uuid4().hex}.json"
+            tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True))
+            with open(tmp, "rb") as fh:
+                os.fsync(fh.fileno())
+            os.replace(tmp, existing)
+        else:
+            manifest = json.loads(existing.read_text())
+        self.wh.register(manifest)
+        for st in self.tables.values():
+            st.adds, st.add_hashes, st.dels = [], [], []
+        self.parts, self.parent_id, self.depth = manifest["parts"], sid, manifest["depth"] + 1
+        return SnapshotInfo(sid, self.kg, as_of_year, manifest["build_id"], manifest["parent_id"],
+                            manifest["depth"], content, created, counts)
