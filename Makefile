@@ -1,0 +1,41 @@
+# kgbuild — two commands on a fresh machine:
+#   make build   create .venv, install, build the KG (SOURCE=… picks the corpus)
+#   make test    create .venv, install, lint, format-check and run the whole test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+SOURCE ?= ../shared/data/dalk/by_year
+KG     ?= alzheimers
+YEARS  ?=
+EXTRACTOR ?= auto
+
+export DO_NOT_TRACK = 1
+export PREFECT_SERVER_ANALYTICS_ENABLED = false
+export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS = 120
+export HF_HUB_OFFLINE = 1
+
+.PHONY: install build test lint bench clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(BIN)/.installed
+
+build: install
+	$(BIN)/kgbuild build --source $(SOURCE) --kg $(KG) --extractor $(EXTRACTOR) $(if $(YEARS),--years $(YEARS))
+	$(BIN)/kgbuild stats --kg $(KG)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: lint
+	$(BIN)/pytest
+
+bench: install
+	$(BIN)/python bench/build_dalk.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,44 @@
+"""One accessor for settings: environment > ``kgbuild.toml`` in the working folder > defaults.
+
+Nothing is written at import; reading a setting never creates folders.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from kgbuild.errors import ConfigError
+
+DEFAULTS: dict[str, Any] = {
+    "warehouse": "warehouse",
+    "kg": "alzheimers",
+    "extractor": "auto",
+}
+
+
+@cache
+def _file_settings(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from exc
+    return dict(data.get("kgbuild", {}))
+
+
+def setting(name: str) -> Any:
+    """``KGBUILD_<NAME>`` from the environment, else ``[kgbuild] name`` in kgbuild.toml, else default."""
+    env = os.environ.get(f"KGBUILD_{name.upper()}")
+    if env:
+        return env
+    value = _file_settings(Path.cwd() / "kgbuild.toml").get(name)
+    return value if value is not None else DEFAULTS.get(name)
+
+
+def warehouse_path(override: Path | None = None) -> Path:
+    return Path(override) if override else Path(setting("warehouse"))

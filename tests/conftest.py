@@ -1,0 +1,29 @@
+"""Shared fixtures: every test points its state at a temp folder; ../shared is optional."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SHARED = ROOT.parent / "shared" / "data"
+
+
+def shared(*parts: str) -> Path:
+    """A path under ../shared/data, or skip the test saying what is missing."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared data not available: {path} (clone has no ../shared)")
+    return path
+
+
+@pytest.fixture
+def corpus() -> Path:
+    return FIXTURES / "corpus"
+
+
+@pytest.fixture
+def warehouse(tmp_path: Path) -> Path:
+    return tmp_path / "warehouse"

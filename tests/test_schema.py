@@ -1,0 +1,55 @@
+from kgbuild import schema
+from tests.conftest import shared
+
+
+def test_type_map_follows_dalk_table_10():
+    assert schema.hetionet_kind("Gene") == "Gene"
+    assert schema.hetionet_kind("Chemical") == "Compound"
+    assert schema.hetionet_kind("Disease") == "Disease"
+    for kept_as_mention in ("Species", "CellLine", "ProteinMutation", "SNP", "Chromosome"):
+        assert schema.hetionet_kind(kept_as_mention) is None
+    assert schema.hetionet_kind("GeneOrGeneProduct") == "Gene"
+
+
+def test_table_11_pairs_and_directions():
+    rels = {(o.head_kind, o.relation, o.tail_kind): o for o in schema.type_pair_relations()}
+    assert len(rels) == 13
+    assert rels[("Gene", "regulates", "Gene")].direction == "directed"
+    assert rels[("Gene", "interacts", "Gene")].direction == "symmetric"
+    assert rels[("Compound", "treats", "Disease")].direction == "oriented"
+    assert {o.relation for o in schema.relations_for("Gene", "Disease")} == {
+        "associates", "upregulates", "downregulates"}
+    assert schema.relations_for("Gene", "Anatomy") == []
+    assert schema.hetionet_relations() == {
+        "covaries", "interacts", "regulates", "resembles", "downregulates", "upregulates",
+        "associates", "binds", "treats", "palliates"}
+
+
+def test_curies():
+    assert schema.to_curies("Gene", "351;11820") == ["NCBIGene:351", "NCBIGene:11820"]
+    assert schema.to_curies("Disease", "MESH:D000544") == ["MESH:D000544"]
+    assert schema.to_curies("DiseaseOrPhenotypicFeature", "D003409") == ["MESH:D003409"]
+    assert schema.to_curies("Species", "9606") == ["NCBITaxon:9606"]
+    assert schema.to_curies("CellLine", "CVCL_0019;NCBITaxID:9606") == ["cellosaurus:CVCL_0019"]
+    assert schema.to_curies("CellLine", "CVCL:1E42") == ["cellosaurus:CVCL_1E42"]
+    assert schema.to_curies("ProteinMutation", "tmVar:p|SUB|M|146|V;HGVS:p.M146V") == [
+        "tmVar:p|SUB|M|146|V"]
+    assert schema.to_curies("Gene", "-") == []
+    assert schema.to_curies("CellLine", "T cell") == []
+
+
+def test_metaedges_agree_with_hetionet():
+    path = shared("hetionet", "metaedges.tsv")
+    theirs = set()
+    for line in path.read_text().splitlines()[1:]:
+        metaedge, abbr = line.split("\t")[:2]
+        sep = " > " if " > " in metaedge else " - "
+        s, r, t = metaedge.split(sep)
+        theirs.add((abbr, s, r, t, "directed" if sep == " > " else "undirected"))
+    ours = {(m["abbreviation"], m["source_kind"], m["relation"], m["target_kind"], m["direction"])
+            for m in schema.metaedges()}
+    assert ours == theirs and len(ours) == 24
+    kinds = shared("hetionet", "metanodes.tsv").read_text().splitlines()[1:]
+    assert set(schema.metanodes()) == {k.split("\t")[0] for k in kinds}
+    for o in schema.type_pair_relations():
+        assert o.metaedge in {m[0] for m in ours}
