@@ -23,21 +23,38 @@ from kgbuild.sources.local import discover
 from kgbuild.store.snapshots import Warehouse
 from kgbuild.store.sql import run_sql
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="Build versioned biomedical knowledge graphs from literature.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Build versioned biomedical knowledge graphs from literature.",
+)
 # Piped output keeps whole rows instead of wrapping at rich's 80-column default.
 out = Console(width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True)
 
-WarehouseOpt = Annotated[Path | None, typer.Option(
-    "--warehouse", "-w", help="Warehouse folder [env KGBUILD_WAREHOUSE; default ./warehouse]")]
+WarehouseOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--warehouse", "-w", help="Warehouse folder [env KGBUILD_WAREHOUSE; default ./warehouse]"
+    ),
+]
 KgOpt = Annotated[str | None, typer.Option("--kg", help="KG name")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table")]
 
-TABLE1 = [("as_of_year", "year"), ("n_documents", "#corpus"), ("n_nodes", "#nodes"),
-          ("n_relations", "#relations"), ("n_triples", "#triples"), ("n_evidence", "#evidence"),
-          ("n_entities", "#entities"), ("n_records", "records"), ("n_duplicates", "duplicate"),
-          ("n_rejected", "rejected"), ("n_problems", "problems")]
+TABLE1 = [
+    ("as_of_year", "year"),
+    ("n_documents", "#corpus"),
+    ("n_nodes", "#nodes"),
+    ("n_relations", "#relations"),
+    ("n_triples", "#triples"),
+    ("n_evidence", "#evidence"),
+    ("n_entities", "#entities"),
+    ("n_records", "records"),
+    ("n_duplicates", "duplicate"),
+    ("n_rejected", "rejected"),
+    ("n_problems", "problems"),
+]
 
 
 def _wh(path: Path | None) -> Warehouse:
@@ -55,22 +72,31 @@ def _table(title: str, cols: list[str], rows: list[Any]) -> Table:
 
 @app.command()
 def build(
-    source: Annotated[Path, typer.Option(help="Folder of per-year PubTator/BioC-JSON files, "
-                                               "or one file")],
+    source: Annotated[
+        Path, typer.Option(help="Folder of per-year PubTator/BioC-JSON files, or one file")
+    ],
     years: Annotated[str | None, typer.Option(help="e.g. 2011-2020 (default: every year)")] = None,
-    extractor: Annotated[str | None, typer.Option(
-        help="cooccurrence | auto (LLM extractors arrive with the LLM issue)")] = None,
+    extractor: Annotated[
+        str | None,
+        typer.Option(help="cooccurrence | auto (LLM extractors arrive with the LLM issue)"),
+    ] = None,
     kg: KgOpt = None,
-    default_year: Annotated[int | None, typer.Option(
-        help="Year for records whose file name and record carry none")] = None,
+    default_year: Annotated[
+        int | None, typer.Option(help="Year for records whose file name and record carry none")
+    ] = None,
     warehouse: WarehouseOpt = None,
 ) -> None:
     """Build a KG year by year and publish one snapshot per year."""
     kg_name = kg or setting("kg")
     n_years = len({f.year for f in discover(source)})
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                  TextColumn("{task.completed}/{task.total} years"), TimeElapsedColumn(),
-                  console=err, transient=not sys.stderr.isatty()) as progress:
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} years"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=not sys.stderr.isatty(),
+    ) as progress:
         task = progress.add_task(f"building {kg_name}", total=n_years)
 
         def on_year(y: YearReport) -> None:
@@ -78,26 +104,43 @@ def build(
             how = "reused" if y.reused else "published"
             progress.console.print(
                 f"{y.year}: {how} {y.snapshot.snapshot_id}  docs={c['documents']:,} "
-                f"triples={c['triples']:,} evidence={c['evidence']:,} ({y.seconds:.2f}s)")
+                f"triples={c['triples']:,} evidence={c['evidence']:,} ({y.seconds:.2f}s)"
+            )
             progress.advance(task)
 
-        report = build_kg(source, kg=kg_name, years=years,
-                          extractor=extractor or setting("extractor"),
-                          warehouse=warehouse_path(warehouse), default_year=default_year,
-                          on_year=on_year)
+        report = build_kg(
+            source,
+            kg=kg_name,
+            years=years,
+            extractor=extractor or setting("extractor"),
+            warehouse=warehouse_path(warehouse),
+            default_year=default_year,
+            on_year=on_year,
+        )
         progress.update(task, total=len(report.years), completed=len(report.years))
     head = report.head
     if head:
-        out.print(f"build {report.build_id}: {len(report.years)} snapshots, head "
-                  f"{head.snapshot_id} ({head.kg}@{head.as_of_year})")
+        out.print(
+            f"build {report.build_id}: {len(report.years)} snapshots, head "
+            f"{head.snapshot_id} ({head.kg}@{head.as_of_year})"
+        )
 
 
 @app.command()
 def snapshots(kg: KgOpt = None, warehouse: WarehouseOpt = None, as_json: JsonOpt = False) -> None:
     """List published snapshots."""
     rows = _wh(warehouse).snapshots(kg)
-    cols = ["snapshot_id", "kg", "as_of_year", "build_id", "parent_id", "created_at",
-            "n_documents", "n_triples", "content_hash"]
+    cols = [
+        "snapshot_id",
+        "kg",
+        "as_of_year",
+        "build_id",
+        "parent_id",
+        "created_at",
+        "n_documents",
+        "n_triples",
+        "content_hash",
+    ]
     if as_json:
         out.print_json(json.dumps([{c: r[c] for c in cols} for r in rows], default=str))
         return
@@ -106,9 +149,13 @@ def snapshots(kg: KgOpt = None, warehouse: WarehouseOpt = None, as_json: JsonOpt
 
 @app.command()
 def stats(
-    snapshot: Annotated[str | None, typer.Argument(
-        help="Snapshot id/prefix, KG@YEAR or latest (default: the head's lineage)")] = None,
-    kg: KgOpt = None, warehouse: WarehouseOpt = None, as_json: JsonOpt = False,
+    snapshot: Annotated[
+        str | None,
+        typer.Argument(help="Snapshot id/prefix, KG@YEAR or latest (default: the head's lineage)"),
+    ] = None,
+    kg: KgOpt = None,
+    warehouse: WarehouseOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """DALK Table 1 per snapshot (#corpus, #nodes, #relations, #triples) and document statuses."""
     wh = _wh(warehouse)
@@ -116,20 +163,38 @@ def stats(
         ids = [wh.resolve(snapshot)]
     else:
         head = wh.resolve(f"{kg}@9999") if kg else wh.resolve("latest")
-        ids = [r[0] for r in wh.query(
-            "SELECT l.ancestor_id FROM snapshot_lineage l JOIN snapshots s "
-            "ON s.snapshot_id = l.ancestor_id WHERE l.snapshot_id = ? ORDER BY s.as_of_year",
-            [head])]
+        ids = [
+            r[0]
+            for r in wh.query(
+                "SELECT l.ancestor_id FROM snapshot_lineage l JOIN snapshots s "
+                "ON s.snapshot_id = l.ancestor_id WHERE l.snapshot_id = ? ORDER BY s.as_of_year",
+                [head],
+            )
+        ]
     cols = [c for c, _ in TABLE1]
-    rows = wh.query(f"SELECT snapshot_id, {', '.join(cols)} FROM snapshots "
-                    f"WHERE list_contains(?, snapshot_id) ORDER BY as_of_year, depth", [ids])
+    rows = wh.query(
+        f"SELECT snapshot_id, {', '.join(cols)} FROM snapshots "
+        f"WHERE list_contains(?, snapshot_id) ORDER BY as_of_year, depth",
+        [ids],
+    )
     if as_json:
-        out.print_json(json.dumps([dict(zip(["snapshot_id", *cols], r, strict=True))
-                                   for r in rows]))
+        out.print_json(
+            json.dumps([dict(zip(["snapshot_id", *cols], r, strict=True)) for r in rows])
+        )
         return
-    out.print(_table("KG statistics (DALK Table 1)", ["snapshot", *[h for _, h in TABLE1]],
-                     [[r[0][:10], *(f"{v:,}" if isinstance(v, int) and i else v
-                                    for i, v in enumerate(r[1:]))] for r in rows]))
+    out.print(
+        _table(
+            "KG statistics (DALK Table 1)",
+            ["snapshot", *[h for _, h in TABLE1]],
+            [
+                [
+                    r[0][:10],
+                    *(f"{v:,}" if isinstance(v, int) and i else v for i, v in enumerate(r[1:])),
+                ]
+                for r in rows
+            ],
+        )
+    )
 
 
 @app.command()
@@ -137,7 +202,8 @@ def diff(
     a: Annotated[str, typer.Argument(help="Older snapshot (id, prefix, KG@YEAR)")],
     b: Annotated[str, typer.Argument(help="Newer snapshot")],
     limit: Annotated[int, typer.Option(help="Triples listed per side")] = 10,
-    warehouse: WarehouseOpt = None, as_json: JsonOpt = False,
+    warehouse: WarehouseOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Triples added and removed between two snapshots."""
     wh = _wh(warehouse)
@@ -146,9 +212,15 @@ def diff(
     sample = wh.query(
         "SELECT change, head_id, relation, tail_id FROM triples_diff(?, ?) "
         "QUALIFY row_number() OVER (PARTITION BY change ORDER BY triple_id) <= ? "
-        "ORDER BY change, head_id, relation, tail_id", [sa, sb, limit])
-    result = {"from": sa, "to": sb, "added": counts.get("added", 0),
-              "removed": counts.get("removed", 0)}
+        "ORDER BY change, head_id, relation, tail_id",
+        [sa, sb, limit],
+    )
+    result = {
+        "from": sa,
+        "to": sb,
+        "added": counts.get("added", 0),
+        "removed": counts.get("removed", 0),
+    }
     if as_json:
         out.print_json(json.dumps(result))
         return

@@ -32,7 +32,8 @@ def _file_settings(path: Path) -> dict[str, Any]:
 
 
 def setting(name: str) -> Any:
-    """``KGBUILD_<NAME>`` from the environment, else ``[kgbuild] name`` in kgbuild.toml, else default."""
+    """``KGBUILD_<NAME>`` from the environment, else ``[kgbuild] name`` in kgbuild.toml, else
+    the default."""
     env = os.environ.get(f"KGBUILD_{name.upper()}")
     if env:
         return env

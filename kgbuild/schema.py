@@ -75,8 +75,9 @@ def known_source_type(source_type: str) -> bool:
 def type_pair_relations() -> tuple[RelationOption, ...]:
     """DALK Table 11: every allowed (head kind, tail kind, relation) with its direction."""
     return tuple(
-        RelationOption(r["head_kind"], r["tail_kind"], r["relation"], r["metaedge"] or None,
-                       r["direction"])
+        RelationOption(
+            r["head_kind"], r["tail_kind"], r["relation"], r["metaedge"] or None, r["direction"]
+        )
         for r in read_tsv("type_pair_relations.tsv")
     )
 
@@ -84,7 +85,8 @@ def type_pair_relations() -> tuple[RelationOption, ...]:
 def relations_for(kind_a: str, kind_b: str) -> list[RelationOption]:
     """Allowed relations between two kinds, in either order (head kind is the option's)."""
     return [
-        o for o in type_pair_relations()
+        o
+        for o in type_pair_relations()
         if (o.head_kind, o.tail_kind) in ((kind_a, kind_b), (kind_b, kind_a))
     ]
 
@@ -107,9 +109,18 @@ def hetionet_relations() -> frozenset[str]:
     return frozenset(o.relation for o in type_pair_relations())
 
 
-_PREFIX_ALIASES = {"ncbitaxid": "NCBITaxon", "taxonomy": "NCBITaxon", "mesh": "MESH",
-                   "ncbigene": "NCBIGene", "gene": "NCBIGene", "omim": "OMIM", "chebi": "CHEBI",
-                   "cvcl": "cellosaurus", "cellosaurus": "cellosaurus", "tmvar": "tmVar"}
+_PREFIX_ALIASES = {
+    "ncbitaxid": "NCBITaxon",
+    "taxonomy": "NCBITaxon",
+    "mesh": "MESH",
+    "ncbigene": "NCBIGene",
+    "gene": "NCBIGene",
+    "omim": "OMIM",
+    "chebi": "CHEBI",
+    "cvcl": "cellosaurus",
+    "cellosaurus": "cellosaurus",
+    "tmvar": "tmVar",
+}
 _BARE_ID = re.compile(r"^[A-Za-z]{0,3}[0-9][0-9A-Za-z_.]*$")
 
 

@@ -8,8 +8,13 @@ import sys
 
 def kgbuild(*args, warehouse, check=True):
     env = {**os.environ, "KGBUILD_WAREHOUSE": str(warehouse)}
-    proc = subprocess.run([sys.executable, "-m", "kgbuild.cli", *args], capture_output=True,
-                          text=True, env=env, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "kgbuild.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
@@ -22,13 +27,24 @@ def test_build_stats_snapshots_diff_sql(corpus, warehouse, tmp_path):
     assert stats[-1]["n_documents"] == 4 and stats[-1]["n_duplicates"] == 2
     snaps = json.loads(kgbuild("snapshots", "--json", warehouse=warehouse).stdout)
     assert len(snaps) == 2 and snaps[1]["parent_id"] == snaps[0]["snapshot_id"]
-    diff = json.loads(kgbuild("diff", "demo@2019", "demo@2020", "--json",
-                              warehouse=warehouse).stdout)
+    diff = json.loads(
+        kgbuild("diff", "demo@2019", "demo@2020", "--json", warehouse=warehouse).stdout
+    )
     assert diff["added"] == stats[1]["n_triples"] - stats[0]["n_triples"]
-    rows = json.loads(kgbuild("sql", "SELECT status, count(*) AS n FROM doc_status GROUP BY 1 "
-                              "ORDER BY 1", "--format", "json", warehouse=warehouse).stdout)
-    assert rows == [{"status": "built", "n": 4}, {"status": "duplicate", "n": 2},
-                    {"status": "rejected", "n": 2}]
+    rows = json.loads(
+        kgbuild(
+            "sql",
+            "SELECT status, count(*) AS n FROM doc_status GROUP BY 1 ORDER BY 1",
+            "--format",
+            "json",
+            warehouse=warehouse,
+        ).stdout
+    )
+    assert rows == [
+        {"status": "built", "n": 4},
+        {"status": "duplicate", "n": 2},
+        {"status": "rejected", "n": 2},
+    ]
     out = kgbuild("export", "demo@2019", str(tmp_path / "x"), warehouse=warehouse).stdout
     assert "triples" in out and (tmp_path / "x" / "evidence.parquet").exists()
 

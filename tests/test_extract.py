@@ -6,8 +6,11 @@ from kgbuild.sources.pubtator_files import read_pubtator
 def test_sentence_spans_respect_abbreviations_and_mentions():
     text = "APOE binds Abeta in mice. Donepezil treats AD, e.g. in trials. Smith et al. agree."
     spans = [text[a:b] for a, b in sentence_spans(text)]
-    assert spans == ["APOE binds Abeta in mice.", "Donepezil treats AD, e.g. in trials.",
-                     "Smith et al. agree."]
+    assert spans == [
+        "APOE binds Abeta in mice.",
+        "Donepezil treats AD, e.g. in trials.",
+        "Smith et al. agree.",
+    ]
     protected = [(text.find("mice. Donepezil"), text.find("mice. Donepezil") + 15)]
     assert len(sentence_spans(text, protected)) == 2
 
@@ -26,11 +29,10 @@ def test_cooccurrence_pairs_within_sentences(corpus):
     assert ("MESH:D000077265", "associates", "MESH:D000544", None) in got  # no treats claim
     # BACE1 and APP share only the last sentence; Donepezil never meets BACE1.
     assert ("NCBIGene:23621", "covaries", "NCBIGene:351", "GcG") in got
-    assert not any("NCBIGene:23621" in (h, t) and "MESH:D000077265" in (h, t)
-                   for h, _, t, _ in got)
+    assert not any("NCBIGene:23621" in (h, t) and "MESH:D000077265" in (h, t) for h, _, t, _ in got)
     assert not any("NCBITaxon" in h or "NCBITaxon" in t for h, _, t, _ in got)
     for ev in evidence:
-        assert doc.text[ev.sent_start:ev.sent_end] == ev.sentence
+        assert doc.text[ev.sent_start : ev.sent_end] == ev.sentence
         assert ev.sent_start <= ev.head_start < ev.head_end <= ev.sent_end
         assert ev.method == "cooccurrence"
     assert len({e.evidence_id for e in evidence}) == len(evidence)

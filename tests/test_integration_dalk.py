@@ -1,5 +1,6 @@
 """End to end on DALK's real corpus (9,764 records, 2011–2020); skipped without ../shared."""
 
+import itertools
 import os
 import signal
 import subprocess
@@ -31,8 +32,10 @@ def test_every_record_has_a_status(dalk_build):
     assert wh.query("SELECT count(*) FROM doc_status")[0][0] == 9764
     assert wh.query("SELECT count(DISTINCT pmid) FROM documents")[0][0] == 8519
     # a duplicate points at the year file that built its PMID, always an earlier year
-    bad = wh.query("SELECT count(*) FROM doc_status s JOIN documents d USING (pmid) "
-                   "WHERE s.status = 'duplicate' AND d.year >= s.year")
+    bad = wh.query(
+        "SELECT count(*) FROM doc_status s JOIN documents d USING (pmid) "
+        "WHERE s.status = 'duplicate' AND d.year >= s.year"
+    )
     assert bad == [(0,)]
 
 
@@ -40,15 +43,20 @@ def test_ten_growing_snapshots_agree_with_asof(dalk_build):
     _, warehouse, report = dalk_build
     assert [y.year for y in report.years] == list(range(2011, 2021))
     wh = Warehouse(warehouse)
-    rows = wh.query("SELECT as_of_year, n_documents, n_nodes, n_triples, n_evidence "
-                    "FROM snapshots ORDER BY as_of_year")
+    rows = wh.query(
+        "SELECT as_of_year, n_documents, n_nodes, n_triples, n_evidence "
+        "FROM snapshots ORDER BY as_of_year"
+    )
     assert len(rows) == 10
-    for prev, cur in zip(rows, rows[1:], strict=False):
+    for prev, cur in itertools.pairwise(rows):
         assert all(c > p for p, c in zip(prev[1:], cur[1:], strict=True))
     for year, docs, _, triples, evidence in rows:
-        got = wh.query("SELECT (SELECT count(*) FROM triples_asof(?)), "
-                       "(SELECT count(*) FROM documents_asof(?)), "
-                       "(SELECT count(*) FROM evidence_asof(?))", [year, year, year])[0]
+        got = wh.query(
+            "SELECT (SELECT count(*) FROM triples_asof(?)), "
+            "(SELECT count(*) FROM documents_asof(?)), "
+            "(SELECT count(*) FROM evidence_asof(?))",
+            [year, year, year],
+        )[0]
         assert got == (triples, docs, evidence)
         assert wh.query("SELECT max(year) FROM documents_asof(?)", [year])[0][0] == year
 
@@ -60,9 +68,11 @@ def test_second_identical_build_changes_nothing(dalk_build):
     again = build_kg(source, kg="alzheimers", warehouse=warehouse)
     assert all(y.reused for y in again.years)
     assert [y.snapshot.content_hash for y in again.years] == [
-        y.snapshot.content_hash for y in report.years]
-    assert wh.query("SELECT snapshot_id, content_hash, created_at FROM snapshots ORDER BY 1"
-                    ) == before
+        y.snapshot.content_hash for y in report.years
+    ]
+    assert (
+        wh.query("SELECT snapshot_id, content_hash, created_at FROM snapshots ORDER BY 1") == before
+    )
 
 
 def test_killed_build_resumes_to_the_same_hashes(dalk_build, tmp_path):
@@ -70,9 +80,21 @@ def test_killed_build_resumes_to_the_same_hashes(dalk_build, tmp_path):
     source, clean_warehouse, _ = dalk_build
     warehouse = tmp_path / "warehouse"
     env = {**os.environ, "KGBUILD_WAREHOUSE": str(warehouse)}
-    proc = subprocess.Popen([sys.executable, "-m", "kgbuild.cli", "build", "--source",
-                             str(source), "--kg", "alzheimers"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kgbuild.cli",
+            "build",
+            "--source",
+            str(source),
+            "--kg",
+            "alzheimers",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     manifests = warehouse / "snapshots"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
@@ -89,5 +111,6 @@ def test_killed_build_resumes_to_the_same_hashes(dalk_build, tmp_path):
     build_kg(source, kg="alzheimers", warehouse=warehouse)
     resumed = wh.query("SELECT as_of_year, content_hash FROM snapshots ORDER BY as_of_year")
     clean = Warehouse(clean_warehouse).query(
-        "SELECT as_of_year, content_hash FROM snapshots ORDER BY as_of_year")
+        "SELECT as_of_year, content_hash FROM snapshots ORDER BY as_of_year"
+    )
     assert resumed == clean

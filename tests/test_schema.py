@@ -18,11 +18,23 @@ def test_table_11_pairs_and_directions():
     assert rels[("Gene", "interacts", "Gene")].direction == "symmetric"
     assert rels[("Compound", "treats", "Disease")].direction == "oriented"
     assert {o.relation for o in schema.relations_for("Gene", "Disease")} == {
-        "associates", "upregulates", "downregulates"}
+        "associates",
+        "upregulates",
+        "downregulates",
+    }
     assert schema.relations_for("Gene", "Anatomy") == []
     assert schema.hetionet_relations() == {
-        "covaries", "interacts", "regulates", "resembles", "downregulates", "upregulates",
-        "associates", "binds", "treats", "palliates"}
+        "covaries",
+        "interacts",
+        "regulates",
+        "resembles",
+        "downregulates",
+        "upregulates",
+        "associates",
+        "binds",
+        "treats",
+        "palliates",
+    }
 
 
 def test_curies():
@@ -33,7 +45,8 @@ def test_curies():
     assert schema.to_curies("CellLine", "CVCL_0019;NCBITaxID:9606") == ["cellosaurus:CVCL_0019"]
     assert schema.to_curies("CellLine", "CVCL:1E42") == ["cellosaurus:CVCL_1E42"]
     assert schema.to_curies("ProteinMutation", "tmVar:p|SUB|M|146|V;HGVS:p.M146V") == [
-        "tmVar:p|SUB|M|146|V"]
+        "tmVar:p|SUB|M|146|V"
+    ]
     assert schema.to_curies("Gene", "-") == []
     assert schema.to_curies("CellLine", "T cell") == []
 
@@ -46,8 +59,10 @@ def test_metaedges_agree_with_hetionet():
         sep = " > " if " > " in metaedge else " - "
         s, r, t = metaedge.split(sep)
         theirs.add((abbr, s, r, t, "directed" if sep == " > " else "undirected"))
-    ours = {(m["abbreviation"], m["source_kind"], m["relation"], m["target_kind"], m["direction"])
-            for m in schema.metaedges()}
+    ours = {
+        (m["abbreviation"], m["source_kind"], m["relation"], m["target_kind"], m["direction"])
+        for m in schema.metaedges()
+    }
     assert ours == theirs and len(ours) == 24
     kinds = shared("hetionet", "metanodes.tsv").read_text().splitlines()[1:]
     assert set(schema.metanodes()) == {k.split("\t")[0] for k in kinds}

@@ -21,7 +21,7 @@ def test_pubtator_mentions_and_curies(corpus):
     abeta = next(m for m in rec.mentions if m.text == "Abeta")
     assert abeta.concept_id == "NCBIGene:351"
     assert abeta.concept_ids == ["NCBIGene:351", "NCBIGene:11820"]
-    assert rec.text[abeta.start:abeta.end] == "Abeta"
+    assert rec.text[abeta.start : abeta.end] == "Abeta"
     mice = next(m for m in rec.mentions if m.text == "mice")
     assert mice.hetionet_type is None and mice.concept_id == "NCBITaxon:10090"
     assert rec.relations == [("Association", "348", "MESH:D000544")]
@@ -31,7 +31,7 @@ def test_pubtator_bad_lines_are_recorded_not_dropped(corpus):
     rec = records(corpus / "2019.pubtator")["1002"]
     assert kinds(rec) == ["bad_offset", "malformed_line", "offset_repaired", "unparsable_id"]
     repaired = next(m for m in rec.mentions if m.text == "Oxidative stress")
-    assert rec.text[repaired.start:repaired.end] == "Oxidative stress"
+    assert rec.text[repaired.start : repaired.end] == "Oxidative stress"
     assert not any(m.text == "glia" for m in rec.mentions)
     tau = next(m for m in rec.mentions if m.text == "tau")
     assert tau.concept_id is None and tau.hetionet_type == "Gene"
@@ -52,7 +52,7 @@ def test_non_utf8_bytes_decode_and_keep_offsets(tmp_path, corpus):
     assert rec.title.startswith("Tau ét memory")
     assert "non_utf8" in kinds(rec)
     loss = next(m for m in rec.mentions if m.text == "memory loss" and m.start < 20)
-    assert rec.text[loss.start:loss.end] == "memory loss"
+    assert rec.text[loss.start : loss.end] == "memory loss"
 
 
 def test_bioc_rebases_offsets_and_records_bad_annotations():
@@ -60,9 +60,8 @@ def test_bioc_rebases_offsets_and_records_bad_annotations():
     rec = recs[0]
     assert rec.pmid == "2001" and rec.year == 2018 and rec.journal == "J Test"
     for m in rec.mentions:
-        assert rec.text[m.start:m.end] == m.text
-    assert {m.concept_id for m in rec.mentions} >= {"MESH:D003474", "NCBIGene:351",
-                                                    "MESH:D000544"}
+        assert rec.text[m.start : m.end] == m.text
+    assert {m.concept_id for m in rec.mentions} >= {"MESH:D003474", "NCBIGene:351", "MESH:D000544"}
     assert kinds(rec) == ["malformed_annotation"]
     assert recs[1].year is None and recs[1].warnings == ["empty abstract (title only)"]
 
@@ -87,7 +86,7 @@ def test_real_pubtator3_responses_parse_with_valid_offsets():
         for rec in read_bioc(path):
             assert rec.pmid, path.name
             for m in rec.mentions:
-                assert rec.text[m.start:m.end] == m.text
+                assert rec.text[m.start : m.end] == m.text
                 n += 1
             bad = [p for p in rec.problems if p.kind in ("bad_offset", "malformed_annotation")]
             assert not bad, (path.name, bad[:2])

@@ -59,8 +59,9 @@ def test_storage_is_delta_not_copies(corpus, warehouse):
     build_kg(corpus, kg="t", warehouse=warehouse)
     wh = Warehouse(warehouse)
     for table in ("documents", "mentions", "evidence", "doc_status"):
-        stored = sum(pq.read_metadata(p).num_rows
-                     for p in (warehouse / "parts" / table).glob("*.parquet"))
+        stored = sum(
+            pq.read_metadata(p).num_rows for p in (warehouse / "parts" / table).glob("*.parquet")
+        )
         (latest,) = wh.query(f"SELECT count(*) FROM {table}")[0]
         assert stored == latest, table  # each row stored once across both snapshots
 
@@ -73,8 +74,9 @@ def test_changed_entity_is_replaced_not_duplicated(corpus, warehouse):
     # 2020 adds PMID 1004, whose APOE mentions raise the count but add no new surface form;
     # dementia is new in 2020 and absent in 2019.
     assert wh.query("SELECT count(*) FROM entities_asof(2019) WHERE id = 'MESH:D003704'") == [(0,)]
-    assert wh.query("SELECT name, aliases FROM entities_asof(2020) WHERE id = 'MESH:D003704'"
-                    ) == [("Dementia", ["Dementia", "dementia"])]
+    assert wh.query("SELECT name, aliases FROM entities_asof(2020) WHERE id = 'MESH:D003704'") == [
+        ("Dementia", ["Dementia", "dementia"])
+    ]
     # NCBIGene:351's most frequent form changes in 2020: the row is replaced (del + add part).
     name = "SELECT name FROM entities_asof(?) WHERE id = 'NCBIGene:351'"
     assert wh.query(name, [2019]) == [("APP",)] and wh.query(name, [2020]) == [("amyloid beta",)]
@@ -118,8 +120,10 @@ def test_interrupted_publish_leaves_nothing_visible(corpus, warehouse, monkeypat
 def test_catalog_is_plain_duckdb(corpus, warehouse):
     build_kg(corpus, kg="t", warehouse=warehouse)
     con = duckdb.connect(str(warehouse / "kg.duckdb"), read_only=True)
-    top = con.execute("SELECT head_name, relation, tail_name, support FROM kg_edges "
-                      "ORDER BY support DESC, head_name, tail_name LIMIT 1").fetchone()
+    top = con.execute(
+        "SELECT head_name, relation, tail_name, support FROM kg_edges "
+        "ORDER BY support DESC, head_name, tail_name LIMIT 1"
+    ).fetchone()
     assert top[3] >= 2
     manifest = json.loads(con.execute("SELECT manifest FROM snapshots LIMIT 1").fetchone()[0])
     assert {"parent_id", "code_version", "config", "tables", "parts"} <= set(manifest)

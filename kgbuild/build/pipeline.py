@@ -32,8 +32,9 @@ def choose_extractor(name: str) -> str:
     if name == "auto":
         return "cooccurrence"
     if name not in EXTRACTORS:
-        raise InputError("unknown extractor", extractor=name, known=", ".join(["auto",
-                                                                              *EXTRACTORS]))
+        raise InputError(
+            "unknown extractor", extractor=name, known=", ".join(["auto", *EXTRACTORS])
+        )
     return name
 
 
@@ -60,16 +61,23 @@ def new_build_id() -> str:
     return f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}"
 
 
-def _fingerprint(config: dict[str, Any], parent: str | None, files: list[SourceFile],
-                 root: Path) -> str:
-    names = sorted((str(f.path.relative_to(root)) if root.is_dir() else f.path.name, f.digest())
-                   for f in files)
+def _fingerprint(
+    config: dict[str, Any], parent: str | None, files: list[SourceFile], root: Path
+) -> str:
+    names = sorted(
+        (str(f.path.relative_to(root)) if root.is_dir() else f.path.name, f.digest()) for f in files
+    )
     return stable_id(code_version(), sorted(config.items()), parent, names, size=16)
 
 
 def build_kg(
-    source: Path, *, kg: str = "kg", years: str | None = None, extractor: str = "auto",
-    warehouse: Path = Path("warehouse"), default_year: int | None = None,
+    source: Path,
+    *,
+    kg: str = "kg",
+    years: str | None = None,
+    extractor: str = "auto",
+    warehouse: Path = Path("warehouse"),
+    default_year: int | None = None,
     on_year: Callable[[YearReport], None] | None = None,
 ) -> BuildReport:
     """Build (or reuse) one snapshot per publication year of ``source``; return what happened."""
@@ -81,10 +89,17 @@ def build_kg(
         files = [f for f in files if f.year is None or bounds[0] <= f.year <= bounds[1]]
         if not files:
             have = sorted({f.year for f in discover(source) if f.year})
-            raise InputError("no input files for the requested years", years=years,
-                             available=f"{have[0]}-{have[-1]}" if have else "none")
-    config = {"kg": kg, "extractor": chosen, "extractor_requested": extractor,
-              "default_year": default_year}
+            raise InputError(
+                "no input files for the requested years",
+                years=years,
+                available=f"{have[0]}-{have[-1]}" if have else "none",
+            )
+    config = {
+        "kg": kg,
+        "extractor": chosen,
+        "extractor_requested": extractor,
+        "default_year": default_year,
+    }
     wh = Warehouse(warehouse)
     wh.init()
     wh.repair()
@@ -100,8 +115,9 @@ def build_kg(
     if not yearless:  # per-year fingerprints are only known up front when files carry years
         while todo:
             t0 = time.perf_counter()
-            sid = wh.find_by_inputs(kg, _fingerprint(config, parent, by_year[todo[0]], source),
-                                    parent)
+            sid = wh.find_by_inputs(
+                kg, _fingerprint(config, parent, by_year[todo[0]], source), parent
+            )
             if sid is None:
                 break
             info = _info(wh, sid)
@@ -121,24 +137,35 @@ def build_kg(
         changes = state.apply(ys, EXTRACTORS[chosen])
         for table, rows in changes.items():
             writer.add(table, rows)
-        inputs = _fingerprint(config, writer.parent_id, by_year.get(ys.year, []) + yearless,
-                              source)
-        info = writer.commit(ys.year, report.build_id, config, inputs, code_version(),
-                             state.counts())
-        _emit(report, on_year, YearReport(ys.year, info, not info.created,
-                                          time.perf_counter() - t0))
+        inputs = _fingerprint(config, writer.parent_id, by_year.get(ys.year, []) + yearless, source)
+        info = writer.commit(
+            ys.year, report.build_id, config, inputs, code_version(), state.counts()
+        )
+        _emit(
+            report, on_year, YearReport(ys.year, info, not info.created, time.perf_counter() - t0)
+        )
         t0 = time.perf_counter()
     return report
 
 
 def _info(wh: Warehouse, sid: str) -> SnapshotInfo:
     m = wh.manifest(sid)
-    return SnapshotInfo(sid, m["kg"], m["as_of_year"], m["build_id"], m["parent_id"], m["depth"],
-                        m["content_hash"], False, m["counts"])
+    return SnapshotInfo(
+        sid,
+        m["kg"],
+        m["as_of_year"],
+        m["build_id"],
+        m["parent_id"],
+        m["depth"],
+        m["content_hash"],
+        False,
+        m["counts"],
+    )
 
 
-def _emit(report: BuildReport, on_year: Callable[[YearReport], None] | None,
-          item: YearReport) -> None:
+def _emit(
+    report: BuildReport, on_year: Callable[[YearReport], None] | None, item: YearReport
+) -> None:
     report.years.append(item)
     if on_year:
         on_year(item)

@@ -54,11 +54,19 @@ class KGState:
             evidence.extend(doc_evidence)
         for s in ys.statuses:
             self.n[s.status] += 1
-        self.n.update(records=len(ys.statuses), mentions=len(ys.mentions),
-                      evidence=len(evidence), problems=len(ys.problems))
+        self.n.update(
+            records=len(ys.statuses),
+            mentions=len(ys.mentions),
+            evidence=len(evidence),
+            problems=len(ys.problems),
+        )
         return {
-            "documents": ys.documents, "mentions": ys.mentions, "doc_status": ys.statuses,
-            "problems": ys.problems, "triples": triples, "evidence": evidence,
+            "documents": ys.documents,
+            "mentions": ys.mentions,
+            "doc_status": ys.statuses,
+            "problems": ys.problems,
+            "triples": triples,
+            "evidence": evidence,
             "entities": [self.entity(e) for e in sorted(touched)],
         }
 
@@ -78,11 +86,16 @@ class KGState:
     def counts(self) -> dict[str, int]:
         """DALK Table 1 figures plus document accounting, for the snapshot registry."""
         return {
-            "records": self.n["records"], "documents": self.n["built"],
-            "duplicates": self.n["duplicate"], "rejected": self.n["rejected"],
-            "mentions": self.n["mentions"], "entities": len(self.forms),
-            "nodes": len(self.nodes), "relations": len(self.relations),
-            "triples": len(self.triple_ids), "evidence": self.n["evidence"],
+            "records": self.n["records"],
+            "documents": self.n["built"],
+            "duplicates": self.n["duplicate"],
+            "rejected": self.n["rejected"],
+            "mentions": self.n["mentions"],
+            "entities": len(self.forms),
+            "nodes": len(self.nodes),
+            "relations": len(self.relations),
+            "triples": len(self.triple_ids),
+            "evidence": self.n["evidence"],
             "problems": self.n["problems"],
         }
 
@@ -92,25 +105,29 @@ class KGState:
         st = cls()
         with catalog.connect(wh.catalog_path, read_only=True) as con:
             for pmid, src, year, title, abstract in con.execute(
-                    "SELECT pmid, source, year, title, abstract FROM documents_at(?)",
-                    [snapshot_id]).fetchall():
+                "SELECT pmid, source, year, title, abstract FROM documents_at(?)", [snapshot_id]
+            ).fetchall():
                 st.seen[pmid] = (src, year, text_digest(title, abstract))
             for cid, text, kind, year in con.execute(
-                    "SELECT m.concept_id, m.text, m.hetionet_type, d.year FROM mentions_at(?) m "
-                    "JOIN documents_at(?) d USING (pmid) WHERE m.concept_id IS NOT NULL "
-                    "AND m.hetionet_type IS NOT NULL", [snapshot_id, snapshot_id]).fetchall():
+                "SELECT m.concept_id, m.text, m.hetionet_type, d.year FROM mentions_at(?) m "
+                "JOIN documents_at(?) d USING (pmid) WHERE m.concept_id IS NOT NULL "
+                "AND m.hetionet_type IS NOT NULL",
+                [snapshot_id, snapshot_id],
+            ).fetchall():
                 st.forms[cid][text] += 1
                 st.kinds[cid][kind] += 1
                 st.first_year[cid] = min(year, st.first_year.get(cid, year))
             for tid, head, rel, tail in con.execute(
-                    "SELECT triple_id, head_id, relation, tail_id FROM triples_at(?)",
-                    [snapshot_id]).fetchall():
+                "SELECT triple_id, head_id, relation, tail_id FROM triples_at(?)", [snapshot_id]
+            ).fetchall():
                 st.triple_ids.add(tid)
                 st.nodes.update((head, tail))
                 st.relations.add(rel)
             row = con.execute(
                 "SELECT n_records, n_documents, n_duplicates, n_rejected, n_mentions, n_evidence,"
-                " n_problems FROM snapshots WHERE snapshot_id = ?", [snapshot_id]).fetchone()
+                " n_problems FROM snapshots WHERE snapshot_id = ?",
+                [snapshot_id],
+            ).fetchone()
         keys = ("records", "built", "duplicate", "rejected", "mentions", "evidence", "problems")
         st.n.update(dict(zip(keys, row, strict=True)))
         return st

@@ -24,7 +24,7 @@ def triple_key(head: str, relation: str, tail: str) -> str:
 
 
 def orient(a: Mention, b: Mention, option: RelationOption) -> tuple[Mention, Mention]:
-    """Head first: the metaedge's source kind for cross-kind pairs, sorted IDs for symmetric ones."""
+    """Head first: the metaedge's source kind across kinds, sorted IDs for symmetric pairs."""
     if a.hetionet_type == b.hetionet_type:
         return (a, b) if (a.concept_id or "") <= (b.concept_id or "") else (b, a)
     return (a, b) if a.hetionet_type == option.head_kind else (b, a)
@@ -56,13 +56,31 @@ def extract(doc: Document, mentions: list[Mention]) -> tuple[list[Triple], list[
             head, tail = orient(a, b, option)
             tid = triple_key(head.concept_id, option.relation, tail.concept_id)
             if tid not in triples:
-                triples[tid] = Triple(tid, head.concept_id, option.relation, tail.concept_id,
-                                      option.relation, METHOD, option.metaedge)
-            evidence.append(Evidence(
-                evidence_id=stable_id(tid, doc.pmid, s_start, METHOD),
-                triple_id=tid, pmid=doc.pmid, year=doc.year, sentence=text[s_start:s_end],
-                sent_start=s_start, sent_end=s_end, head_start=head.start, head_end=head.end,
-                tail_start=tail.start, tail_end=tail.end, method=METHOD, extractor=EXTRACTOR,
-                relation_raw=option.relation,
-            ))
+                triples[tid] = Triple(
+                    tid,
+                    head.concept_id,
+                    option.relation,
+                    tail.concept_id,
+                    option.relation,
+                    METHOD,
+                    option.metaedge,
+                )
+            evidence.append(
+                Evidence(
+                    evidence_id=stable_id(tid, doc.pmid, s_start, METHOD),
+                    triple_id=tid,
+                    pmid=doc.pmid,
+                    year=doc.year,
+                    sentence=text[s_start:s_end],
+                    sent_start=s_start,
+                    sent_end=s_end,
+                    head_start=head.start,
+                    head_end=head.end,
+                    tail_start=tail.start,
+                    tail_end=tail.end,
+                    method=METHOD,
+                    extractor=EXTRACTOR,
+                    relation_raw=option.relation,
+                )
+            )
     return list(triples.values()), evidence

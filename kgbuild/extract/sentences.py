@@ -8,14 +8,18 @@ mention (so an entity is never cut in two, whatever the annotator's span).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 
 _BOUNDARY = re.compile(r"[.!?][\"')\]]*\s+(?=[A-Z0-9(\[\"'])")
 _NO_SPLIT_AFTER = frozenset(
-    "e.g i.e et al vs fig figs ref refs no approx ca cf dr mr mrs ms prof st sp spp resp "
-    "eq eqs vol al inc ltd co jr sr".split()
-)
+    {
+        "e.g", "i.e", "et", "al", "vs", "fig", "figs", "ref", "refs", "no", "approx", "ca",
+        "cf", "dr", "mr", "mrs", "ms", "prof", "st", "sp", "spp", "resp", "eq", "eqs", "vol",
+        "inc", "ltd", "co", "jr", "sr",
+    }
+)  # fmt: skip
 
 
 def sentence_spans(
@@ -29,7 +33,7 @@ def sentence_spans(
     cuts = [0, *breaks]
     for m in _BOUNDARY.finditer(text):
         cut = m.end()
-        word = text[max(0, m.start() - 12):m.start() + 1].split()
+        word = text[max(0, m.start() - 12) : m.start() + 1].split()
         last = word[-1].rstrip(".").lower() if word else ""
         if last in _NO_SPLIT_AFTER or (len(last) == 1 and last.isalpha()):
             continue
@@ -39,7 +43,7 @@ def sentence_spans(
     cuts.append(len(text))
     cuts = sorted(set(cuts))
     spans = []
-    for a, b in zip(cuts, cuts[1:], strict=False):
+    for a, b in itertools.pairwise(cuts):
         while a < b and text[a].isspace():
             a += 1
         while b > a and text[b - 1].isspace():

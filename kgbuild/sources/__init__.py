@@ -1,1 +1,1 @@
-"""Literature sources: each converts its native format into Documents and Mentions at its boundary."""
+"""Literature sources: each converts its native format into Documents and Mentions."""

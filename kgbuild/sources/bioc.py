@@ -38,12 +38,19 @@ def _year(doc: dict[str, Any]) -> int | None:
     return int(date[:4]) if date[:4].isdigit() else None
 
 
-def bioc_record(doc: dict[str, Any], source_file: str, record_no: int,
-                annotator: str = "pubtator3") -> SourceRecord:
+def bioc_record(
+    doc: dict[str, Any], source_file: str, record_no: int, annotator: str = "pubtator3"
+) -> SourceRecord:
     """One BioC document → a SourceRecord (never raises on bad content)."""
     pmid = str(doc.get("pmid") or doc.get("id") or "").strip()
-    rec = SourceRecord(pmid=pmid, source_file=source_file, record_no=record_no, line_no=record_no,
-                       year=_year(doc), journal=doc.get("journal") or None)
+    rec = SourceRecord(
+        pmid=pmid,
+        source_file=source_file,
+        record_no=record_no,
+        line_no=record_no,
+        year=_year(doc),
+        journal=doc.get("journal") or None,
+    )
     if not pmid:
         rec.reject_reason = "BioC document without id/pmid"
         return rec
@@ -71,8 +78,9 @@ def bioc_record(doc: dict[str, Any], source_file: str, record_no: int,
         r1, r2 = infons.get("role1"), infons.get("role2")
         id1 = r1.get("identifier") if isinstance(r1, dict) else r1
         id2 = r2.get("identifier") if isinstance(r2, dict) else r2
-        rec.relations.append((str(infons.get("type")), str(id1), str(id2),
-                              str(infons.get("score", ""))))
+        rec.relations.append(
+            (str(infons.get("type")), str(id1), str(id2), str(infons.get("score", "")))
+        )
     return finish(rec)
 
 
@@ -93,8 +101,9 @@ def _annotation(rec: SourceRecord, ann: Any, base: int, ours: int, annotator: st
         rec.mentions.append(mention)
 
 
-def read_bioc(path: Path, year: int | None = None, annotator: str = "pubtator3",
-              label: str | None = None) -> Iterator[SourceRecord]:
+def read_bioc(
+    path: Path, year: int | None = None, annotator: str = "pubtator3", label: str | None = None
+) -> Iterator[SourceRecord]:
     """Records of one BioC-JSON file; an unreadable file yields one rejected record saying why."""
     source_file = label or path.name
     try:

@@ -71,8 +71,9 @@ def discover(source: Path) -> list[SourceFile]:
         m = _YEAR_IN_NAME.search(p.stem)
         files.append(SourceFile(p, fmt, int(m.group(1)) if m else None))
     if not files:
-        raise InputError("no PubTator (.pubtator/.txt) or BioC-JSON (.json) files found",
-                         path=source)
+        raise InputError(
+            "no PubTator (.pubtator/.txt) or BioC-JSON (.json) files found", path=source
+        )
     return files
 
 
@@ -96,7 +97,9 @@ def parse_years(spec: str | None) -> tuple[int, int] | None:
 
 
 def read_slices(
-    source: Path, years: tuple[int, int] | None = None, default_year: int | None = None,
+    source: Path,
+    years: tuple[int, int] | None = None,
+    default_year: int | None = None,
     seen: dict[str, tuple[str, int, str]] | None = None,
     files: Iterable[SourceFile] | None = None,
 ) -> Iterator[YearSlice]:
@@ -116,10 +119,14 @@ def read_slices(
         for rec in read_file(sf, source):
             year = rec.year if rec.year is not None else default_year
             if year is None:
-                rec.reject_reason = rec.reject_reason or "no publication year (none in the file name or record)"
+                rec.reject_reason = (
+                    rec.reject_reason or "no publication year (none in the file name or record)"
+                )
                 unplaced.append(rec)
             elif years and not years[0] <= year <= years[1]:
-                rec.reject_reason = rec.reject_reason or f"year {year} outside requested {years[0]}-{years[1]}"
+                rec.reject_reason = (
+                    rec.reject_reason or f"year {year} outside requested {years[0]}-{years[1]}"
+                )
                 unplaced.append(rec)
             else:
                 rec.year = year
@@ -127,12 +134,18 @@ def read_slices(
                 if sf not in files_by_year[year]:
                     files_by_year[year].append(sf)
     if not by_year and not unplaced:
-        raise InputError("no input records for the requested years", path=source,
-                         years=f"{years[0]}-{years[1]}" if years else "all")
+        raise InputError(
+            "no input records for the requested years",
+            path=source,
+            years=f"{years[0]}-{years[1]}" if years else "all",
+        )
     if not by_year:
         available = sorted({f.year for f in discover(source) if f.year is not None})
-        raise InputError("no input for the requested years", years=years,
-                         available=f"{available[0]}-{available[-1]}" if available else "none")
+        raise InputError(
+            "no input for the requested years",
+            years=years,
+            available=f"{available[0]}-{available[-1]}" if available else "none",
+        )
     seen = {} if seen is None else seen
     ordered = sorted(by_year)
     for i, year in enumerate(ordered):
@@ -144,8 +157,12 @@ def text_digest(title: str, abstract: str) -> str:
     return hashlib.blake2b(f"{title} {abstract}".encode(), digest_size=12).hexdigest()
 
 
-def _slice(year: int, files: list[SourceFile], records: list[SourceRecord],
-           seen: dict[str, tuple[str, int, str]]) -> YearSlice:
+def _slice(
+    year: int,
+    files: list[SourceFile],
+    records: list[SourceRecord],
+    seen: dict[str, tuple[str, int, str]],
+) -> YearSlice:
     out = YearSlice(year=year, files=files)
     for rec in records:
         out.problems.extend(rec.problems)
@@ -156,15 +173,24 @@ def _slice(year: int, files: list[SourceFile], records: list[SourceRecord],
             first_file, first_year, digest = seen[rec.pmid]
             same = digest == text_digest(rec.title, rec.abstract)
             status = "duplicate"
-            reason = (f"PMID first built from {first_file} ({first_year}); "
-                      f"{'identical text' if same else 'text differs, first kept'}")
+            reason = (
+                f"PMID first built from {first_file} ({first_year}); "
+                f"{'identical text' if same else 'text differs, first kept'}"
+            )
         else:
             seen[rec.pmid] = (rec.source_file, year, text_digest(rec.title, rec.abstract))
             out.documents.append(rec.document(year, rec.source_file))
             out.mentions.extend(rec.mentions)
-        out.statuses.append(DocStatus(
-            pmid=rec.pmid, source_file=rec.source_file, record_no=rec.record_no,
-            year=rec.year if status != "rejected" or rec.year else None, status=status,
-            reason=reason, n_mentions=len(rec.mentions), n_problems=len(rec.problems),
-        ))
+        out.statuses.append(
+            DocStatus(
+                pmid=rec.pmid,
+                source_file=rec.source_file,
+                record_no=rec.record_no,
+                year=rec.year if status != "rejected" or rec.year else None,
+                status=status,
+                reason=reason,
+                n_mentions=len(rec.mentions),
+                n_problems=len(rec.problems),
+            )
+        )
     return out

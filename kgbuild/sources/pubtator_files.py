@@ -30,8 +30,9 @@ def decode_line(raw: bytes) -> tuple[str, bool]:
             return raw.decode("latin-1"), False
 
 
-def read_pubtator(path: Path, year: int | None = None, annotator: str = "pubtator",
-                  label: str | None = None) -> Iterator[SourceRecord]:
+def read_pubtator(
+    path: Path, year: int | None = None, annotator: str = "pubtator", label: str | None = None
+) -> Iterator[SourceRecord]:
     """Records of one PubTator text file, in file order, each with its problems."""
     source_file = label or path.name
     data = path.read_bytes()
@@ -56,8 +57,13 @@ def read_pubtator(path: Path, year: int | None = None, annotator: str = "pubtato
             if kind == "t" or rec is None or rec.pmid != pmid:
                 yield from close()
                 record_no += 1
-                rec = SourceRecord(pmid=pmid, source_file=source_file, record_no=record_no,
-                                   line_no=line_no, year=year)
+                rec = SourceRecord(
+                    pmid=pmid,
+                    source_file=source_file,
+                    record_no=record_no,
+                    line_no=line_no,
+                    year=year,
+                )
                 if kind == "a":
                     rec.problem(line_no, "missing_title", "abstract line without a title line")
             if not ok:
@@ -88,8 +94,9 @@ def _annotation_line(rec: SourceRecord, line_no: int, line: str, annotator: str)
         return
     if len(parts) >= 5 and parts[1].isdigit() and parts[2].isdigit():
         raw_id = parts[5] if len(parts) > 5 else ""
-        mention = make_mention(rec, line_no, int(parts[1]), int(parts[2]), parts[3], parts[4],
-                               raw_id, annotator)
+        mention = make_mention(
+            rec, line_no, int(parts[1]), int(parts[2]), parts[3], parts[4], raw_id, annotator
+        )
         if mention is not None:
             rec.mentions.append(mention)
     elif len(parts) >= 4 and not parts[1].isdigit():

@@ -46,8 +46,14 @@ class SourceRecord:
 
 
 def make_mention(
-    rec: SourceRecord, line_no: int, start: int, end: int, text: str, source_type: str,
-    raw_id: str, annotator: str,
+    rec: SourceRecord,
+    line_no: int,
+    start: int,
+    end: int,
+    text: str,
+    source_type: str,
+    raw_id: str,
+    annotator: str,
 ) -> Mention | None:
     """A validated mention, or None with a Problem recorded.
 
@@ -69,9 +75,15 @@ def make_mention(
     if raw_id.strip() not in ("", "-") and not curies:
         rec.problem(line_no, "unparsable_id", f"{source_type} id {raw_id!r} kept as no ID")
     return Mention(
-        pmid=rec.pmid, start=start, end=end, text=text, source_type=source_type,
-        hetionet_type=hetionet_kind(source_type), concept_id=curies[0] if curies else None,
-        concept_ids=curies, annotator=annotator,
+        pmid=rec.pmid,
+        start=start,
+        end=end,
+        text=text,
+        source_type=source_type,
+        hetionet_type=hetionet_kind(source_type),
+        concept_id=curies[0] if curies else None,
+        concept_ids=curies,
+        annotator=annotator,
     )
 
 

@@ -50,8 +50,9 @@ _SQL_TYPES = {"string": "VARCHAR", "int32": "INTEGER", "list<item: string>": "VA
 
 
 @contextmanager
-def connect(path: Path, read_only: bool = False, wait_s: float = 30.0
-            ) -> Iterator[duckdb.DuckDBPyConnection]:
+def connect(
+    path: Path, read_only: bool = False, wait_s: float = 30.0
+) -> Iterator[duckdb.DuckDBPyConnection]:
     """A connection that waits (up to ``wait_s``) while another process holds the file lock."""
     if read_only and not path.exists():
         raise StoreError("no catalog yet: build a KG first", catalog=path)
@@ -95,13 +96,19 @@ def rebuild_views(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     root = root.resolve()
     for t in TABLES:
         for op, view in (("add", f"_rows_{t}"), ("del", f"_dels_{t}")):
-            rel = [r[0] for r in con.execute(
-                "SELECT DISTINCT path FROM snapshot_parts WHERE tbl = ? AND op = ? ORDER BY 1",
-                [t, op]).fetchall()]
+            rel = [
+                r[0]
+                for r in con.execute(
+                    "SELECT DISTINCT path FROM snapshot_parts WHERE tbl = ? AND op = ? ORDER BY 1",
+                    [t, op],
+                ).fetchall()
+            ]
             if rel:
                 cols = "*" if op == "add" else "_row, _part"
-                body = (f"SELECT {cols} FROM read_parquet("
-                        f"{_files_literal([str(root / p) for p in rel])}, union_by_name = true)")
+                body = (
+                    f"SELECT {cols} FROM read_parquet("
+                    f"{_files_literal([str(root / p) for p in rel])}, union_by_name = true)"
+                )
             else:
                 body = _empty_select(t, with_data=op == "add")
             con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
@@ -118,8 +125,10 @@ def rebuild_views(con: duckdb.DuckDBPyConnection, root: Path) -> None:
                 WHERE q.snapshot_id = sid AND q.tbl = '{t}' AND q.op = 'del'
                   AND d._row = a._row AND q.depth > a._depth)
         """)
-        con.execute(f"CREATE OR REPLACE MACRO {t}_at(sid) AS TABLE "
-                    f"SELECT * EXCLUDE (_row) FROM _{t}_at(sid)")
+        con.execute(
+            f"CREATE OR REPLACE MACRO {t}_at(sid) AS TABLE "
+            f"SELECT * EXCLUDE (_row) FROM _{t}_at(sid)"
+        )
     con.execute("""
         CREATE OR REPLACE MACRO head_snapshot(kg_name := NULL) AS (
             SELECT snapshot_id FROM snapshots
@@ -135,8 +144,10 @@ def rebuild_views(con: duckdb.DuckDBPyConnection, root: Path) -> None:
             ORDER BY s.as_of_year DESC, l.distance ASC LIMIT 1)
     """)
     for t in TABLES:
-        con.execute(f"CREATE OR REPLACE MACRO {t}_asof(yr, kg_name := NULL) AS TABLE "
-                    f"SELECT * FROM {t}_at(snapshot_asof(yr, kg_name := kg_name))")
+        con.execute(
+            f"CREATE OR REPLACE MACRO {t}_asof(yr, kg_name := NULL) AS TABLE "
+            f"SELECT * FROM {t}_at(snapshot_asof(yr, kg_name := kg_name))"
+        )
         con.execute(f"CREATE OR REPLACE VIEW {t} AS SELECT * FROM {t}_at(head_snapshot())")
     con.execute("""
         CREATE OR REPLACE MACRO kg_edges_at(sid) AS TABLE

@@ -79,7 +79,9 @@ class Warehouse:
         with catalog.connect(self.catalog_path, read_only=True) as con:
             cur = con.execute(
                 "SELECT * EXCLUDE (manifest) FROM snapshots WHERE ? IS NULL OR kg = ? "
-                "ORDER BY kg, created_at, depth", [kg, kg])
+                "ORDER BY kg, created_at, depth",
+                [kg, kg],
+            )
             cols = [d[0] for d in cur.description]
             return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
 
@@ -100,8 +102,9 @@ class Warehouse:
             return found[0][0]
         hits = [r["snapshot_id"] for r in rows if r["snapshot_id"].startswith(ref)]
         if len(hits) != 1:
-            raise StoreError("unknown snapshot" if not hits else "ambiguous snapshot prefix",
-                             ref=ref)
+            raise StoreError(
+                "unknown snapshot" if not hits else "ambiguous snapshot prefix", ref=ref
+            )
         return hits[0]
 
     def manifest(self, snapshot_id: str) -> dict[str, Any]:
@@ -117,7 +120,8 @@ class Warehouse:
         rows = self.query(
             "SELECT snapshot_id FROM snapshots WHERE kg = ? AND inputs = ? "
             "AND parent_id IS NOT DISTINCT FROM ? ORDER BY created_at DESC LIMIT 1",
-            [kg, inputs, parent_id])
+            [kg, inputs, parent_id],
+        )
         return rows[0][0] if rows else None
 
     def export(self, snapshot_id: str, out_dir: Path) -> dict[str, Path]:
@@ -127,8 +131,11 @@ class Warehouse:
         with catalog.connect(self.catalog_path, read_only=True) as con:
             for t in catalog.TABLES:
                 path = out_dir / f"{t}.parquet"
-                con.execute(f"COPY (SELECT * FROM {t}_at(?) ORDER BY ALL) TO '{path}' "
-                            "(FORMAT parquet, COMPRESSION zstd)", [snapshot_id])
+                con.execute(
+                    f"COPY (SELECT * FROM {t}_at(?) ORDER BY ALL) TO '{path}' "
+                    "(FORMAT parquet, COMPRESSION zstd)",
+                    [snapshot_id],
+                )
                 written[t] = path
         return written
 
@@ -147,30 +154,56 @@ class Warehouse:
             catalog.ensure_schema(con)
             con.execute("BEGIN TRANSACTION")
             try:
-                if con.execute("SELECT 1 FROM snapshots WHERE snapshot_id = ?",
-                               [sid]).fetchone():
+                if con.execute("SELECT 1 FROM snapshots WHERE snapshot_id = ?", [sid]).fetchone():
                     con.execute("ROLLBACK")
                     return
                 c = manifest["counts"]
                 con.execute(
                     "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                     "?, ?, ?, ?, ?, ?, ?, ?)",
-                    [sid, manifest["kg"], manifest["as_of_year"], manifest["build_id"],
-                     manifest["parent_id"], manifest["depth"], manifest["created_at"],
-                     manifest["content_hash"], manifest["inputs"], manifest["code_version"],
-                     manifest["config"].get("extractor"), c["records"], c["documents"],
-                     c["duplicates"], c["rejected"], c["mentions"], c["entities"], c["nodes"],
-                     c["relations"], c["triples"], c["evidence"], c["problems"],
-                     json.dumps(manifest, sort_keys=True)])
+                    [
+                        sid,
+                        manifest["kg"],
+                        manifest["as_of_year"],
+                        manifest["build_id"],
+                        manifest["parent_id"],
+                        manifest["depth"],
+                        manifest["created_at"],
+                        manifest["content_hash"],
+                        manifest["inputs"],
+                        manifest["code_version"],
+                        manifest["config"].get("extractor"),
+                        c["records"],
+                        c["documents"],
+                        c["duplicates"],
+                        c["rejected"],
+                        c["mentions"],
+                        c["entities"],
+                        c["nodes"],
+                        c["relations"],
+                        c["triples"],
+                        c["evidence"],
+                        c["problems"],
+                        json.dumps(manifest, sort_keys=True),
+                    ],
+                )
                 con.executemany(
                     "INSERT INTO snapshot_parts VALUES (?, ?, ?, ?, ?, ?)",
-                    [[sid, p["table"], p["part_id"], p["op"], p["depth"], p["path"]]
-                     for p in manifest["parts"]])
+                    [
+                        [sid, p["table"], p["part_id"], p["op"], p["depth"], p["path"]]
+                        for p in manifest["parts"]
+                    ],
+                )
                 lineage = [[sid, sid, 0]]
                 if manifest["parent_id"]:
-                    lineage += [[sid, a, d + 1] for a, d in con.execute(
-                        "SELECT ancestor_id, distance FROM snapshot_lineage WHERE snapshot_id = ?",
-                        [manifest["parent_id"]]).fetchall()]
+                    lineage += [
+                        [sid, a, d + 1]
+                        for a, d in con.execute(
+                            "SELECT ancestor_id, distance FROM snapshot_lineage "
+                            "WHERE snapshot_id = ?",
+                            [manifest["parent_id"]],
+                        ).fetchall()
+                    ]
                 con.executemany("INSERT INTO snapshot_lineage VALUES (?, ?, ?)", lineage)
                 catalog.rebuild_views(con, self.root)
                 con.execute("COMMIT")
@@ -242,11 +275,20 @@ class SnapshotWriter:
         st.acc, st.rows = adhash(hashes, st.acc), st.rows + len(hashes)
 
     def content_hash(self) -> str:
-        return stable_id(*(f"{t}:{hex256(self.tables[t].acc)}:{self.tables[t].rows}"
-                           for t in catalog.TABLES), size=32)
+        return stable_id(
+            *(f"{t}:{hex256(self.tables[t].acc)}:{self.tables[t].rows}" for t in catalog.TABLES),
+            size=32,
+        )
 
-    def commit(self, as_of_year: int, build_id: str, config: dict[str, Any], inputs: str,
-               code_version: str, counts: dict[str, int]) -> SnapshotInfo:
+    def commit(
+        self,
+        as_of_year: int,
+        build_id: str,
+        config: dict[str, Any],
+        inputs: str,
+        code_version: str,
+        counts: dict[str, int],
+    ) -> SnapshotInfo:
         """Publish everything staged since the last commit as the snapshot for ``as_of_year``."""
         content = self.content_hash()
         sid = stable_id(self.kg, as_of_year, self.parent_id, content, size=10)
@@ -256,22 +298,40 @@ class SnapshotWriter:
             for t in catalog.TABLES:
                 st = self.tables[t]
                 if st.add_hashes:
-                    pid = write_part(self.wh.root, t, "add", pa.concat_tables(st.adds),
-                                     st.add_hashes)
+                    pid = write_part(
+                        self.wh.root, t, "add", pa.concat_tables(st.adds), st.add_hashes
+                    )
                     new_parts.append((t, pid, "add"))
                 if st.dels:
                     new_parts.append((t, write_part(self.wh.root, t, "del", None, st.dels), "del"))
         parts = self.parts + [
-            {"table": t, "part_id": pid, "op": op, "depth": self.depth,
-             "path": str(part_path(Path("."), t, pid))} for t, pid, op in new_parts]
+            {
+                "table": t,
+                "part_id": pid,
+                "op": op,
+                "depth": self.depth,
+                "path": str(part_path(Path("."), t, pid)),
+            }
+            for t, pid, op in new_parts
+        ]
         manifest = {
-            "snapshot_id": sid, "kg": self.kg, "as_of_year": as_of_year, "build_id": build_id,
-            "parent_id": self.parent_id, "depth": self.depth,
+            "snapshot_id": sid,
+            "kg": self.kg,
+            "as_of_year": as_of_year,
+            "build_id": build_id,
+            "parent_id": self.parent_id,
+            "depth": self.depth,
             "created_at": datetime.now(UTC).replace(tzinfo=None).isoformat(),
-            "content_hash": content, "inputs": inputs, "code_version": code_version,
-            "config": config, "counts": counts, "parts": parts,
-            "tables": {t: {"rows": self.tables[t].rows,
-                           "content_hash": hex256(self.tables[t].acc)} for t in catalog.TABLES},
+            "content_hash": content,
+            "inputs": inputs,
+            "code_version": code_version,
+            "config": config,
+            "counts": counts,
+            "parts": parts,
+            "tables": {
+                t: {"rows": self.tables[t].rows, "content_hash": hex256(self.tables[t].acc)}
+                for t in catalog.TABLES
+            },
         }
         created = not existing.exists()
         if created:
@@ -286,5 +346,14 @@ class SnapshotWriter:
         for st in self.tables.values():
             st.adds, st.add_hashes, st.dels = [], [], []
         self.parts, self.parent_id, self.depth = manifest["parts"], sid, manifest["depth"] + 1
-        return SnapshotInfo(sid, self.kg, as_of_year, manifest["build_id"], manifest["parent_id"],
-                            manifest["depth"], content, created, counts)
+        return SnapshotInfo(
+            sid,
+            self.kg,
+            as_of_year,
+            manifest["build_id"],
+            manifest["parent_id"],
+            manifest["depth"],
+            content,
+            created,
+            counts,
+        )
