@@ -51,8 +51,13 @@ print(json.dumps({
 
 def run_child(source: Path, warehouse: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", CHILD, str(source), str(warehouse)],
-                         capture_output=True, text=True, env=env, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(source), str(warehouse)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -74,25 +79,39 @@ def main() -> None:
             size_mb = sum(p.stat().st_size for p in wh.rglob("*") if p.is_file()) / 2**20
         firsts.append(first)
         reruns.append(rerun)
-        print(f"run {i + 1}: build {first['wall_s']:.2f}s (imports {first['import_s']:.2f}s) "
-              f"peak {first['peak_rss_mb']:.0f} MB | re-run {rerun['wall_s']:.2f}s | "
-              f"warehouse {size_mb:.1f} MB")
+        print(
+            f"run {i + 1}: build {first['wall_s']:.2f}s (imports {first['import_s']:.2f}s) "
+            f"peak {first['peak_rss_mb']:.0f} MB | re-run {rerun['wall_s']:.2f}s | "
+            f"warehouse {size_mb:.1f} MB"
+        )
     wall = statistics.median(r["wall_s"] for r in firsts)
     rerun_wall = statistics.median(r["wall_s"] for r in reruns)
     f = firsts[0]
-    print(f"\nDALK corpus: {f['docs']:,} records, {f['unique_docs']:,} built, "
-          f"{f['duplicates']:,} duplicates, {f['rejected']:,} rejected")
-    print(f"head snapshot: {f['triples']:,} triples, {f['evidence']:,} evidence rows, "
-          f"{f['nodes']:,} nodes; {f['snapshots']} snapshots")
-    print(f"median build {wall:.2f}s ({f['docs'] / wall:,.0f} records/s), "
-          f"re-run {rerun_wall:.2f}s = {rerun_wall / wall:.1%} of the build")
+    print(
+        f"\nDALK corpus: {f['docs']:,} records, {f['unique_docs']:,} built, "
+        f"{f['duplicates']:,} duplicates, {f['rejected']:,} rejected"
+    )
+    print(
+        f"head snapshot: {f['triples']:,} triples, {f['evidence']:,} evidence rows, "
+        f"{f['nodes']:,} nodes; {f['snapshots']} snapshots"
+    )
+    print(
+        f"median build {wall:.2f}s ({f['docs'] / wall:,.0f} records/s), "
+        f"re-run {rerun_wall:.2f}s = {rerun_wall / wall:.1%} of the build"
+    )
     figures = {
-        "docs": f["docs"], "unique_docs": f["unique_docs"],
-        "docs_with_status": f["docs_with_status"], "snapshots": f["snapshots"],
-        "triples": f["triples"], "evidence": f["evidence"], "wall_s": round(wall, 3),
+        "docs": f["docs"],
+        "unique_docs": f["unique_docs"],
+        "docs_with_status": f["docs_with_status"],
+        "snapshots": f["snapshots"],
+        "triples": f["triples"],
+        "evidence": f["evidence"],
+        "wall_s": round(wall, 3),
         "peak_rss_mb": round(max(r["peak_rss_mb"] for r in firsts), 1),
-        "rerun_wall_s": round(rerun_wall, 3), "rerun_ratio": round(rerun_wall / wall, 4),
-        "docs_per_s": round(f["docs"] / wall, 1), "runs": args.runs,
+        "rerun_wall_s": round(rerun_wall, 3),
+        "rerun_ratio": round(rerun_wall / wall, 4),
+        "docs_per_s": round(f["docs"] / wall, 1),
+        "runs": args.runs,
         "warehouse_mb": round(size_mb, 1),
         "machine": f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}",
     }
