@@ -110,6 +110,22 @@ class Evidence:
 
 
 @dataclass(slots=True)
+class SourceRelation:
+    """A relation the input itself asserts (PubTator relation lines, BioC ``relations``).
+
+    Kept as given (IDs as written, e.g. BioRED's bare ``D003409``): they are the annotator's or
+    curator's claims, used for evaluation, not triples of the built KG.
+    """
+
+    pmid: str
+    rel_type: str
+    arg1: str
+    arg2: str
+    extra: str
+    source_file: str
+
+
+@dataclass(slots=True)
 class DocStatus:
     """What happened to one input record (one per record, duplicates included)."""
 
@@ -203,6 +219,16 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("relation_raw", _str),
         ]
     ),
+    "source_relations": pa.schema(
+        [
+            ("pmid", _str),
+            ("rel_type", _str),
+            ("arg1", _str),
+            ("arg2", _str),
+            ("extra", _str),
+            ("source_file", _str),
+        ]
+    ),
     "doc_status": pa.schema(
         [
             ("pmid", _str),
@@ -232,6 +258,7 @@ RECORD_TYPES: dict[str, type] = {
     "entities": Entity,
     "triples": Triple,
     "evidence": Evidence,
+    "source_relations": SourceRelation,
     "doc_status": DocStatus,
     "problems": Problem,
 }
@@ -243,6 +270,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     "entities": ("id",),
     "triples": ("triple_id",),
     "evidence": ("evidence_id",),
+    "source_relations": ("pmid", "rel_type", "arg1", "arg2", "extra"),
     "doc_status": ("source_file", "record_no"),
     "problems": ("source_file", "line_no", "kind"),
 }

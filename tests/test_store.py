@@ -134,3 +134,9 @@ def test_unknown_snapshot_is_a_clear_error(corpus, warehouse):
     build_kg(corpus, kg="t", warehouse=warehouse)
     with pytest.raises(StoreError, match="unknown snapshot"):
         Warehouse(warehouse).resolve("nope")
+
+
+def test_source_relation_lines_are_kept(corpus, warehouse):
+    build_kg(corpus, kg="t", warehouse=warehouse)
+    rows = Warehouse(warehouse).query("SELECT pmid, rel_type, arg1, arg2 FROM source_relations")
+    assert rows == [("1001", "Association", "348", "MESH:D000544")]

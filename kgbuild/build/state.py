@@ -65,6 +65,7 @@ class KGState:
             "mentions": ys.mentions,
             "doc_status": ys.statuses,
             "problems": ys.problems,
+            "source_relations": ys.relations,
             "triples": triples,
             "evidence": evidence,
             "entities": [self.entity(e) for e in sorted(touched)],

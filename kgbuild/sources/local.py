@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgbuild.errors import InputError
-from kgbuild.records import DocStatus, Document, Mention, Problem
+from kgbuild.records import DocStatus, Document, Mention, Problem, SourceRelation
 from kgbuild.sources.bioc import read_bioc
 from kgbuild.sources.pubtator_files import read_pubtator
 from kgbuild.sources.record import SourceRecord
@@ -45,6 +45,7 @@ class YearSlice:
     files: list[SourceFile]
     documents: list[Document] = field(default_factory=list)
     mentions: list[Mention] = field(default_factory=list)
+    relations: list[SourceRelation] = field(default_factory=list)
     statuses: list[DocStatus] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
@@ -181,6 +182,17 @@ def _slice(
             seen[rec.pmid] = (rec.source_file, year, text_digest(rec.title, rec.abstract))
             out.documents.append(rec.document(year, rec.source_file))
             out.mentions.extend(rec.mentions)
+            out.relations.extend(
+                SourceRelation(
+                    rec.pmid,
+                    r[0],
+                    r[1] if len(r) > 1 else "",
+                    r[2] if len(r) > 2 else "",
+                    "\t".join(r[3:]),
+                    rec.source_file,
+                )
+                for r in rec.relations
+            )
         out.statuses.append(
             DocStatus(
                 pmid=rec.pmid,
