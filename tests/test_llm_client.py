@@ -1,0 +1,84 @@
+"""The LLM client against a real loopback OpenAI-compatible server."""
+
+import pytest
+
+from kgbuild.llm.cache import ResponseCache
+from kgbuild.llm.client import LLMClient, LLMError, LLMRequest, LLMSettings
+from tests.scripted_llm_server import ScriptedLLM, serve
+
+SECRET = "sk-test-SECRET-do-not-store"
+
+
+def req(text="hello world", tag="1"):
+    return LLMRequest([{"role": "user", "content": text}], prompt_version="test/1", tag=tag)
+
+
+def client(url, tmp_path, **kw):
+    settings = LLMSettings(
+        model="m", base_url=url, api_key=SECRET, prices={"m": (1.0, 2.0)}, backoff_s=0.05, **kw
+    )
+    return LLMClient(settings, ResponseCache(tmp_path / "cache.sqlite"))
+
+
+def test_cache_makes_a_rerun_free_and_never_stores_the_key(tmp_path):
+    llm = ScriptedLLM(default=("ok", "A binds B"))
+    with serve(llm) as url:
+        c = client(url, tmp_path)
+        (first,) = c.complete_many([req()])
+        assert first.content == "A binds B" and not first.cached and first.attempts == 1
+        assert first.prompt_tokens == 2 and first.completion_tokens == 3
+        assert first.cost_usd == pytest.approx((2 * 1.0 + 3 * 2.0) / 1e6)
+        again = client(url, tmp_path)  # a new process would open the same cache file
+        (second,) = again.complete_many([req()])
+    assert second.cached and second.content == "A binds B" and len(llm.requests) == 1
+    assert again.usage["calls"] == 0 and again.usage["cache_hits"] == 1
+    assert llm.requests[0]["headers"]["authorization"] == f"Bearer {SECRET}"
+    for path in tmp_path.iterdir():
+        assert SECRET.encode() not in path.read_bytes()
+    assert "SECRET" not in repr(c.settings) and "api_key" not in c.settings.public()
+
+
+def test_429_honours_retry_after(tmp_path):
+    llm = ScriptedLLM([("status", 429, 1)], default=("ok", "done"))
+    with serve(llm) as url:
+        (res,) = client(url, tmp_path).complete_many([req()])
+    assert res.content == "done" and res.attempts == 2
+    gap = llm.requests[1]["t"] - llm.requests[0]["t"]
+    assert gap >= 0.95  # waited for Retry-After (1 s), not the 0.05 s backoff
+
+
+def test_5xx_timeouts_and_garbage_are_retried(tmp_path):
+    llm = ScriptedLLM(
+        [("status", 500, None), ("sleep", 1.5, "late"), ("garbage",), ("status", 503, None)],
+        default=("ok", "finally"),
+    )
+    with serve(llm) as url:
+        c = client(url, tmp_path, timeout_s=0.5)
+        (res,) = c.complete_many([req()])
+    assert res.content == "finally" and res.attempts == 5
+    assert c.usage["retries"] == 4
+
+
+def test_retries_are_capped_and_failure_says_why(tmp_path):
+    llm = ScriptedLLM(default=("status", 500, None))
+    with serve(llm) as url:
+        c = client(url, tmp_path, max_retries=2)
+        (res,) = c.complete_many([req()])
+    assert isinstance(res, LLMError) and "after 3 attempts: HTTP 500" in str(res)
+    assert len(llm.requests) == 3
+
+
+def test_permanent_errors_are_not_retried(tmp_path):
+    llm = ScriptedLLM(default=("status", 401, None))
+    with serve(llm) as url:
+        (res,) = client(url, tmp_path).complete_many([req()])
+    assert isinstance(res, LLMError) and "HTTP 401" in str(res) and len(llm.requests) == 1
+
+
+def test_concurrency_is_bounded_and_results_keep_order(tmp_path):
+    llm = ScriptedLLM(default=("sleep", 0.2, "ok"))
+    with serve(llm) as url:
+        c = client(url, tmp_path, concurrency=2)
+        results = c.complete_many([req(f"doc {i}", tag=str(i)) for i in range(6)])
+    assert [r.tag for r in results] == [str(i) for i in range(6)]
+    assert llm.max_in_flight == 2
