@@ -1,6 +1,8 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from kgbuild.sources.bioc import read_bioc
 from kgbuild.sources.local import discover, parse_years, read_slices
 from kgbuild.sources.pubtator_files import read_pubtator
@@ -116,3 +118,25 @@ def test_year_selection_and_year_parsing(corpus):
     assert [f.year for f in discover(corpus)] == [2019, 2020]
     (only,) = read_slices(corpus, (2020, 2020))
     assert only.year == 2020 and {d.pmid for d in only.documents} == {"1001", "1002", "1004"}
+
+
+def test_yearless_file_uses_record_year_or_default(tmp_path, corpus):
+    from kgbuild.build.pipeline import build_kg
+    from kgbuild.errors import InputError
+    from kgbuild.store.snapshots import Warehouse
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "batch.pubtator").write_bytes((corpus / "2019.pubtator").read_bytes())
+    with pytest.raises(InputError, match="--default-year"):
+        build_kg(tmp_path / "src", warehouse=tmp_path / "w1")
+    report = build_kg(tmp_path / "src", warehouse=tmp_path / "w2", default_year=2005)
+    assert [y.year for y in report.years] == [2005]
+    (tmp_path / "src" / "pubtator3.json").write_bytes(
+        (FIXTURES / "pubtator3_small.json").read_bytes()
+    )
+    report = build_kg(tmp_path / "src", warehouse=tmp_path / "w3", default_year=2005)
+    assert [y.year for y in report.years] == [2005, 2018]  # BioC record keeps its own year
+    statuses = Warehouse(tmp_path / "w3").query(
+        "SELECT status, count(*) FROM doc_status GROUP BY 1"
+    )
+    assert dict(statuses) == {"built": 5}

@@ -128,12 +128,10 @@ def build_kg(
             return report
     state = KGState.restore(wh, parent) if parent else KGState()
     writer = wh.writer(kg, parent)
+    # Only unbuilt years' files are read; the user's bounds still filter year-less records.
     remaining = [f for y in todo for f in by_year[y]] + yearless
-    lo = todo[0] if todo else (bounds[0] if bounds else None)
-    hi = bounds[1] if bounds else None
-    span = (lo, hi if hi is not None else 9999) if lo is not None else bounds
     t0 = time.perf_counter()
-    for ys in read_slices(source, span, default_year, state.seen, remaining):
+    for ys in read_slices(source, bounds, default_year, state.seen, remaining):
         changes = state.apply(ys, EXTRACTORS[chosen])
         for table, rows in changes.items():
             writer.add(table, rows)

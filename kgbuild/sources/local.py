@@ -141,11 +141,9 @@ def read_slices(
             years=f"{years[0]}-{years[1]}" if years else "all",
         )
     if not by_year:
-        available = sorted({f.year for f in discover(source) if f.year is not None})
         raise InputError(
-            "no input for the requested years",
-            years=years,
-            available=f"{available[0]}-{available[-1]}" if available else "none",
+            "no record has a publication year in the requested range",
+            hint="name files by year (2014.pubtator), or pass --default-year",
         )
     seen = {} if seen is None else seen
     ordered = sorted(by_year)
