@@ -150,8 +150,6 @@ class Problem:
     detail: str
 
 
-DOC_STATUSES = ("built", "duplicate", "rejected")
-
 _str = pa.string()
 _int = pa.int32()
 

@@ -67,10 +67,6 @@ def hetionet_kind(source_type: str) -> str | None:
     return _type_map().get(source_type.lower(), (None, None))[0]
 
 
-def known_source_type(source_type: str) -> bool:
-    return source_type.lower() in _type_map()
-
-
 @cache
 def type_pair_relations() -> tuple[RelationOption, ...]:
     """DALK Table 11: every allowed (head kind, tail kind, relation) with its direction."""

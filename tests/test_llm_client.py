@@ -82,3 +82,17 @@ def test_concurrency_is_bounded_and_results_keep_order(tmp_path):
         results = c.complete_many([req(f"doc {i}", tag=str(i)) for i in range(6)])
     assert [r.tag for r in results] == [str(i) for i in range(6)]
     assert llm.max_in_flight == 2
+
+
+def test_settings_from_environment(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("KGBUILD_LLM_MODEL", "smollm2")
+    s = LLMSettings.from_env(concurrency=3)
+    assert (s.api_key, s.base_url, s.model, s.concurrency) == (
+        SECRET,
+        "http://127.0.0.1:9/v1",
+        "smollm2",
+        3,
+    )
+    assert SECRET not in repr(s) and SECRET not in str(s.public())
