@@ -62,10 +62,18 @@ def new_build_id() -> str:
 
 
 def _fingerprint(
-    config: dict[str, Any], parent: str | None, files: list[SourceFile], root: Path
+    config: dict[str, Any],
+    parent: str | None,
+    files: list[SourceFile],
+    root: Path,
+    digests: dict[SourceFile, str],
 ) -> str:
+    """The identity of one year slice's work; ``digests`` memoizes file hashes per build."""
+    for f in files:
+        if f not in digests:
+            digests[f] = f.digest()
     names = sorted(
-        (str(f.path.relative_to(root)) if root.is_dir() else f.path.name, f.digest()) for f in files
+        (str(f.path.relative_to(root)) if root.is_dir() else f.path.name, digests[f]) for f in files
     )
     return stable_id(code_version(), sorted(config.items()), parent, names, size=16)
 
@@ -111,16 +119,17 @@ def build_kg(
             by_year.setdefault(f.year, []).append(f)
 
     parent: str | None = None
+    digests: dict[SourceFile, str] = {}
     todo = sorted(by_year)
     if not yearless:  # per-year fingerprints are only known up front when files carry years
         while todo:
             t0 = time.perf_counter()
             sid = wh.find_by_inputs(
-                kg, _fingerprint(config, parent, by_year[todo[0]], source), parent
+                kg, _fingerprint(config, parent, by_year[todo[0]], source, digests), parent
             )
             if sid is None:
                 break
-            info = _info(wh, sid)
+            info = SnapshotInfo.from_manifest(wh.manifest(sid))
             _emit(report, on_year, YearReport(todo[0], info, True, time.perf_counter() - t0))
             parent = sid
             todo.pop(0)
@@ -135,7 +144,9 @@ def build_kg(
         changes = state.apply(ys, EXTRACTORS[chosen])
         for table, rows in changes.items():
             writer.add(table, rows)
-        inputs = _fingerprint(config, writer.parent_id, by_year.get(ys.year, []) + yearless, source)
+        inputs = _fingerprint(
+            config, writer.parent_id, by_year.get(ys.year, []) + yearless, source, digests
+        )
         info = writer.commit(
             ys.year, report.build_id, config, inputs, code_version(), state.counts()
         )
@@ -144,21 +155,6 @@ def build_kg(
         )
         t0 = time.perf_counter()
     return report
-
-
-def _info(wh: Warehouse, sid: str) -> SnapshotInfo:
-    m = wh.manifest(sid)
-    return SnapshotInfo(
-        sid,
-        m["kg"],
-        m["as_of_year"],
-        m["build_id"],
-        m["parent_id"],
-        m["depth"],
-        m["content_hash"],
-        False,
-        m["counts"],
-    )
 
 
 def _emit(

@@ -44,6 +44,20 @@ class SnapshotInfo:
     created: bool = True
     counts: dict[str, int] = field(default_factory=dict)
 
+    @classmethod
+    def from_manifest(cls, m: dict[str, Any], created: bool = False) -> SnapshotInfo:
+        return cls(
+            m["snapshot_id"],
+            m["kg"],
+            m["as_of_year"],
+            m["build_id"],
+            m["parent_id"],
+            m["depth"],
+            m["content_hash"],
+            created,
+            m["counts"],
+        )
+
 
 @dataclass(slots=True)
 class _TableState:
@@ -346,14 +360,4 @@ class SnapshotWriter:
         for st in self.tables.values():
             st.adds, st.add_hashes, st.dels = [], [], []
         self.parts, self.parent_id, self.depth = manifest["parts"], sid, manifest["depth"] + 1
-        return SnapshotInfo(
-            sid,
-            self.kg,
-            as_of_year,
-            manifest["build_id"],
-            manifest["parent_id"],
-            manifest["depth"],
-            content,
-            created,
-            counts,
-        )
+        return SnapshotInfo.from_manifest(manifest, created)
