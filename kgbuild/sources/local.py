@@ -196,7 +196,7 @@ def _slice(
                 pmid=rec.pmid,
                 source_file=rec.source_file,
                 record_no=rec.record_no,
-                year=rec.year if status != "rejected" or rec.year else None,
+                year=rec.year,
                 status=status,
                 reason=reason,
                 n_mentions=len(rec.mentions),
