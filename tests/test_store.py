@@ -140,3 +140,16 @@ def test_source_relation_lines_are_kept(corpus, warehouse):
     build_kg(corpus, kg="t", warehouse=warehouse)
     rows = Warehouse(warehouse).query("SELECT pmid, rel_type, arg1, arg2 FROM source_relations")
     assert rows == [("1001", "Association", "348", "MESH:D000544")]
+
+
+def test_repair_ignores_manifests_that_were_never_renamed(corpus, warehouse):
+    build_kg(corpus, kg="t", warehouse=warehouse, years="2019")
+    wh = Warehouse(warehouse)
+    (published,) = wh.manifests.glob("*.json")
+    unpublished = json.loads(published.read_text())
+    unpublished["snapshot_id"] = "never-renamed"
+    (wh.manifests / ".tmp-killed.json").write_text(json.dumps(unpublished))
+    (wh.manifests / ".tmp-truncated.json").write_text('{"snapshot_id": ')
+    assert wh.repair() == []
+    assert not list(wh.manifests.glob(".tmp-*"))
+    assert wh.query("SELECT count(*) FROM snapshots") == [(1,)]

@@ -230,7 +230,12 @@ class Warehouse:
         self.init()
         with catalog.connect(self.catalog_path) as con:
             known = {r[0] for r in con.execute("SELECT snapshot_id FROM snapshots").fetchall()}
-        manifests = [json.loads(p.read_text()) for p in sorted(self.manifests.glob("*.json"))]
+        manifests = []
+        for path in sorted(self.manifests.glob("*.json")):
+            if path.name.startswith(".tmp-"):  # a writer died before its rename: never published
+                path.unlink(missing_ok=True)
+                continue
+            manifests.append(json.loads(path.read_text()))
         added = []
         for m in sorted(manifests, key=lambda m: m["depth"]):
             if m["snapshot_id"] not in known:
