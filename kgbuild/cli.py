@@ -16,9 +16,11 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kgbuild.build.pipeline import YearReport, build_kg
+from kgbuild.build.pipeline import ExtractionOptions, YearReport, build_kg, estimate_build
 from kgbuild.config import setting, warehouse_path
 from kgbuild.errors import KgbuildError
+from kgbuild.extract.pairwise import CHUNK_SIZE
+from kgbuild.llm.client import LLMSettings
 from kgbuild.sources.local import discover
 from kgbuild.store.snapshots import Warehouse
 from kgbuild.store.sql import run_sql
@@ -55,6 +57,17 @@ TABLE1 = [
     ("n_rejected", "rejected"),
     ("n_problems", "problems"),
 ]
+#: Extraction and LLM accounting per snapshot (cumulative through its year), from its manifest.
+LLM_COUNTS = [
+    ("extraction_done", "done"),
+    ("extraction_partial", "partial"),
+    ("extraction_failed", "failed"),
+    ("rejections", "rejected claims"),
+    ("llm_calls", "LLM calls"),
+    ("llm_prompt_tokens", "prompt tok"),
+    ("llm_completion_tokens", "completion tok"),
+    ("llm_cost_usd", "cost $"),
+]
 
 
 def _wh(path: Path | None) -> Warehouse:
@@ -78,8 +91,25 @@ def build(
     years: Annotated[str | None, typer.Option(help="e.g. 2011-2020 (default: every year)")] = None,
     extractor: Annotated[
         str | None,
-        typer.Option(help="cooccurrence | auto (LLM extractors arrive with the LLM issue)"),
+        typer.Option(
+            help="auto | generative | pairwise | cooccurrence (auto: generative when an LLM "
+            "endpoint is configured, else cooccurrence)"
+        ),
     ] = None,
+    pairwise_mode: Annotated[
+        str, typer.Option(help="per-pair (DALK: one call per pair) | batched (one per abstract)")
+    ] = "batched",
+    chunk_size: Annotated[int, typer.Option(help="Pairs per batched call")] = CHUNK_SIZE,
+    llm_base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible endpoint [env OPENAI_BASE_URL]")
+    ] = None,
+    llm_model: Annotated[str | None, typer.Option(help="Model [env KGBUILD_LLM_MODEL]")] = None,
+    llm_concurrency: Annotated[int | None, typer.Option(help="Requests in flight")] = None,
+    llm_timeout: Annotated[float | None, typer.Option(help="Seconds per call")] = None,
+    llm_max_tokens: Annotated[int | None, typer.Option(help="Completion token cap")] = None,
+    estimate: Annotated[
+        bool, typer.Option("--estimate", help="Print LLM calls/tokens/cost per year; spend nothing")
+    ] = False,
     kg: KgOpt = None,
     default_year: Annotated[
         int | None, typer.Option(help="Year for records whose file name and record carry none")
@@ -88,6 +118,21 @@ def build(
 ) -> None:
     """Build a KG year by year and publish one snapshot per year."""
     kg_name = kg or setting("kg")
+    options = ExtractionOptions(
+        extractor or setting("extractor"),
+        LLMSettings.from_env(
+            base_url=llm_base_url,
+            model=llm_model,
+            concurrency=llm_concurrency,
+            timeout_s=llm_timeout,
+            max_tokens=llm_max_tokens,
+        ),
+        pairwise_mode,
+        chunk_size,
+    )
+    if estimate:
+        _print_estimate(source, years, options, warehouse_path(warehouse), default_year)
+        return
     n_years = len({f.year for f in discover(source)})
     with Progress(
         TextColumn("[bold]{task.description}"),
@@ -102,9 +147,14 @@ def build(
         def on_year(y: YearReport) -> None:
             c = y.snapshot.counts
             how = "reused" if y.reused else "published"
+            llm = (
+                f" failed={c.get('extraction_failed', 0):,} rejected={c.get('rejections', 0):,}"
+                if c.get("llm_calls")
+                else ""
+            )
             progress.console.print(
                 f"{y.year}: {how} {y.snapshot.snapshot_id}  docs={c['documents']:,} "
-                f"triples={c['triples']:,} evidence={c['evidence']:,} ({y.seconds:.2f}s)"
+                f"triples={c['triples']:,} evidence={c['evidence']:,}{llm} ({y.seconds:.2f}s)"
             )
             progress.advance(task)
 
@@ -112,7 +162,7 @@ def build(
             source,
             kg=kg_name,
             years=years,
-            extractor=extractor or setting("extractor"),
+            extractor=options,
             warehouse=warehouse_path(warehouse),
             default_year=default_year,
             on_year=on_year,
@@ -124,6 +174,46 @@ def build(
             f"build {report.build_id}: {len(report.years)} snapshots, head "
             f"{head.snapshot_id} ({head.kg}@{head.as_of_year})"
         )
+    u = report.llm_usage
+    if u:
+        out.print(
+            f"LLM: {int(u.get('calls', 0)):,} calls sent, {int(u.get('cache_hits', 0)):,} "
+            f"answered from cache, {int(u.get('retries', 0)):,} retries, "
+            f"{int(u.get('failed', 0)):,} failed; {int(u.get('prompt_tokens', 0)):,} prompt + "
+            f"{int(u.get('completion_tokens', 0)):,} completion tokens; "
+            f"spent ${u.get('spent_usd', 0):.4f}"
+        )
+
+
+def _print_estimate(
+    source: Path,
+    years: str | None,
+    options: ExtractionOptions,
+    warehouse: Path,
+    default_year: int | None,
+) -> None:
+    chosen, per_year = estimate_build(
+        source, years=years, extractor=options, warehouse=warehouse, default_year=default_year
+    )
+    if not per_year:
+        out.print(f"extractor {chosen}: no LLM calls (nothing to estimate)")
+        return
+    s = options.settings()
+    rows = [
+        [y, e.docs, e.calls, e.cached, e.prompt_tokens, e.completion_tokens, f"{e.cost_usd:.4f}"]
+        for y, e in sorted(per_year.items())
+    ]
+    total = [sum(r[i] for r in rows) for i in range(1, 6)]
+    rows.append(["total", *total, f"{sum(e.cost_usd for e in per_year.values()):.4f}"])
+    pin, pout = s.price()
+    out.print(
+        _table(
+            f"estimate: {chosen} with {s.model} (${pin}/${pout} per 1M prompt/completion tokens;"
+            " tokens ≈ characters/4; completion tokens assumed)",
+            ["year", "docs", "calls", "cached", "prompt tok", "completion tok", "cost $"],
+            [[f"{v:,}" if isinstance(v, int) else v for v in r] for r in rows],
+        )
+    )
 
 
 @app.command()
@@ -172,16 +262,22 @@ def stats(
             )
         ]
     cols = [c for c, _ in TABLE1]
+    llm = [c for c, _ in LLM_COUNTS]
+    exprs = [f"coalesce(manifest->>'$.counts.{c}', '0')::DOUBLE" for c in llm]
     rows = wh.query(
-        f"SELECT snapshot_id, {', '.join(cols)} FROM snapshots "
+        f"SELECT snapshot_id, {', '.join(cols + exprs)} FROM snapshots "
         f"WHERE list_contains(?, snapshot_id) ORDER BY as_of_year, depth",
         [ids],
     )
+    rows = [(*r[: 1 + len(cols)], *(_num(v) for v in r[1 + len(cols) :])) for r in rows]
     if as_json:
-        out.print_json(
-            json.dumps([dict(zip(["snapshot_id", *cols], r, strict=True)) for r in rows])
-        )
+        names = ["snapshot_id", *cols, *llm]
+        out.print_json(json.dumps([dict(zip(names, r, strict=True)) for r in rows]))
         return
+    n = 1 + len(cols)
+    with_llm = any(r[n + llm.index("llm_calls")] for r in rows)
+    llm_rows = [[r[0][:10], r[1], *r[n:]] for r in rows] if with_llm else []
+    rows = [r[:n] for r in rows]
     out.print(
         _table(
             "KG statistics (DALK Table 1)",
@@ -195,6 +291,38 @@ def stats(
             ],
         )
     )
+    if llm_rows:
+        out.print(
+            _table(
+                "Extraction status and LLM accounting (cumulative)",
+                ["snapshot", "year", *[h for _, h in LLM_COUNTS]],
+                [[f"{v:,}" if isinstance(v, int) else v for v in r] for r in llm_rows],
+            )
+        )
+    builds = wh.query(
+        "SELECT build_id, extractor, published, reused, llm_usage FROM builds "
+        "ORDER BY started_at DESC LIMIT 5"
+    )
+    if any(json.loads(b[4] or "{}").get("calls") is not None for b in builds):
+        keys = ["calls", "cache_hits", "retries", "failed", "prompt_tokens", "completion_tokens"]
+        out.print(
+            _table(
+                "Recent builds (LLM calls sent and money spent by each run)",
+                ["build", "extractor", "published", "reused", *keys, "spent $"],
+                [
+                    [
+                        *b[:4],
+                        *(int(json.loads(b[4]).get(k, 0)) for k in keys),
+                        f"{json.loads(b[4]).get('spent_usd', 0):.4f}",
+                    ]
+                    for b in builds
+                ],
+            )
+        )
+
+
+def _num(v: float) -> int | float:
+    return int(v) if float(v).is_integer() else round(v, 6)
 
 
 @app.command()
@@ -268,7 +396,7 @@ def main() -> None:
     try:
         app()
     except KgbuildError as exc:
-        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2)
 
 

@@ -21,14 +21,22 @@ DEFAULTS: dict[str, Any] = {
 
 
 @cache
-def _file_settings(path: Path) -> dict[str, Any]:
+def _file(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from exc
-    return dict(data.get("kgbuild", {}))
+
+
+def _file_settings(path: Path) -> dict[str, Any]:
+    return dict(_file(path).get("kgbuild", {}))
+
+
+def file_section(name: str) -> dict[str, Any]:
+    """A ``[name]`` table of ``kgbuild.toml`` in the working folder (e.g. ``[llm]``), or {}."""
+    return dict(_file(Path.cwd() / "kgbuild.toml").get(name, {}))
 
 
 def setting(name: str) -> Any:

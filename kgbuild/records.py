@@ -16,7 +16,7 @@ from typing import Any
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 
 def stable_id(*parts: object, size: int = 16) -> str:
@@ -150,8 +150,65 @@ class Problem:
     detail: str
 
 
+@dataclass(slots=True)
+class ExtractionStatus:
+    """How relation extraction went for one built document: nothing ends without a status.
+
+    ``status`` is ``done`` (every call answered), ``partial`` (an answer was cut off at
+    ``max_tokens`` and only what parsed was kept) or ``failed`` (a call failed for good; the
+    reason says why; a later build retries it, finished calls come from the cache).
+    """
+
+    pmid: str
+    year: int
+    method: str
+    status: str
+    reason: str
+    n_calls: int = 0
+    n_triples: int = 0
+    n_rejected: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    model: str | None = None
+    prompt_version: str | None = None
+
+
+@dataclass(slots=True)
+class Rejection:
+    """An extracted claim that was not kept, and why (hallucination guard, bad answer…)."""
+
+    pmid: str
+    year: int
+    method: str
+    head: str
+    relation: str
+    tail: str
+    reason: str
+    prompt_version: str | None = None
+
+
+@dataclass(slots=True)
+class LLMCall:
+    """Token and cost accounting of one LLM request (cached answers keep their recorded usage,
+    so the figures are the same whether a build paid for them or replayed them)."""
+
+    pmid: str
+    year: int
+    method: str
+    request_no: int
+    model: str
+    prompt_version: str
+    outcome: str  # ok | truncated | failed
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    error: str = ""
+
+
 _str = pa.string()
 _int = pa.int32()
+_float = pa.float64()
 
 SCHEMAS: dict[str, pa.Schema] = {
     "documents": pa.schema(
@@ -248,6 +305,50 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("detail", _str),
         ]
     ),
+    "extraction_status": pa.schema(
+        [
+            ("pmid", _str),
+            ("year", _int),
+            ("method", _str),
+            ("status", _str),
+            ("reason", _str),
+            ("n_calls", _int),
+            ("n_triples", _int),
+            ("n_rejected", _int),
+            ("prompt_tokens", _int),
+            ("completion_tokens", _int),
+            ("cost_usd", _float),
+            ("model", _str),
+            ("prompt_version", _str),
+        ]
+    ),
+    "rejections": pa.schema(
+        [
+            ("pmid", _str),
+            ("year", _int),
+            ("method", _str),
+            ("head", _str),
+            ("relation", _str),
+            ("tail", _str),
+            ("reason", _str),
+            ("prompt_version", _str),
+        ]
+    ),
+    "llm_calls": pa.schema(
+        [
+            ("pmid", _str),
+            ("year", _int),
+            ("method", _str),
+            ("request_no", _int),
+            ("model", _str),
+            ("prompt_version", _str),
+            ("outcome", _str),
+            ("prompt_tokens", _int),
+            ("completion_tokens", _int),
+            ("cost_usd", _float),
+            ("error", _str),
+        ]
+    ),
 }
 
 RECORD_TYPES: dict[str, type] = {
@@ -259,6 +360,9 @@ RECORD_TYPES: dict[str, type] = {
     "source_relations": SourceRelation,
     "doc_status": DocStatus,
     "problems": Problem,
+    "extraction_status": ExtractionStatus,
+    "rejections": Rejection,
+    "llm_calls": LLMCall,
 }
 
 #: Natural key of each table: the columns that identify a row across snapshots.
@@ -271,6 +375,9 @@ KEYS: dict[str, tuple[str, ...]] = {
     "source_relations": ("pmid", "rel_type", "arg1", "arg2", "extra"),
     "doc_status": ("source_file", "record_no"),
     "problems": ("source_file", "line_no", "kind"),
+    "extraction_status": ("pmid", "method"),
+    "rejections": ("pmid", "method", "head", "relation", "tail", "reason"),
+    "llm_calls": ("pmid", "method", "request_no"),
 }
 
 

@@ -18,7 +18,9 @@ from kgbuild.schema import data_dir
 def code_version() -> str:
     digest = hashlib.blake2b(digest_size=6)
     pkg = Path(__file__).resolve().parent
-    files = sorted(pkg.rglob("*.py")) + sorted(data_dir().rglob("*.tsv"))
+    files = (
+        sorted(pkg.rglob("*.py")) + sorted(pkg.rglob("*.toml")) + sorted(data_dir().rglob("*.tsv"))
+    )
     for path in files:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())

@@ -22,6 +22,7 @@ class ScriptedLLM:
     ) -> None:
         self.script = list(script or [])
         self.default = default
+        self.finish_reason = "stop"  # "length": every answer reads as cut off at max_tokens
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -32,7 +33,7 @@ class ScriptedLLM:
             return self.script.pop(0) if self.script else self.default
 
 
-def _completion(text: str, body: dict[str, Any]) -> bytes:
+def _completion(text: str, body: dict[str, Any], finish_reason: str = "stop") -> bytes:
     prompt = sum(len(m.get("content", "").split()) for m in body.get("messages", []))
     return json.dumps(
         {
@@ -43,7 +44,7 @@ def _completion(text: str, body: dict[str, Any]) -> bytes:
             "choices": [
                 {
                     "index": 0,
-                    "finish_reason": "stop",
+                    "finish_reason": finish_reason,
                     "message": {"role": "assistant", "content": text},
                 }
             ],
@@ -85,7 +86,7 @@ def serve(llm: ScriptedLLM) -> Iterator[str]:
                     payload = b'{"choices": [ {"message": '
                 else:
                     self.send_response(200)
-                    payload = _completion(step[1], body)
+                    payload = _completion(step[1], body, llm.finish_reason)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()

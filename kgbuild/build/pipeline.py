@@ -16,26 +16,39 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kgbuild.build.state import Extractor, KGState
+from kgbuild.build.state import KGState
 from kgbuild.errors import InputError
-from kgbuild.extract import cooccurrence
-from kgbuild.records import stable_id
+from kgbuild.extract.base import Estimate, LLMExtractor, SliceExtractor
+from kgbuild.extract.pairwise import CHUNK_SIZE
+from kgbuild.extract.select import choose_extractor, make_extractor
+from kgbuild.llm.client import LLMSettings
+from kgbuild.records import Mention, stable_id
 from kgbuild.sources.local import SourceFile, discover, parse_years, read_slices
 from kgbuild.store.snapshots import SnapshotInfo, Warehouse
 from kgbuild.version import code_version
 
-EXTRACTORS: dict[str, Extractor] = {"cooccurrence": cooccurrence.extract}
+#: The LLM response cache lives beside the snapshots, so every build in a warehouse shares it.
+LLM_CACHE = "llm_cache.sqlite"
 
 
-def choose_extractor(name: str) -> str:
-    """``auto`` means an LLM method when an endpoint is configured; until then co-occurrence."""
-    if name == "auto":
-        return "cooccurrence"
-    if name not in EXTRACTORS:
-        raise InputError(
-            "unknown extractor", extractor=name, known=", ".join(["auto", *EXTRACTORS])
+@dataclass(slots=True)
+class ExtractionOptions:
+    """How relations are extracted: the method, the LLM endpoint, the pair-wise mode."""
+
+    extractor: str = "auto"
+    llm: LLMSettings | None = None
+    pairwise_mode: str = "batched"
+    chunk_size: int = CHUNK_SIZE
+
+    def settings(self) -> LLMSettings:
+        return self.llm or LLMSettings.from_env()
+
+    def make(self, warehouse: Path) -> tuple[str, SliceExtractor]:
+        settings = self.settings()
+        chosen = choose_extractor(self.extractor, settings)
+        return chosen, make_extractor(
+            chosen, settings, warehouse / LLM_CACHE, self.pairwise_mode, self.chunk_size
         )
-    return name
 
 
 @dataclass(slots=True)
@@ -51,6 +64,8 @@ class BuildReport:
     build_id: str
     kg: str
     years: list[YearReport] = field(default_factory=list)
+    #: What this build's LLM client did: calls sent, cache hits, retries, failures, tokens.
+    llm_usage: dict[str, float] = field(default_factory=dict)
 
     @property
     def head(self) -> SnapshotInfo | None:
@@ -83,15 +98,104 @@ def build_kg(
     *,
     kg: str = "kg",
     years: str | None = None,
-    extractor: str = "auto",
+    extractor: str | ExtractionOptions = "auto",
     warehouse: Path = Path("warehouse"),
     default_year: int | None = None,
     on_year: Callable[[YearReport], None] | None = None,
 ) -> BuildReport:
-    """Build (or reuse) one snapshot per publication year of ``source``; return what happened."""
+    """Build (or reuse) one snapshot per publication year of ``source``; return what happened.
+
+    A year slice is reused only when it is complete: a snapshot in which some document's
+    extraction failed is rebuilt (its finished LLM answers come from the cache), so a re-run
+    retries exactly the failures.
+    """
     source = Path(source)
     bounds = parse_years(years)
-    chosen = choose_extractor(extractor)
+    options = (
+        extractor if isinstance(extractor, ExtractionOptions) else ExtractionOptions(extractor)
+    )
+    chosen, slice_extractor = options.make(Path(warehouse))
+    try:
+        files = _files(source, bounds, years)
+        config = {
+            "kg": kg,
+            "extractor": chosen,
+            "extractor_requested": options.extractor,
+            "extraction": slice_extractor.config(),
+            "default_year": default_year,
+        }
+        wh = Warehouse(warehouse)
+        wh.init()
+        wh.repair()
+        report = BuildReport(new_build_id(), kg)
+        started = datetime.now(UTC).replace(tzinfo=None)
+        yearless = [f for f in files if f.year is None]
+        by_year: dict[int, list[SourceFile]] = {}
+        for f in files:
+            if f.year is not None:
+                by_year.setdefault(f.year, []).append(f)
+
+        parent: str | None = None
+        digests: dict[SourceFile, str] = {}
+        todo = sorted(by_year)
+        if not yearless:  # per-year fingerprints are only known up front when files carry years
+            while todo:
+                t0 = time.perf_counter()
+                sid = wh.find_by_inputs(
+                    kg, _fingerprint(config, parent, by_year[todo[0]], source, digests), parent
+                )
+                if sid is None:
+                    break
+                info = SnapshotInfo.from_manifest(wh.manifest(sid))
+                if info.counts.get("extraction_failed", 0):
+                    break  # incomplete: rebuild this year so its failed documents are retried
+                _emit(report, on_year, YearReport(todo[0], info, True, time.perf_counter() - t0))
+                parent = sid
+                todo.pop(0)
+            if not todo:
+                return report
+        state = KGState.restore(wh, parent) if parent else KGState()
+        writer = wh.writer(kg, parent)
+        # Only unbuilt years' files are read; the user's bounds still filter year-less records.
+        remaining = [f for y in todo for f in by_year[y]] + yearless
+        t0 = time.perf_counter()
+        for ys in read_slices(source, bounds, default_year, state.seen, remaining):
+            changes = state.apply(ys, slice_extractor)
+            for table, rows in changes.items():
+                writer.add(table, rows)
+            inputs = _fingerprint(
+                config, writer.parent_id, by_year.get(ys.year, []) + yearless, source, digests
+            )
+            info = writer.commit(
+                ys.year, report.build_id, config, inputs, code_version(), state.counts()
+            )
+            _emit(
+                report,
+                on_year,
+                YearReport(ys.year, info, not info.created, time.perf_counter() - t0),
+            )
+            t0 = time.perf_counter()
+        if isinstance(slice_extractor, LLMExtractor):
+            client = slice_extractor.client
+            report.llm_usage = {**client.usage, "spent_usd": round(client.cost_usd, 6)}
+        wh.log_build(
+            {
+                "build_id": report.build_id,
+                "kg": kg,
+                "started_at": started,
+                "finished_at": datetime.now(UTC).replace(tzinfo=None),
+                "extractor": chosen,
+                "published": sum(1 for y in report.years if not y.reused),
+                "reused": sum(1 for y in report.years if y.reused),
+                "llm_usage": report.llm_usage,
+            }
+        )
+        return report
+    finally:
+        slice_extractor.close()
+
+
+def _files(source: Path, bounds: tuple[int, int] | None, years: str | None) -> list[SourceFile]:
     files = discover(source)
     if bounds:
         files = [f for f in files if f.year is None or bounds[0] <= f.year <= bounds[1]]
@@ -102,59 +206,35 @@ def build_kg(
                 years=years,
                 available=f"{have[0]}-{have[-1]}" if have else "none",
             )
-    config = {
-        "kg": kg,
-        "extractor": chosen,
-        "extractor_requested": extractor,
-        "default_year": default_year,
-    }
-    wh = Warehouse(warehouse)
-    wh.init()
-    wh.repair()
-    report = BuildReport(new_build_id(), kg)
-    yearless = [f for f in files if f.year is None]
-    by_year: dict[int, list[SourceFile]] = {}
-    for f in files:
-        if f.year is not None:
-            by_year.setdefault(f.year, []).append(f)
+    return files
 
-    parent: str | None = None
-    digests: dict[SourceFile, str] = {}
-    todo = sorted(by_year)
-    if not yearless:  # per-year fingerprints are only known up front when files carry years
-        while todo:
-            t0 = time.perf_counter()
-            sid = wh.find_by_inputs(
-                kg, _fingerprint(config, parent, by_year[todo[0]], source, digests), parent
-            )
-            if sid is None:
-                break
-            info = SnapshotInfo.from_manifest(wh.manifest(sid))
-            _emit(report, on_year, YearReport(todo[0], info, True, time.perf_counter() - t0))
-            parent = sid
-            todo.pop(0)
-        if not todo:
-            return report
-    state = KGState.restore(wh, parent) if parent else KGState()
-    writer = wh.writer(kg, parent)
-    # Only unbuilt years' files are read; the user's bounds still filter year-less records.
-    remaining = [f for y in todo for f in by_year[y]] + yearless
-    t0 = time.perf_counter()
-    for ys in read_slices(source, bounds, default_year, state.seen, remaining):
-        changes = state.apply(ys, EXTRACTORS[chosen])
-        for table, rows in changes.items():
-            writer.add(table, rows)
-        inputs = _fingerprint(
-            config, writer.parent_id, by_year.get(ys.year, []) + yearless, source, digests
-        )
-        info = writer.commit(
-            ys.year, report.build_id, config, inputs, code_version(), state.counts()
-        )
-        _emit(
-            report, on_year, YearReport(ys.year, info, not info.created, time.perf_counter() - t0)
-        )
-        t0 = time.perf_counter()
-    return report
+
+def estimate_build(
+    source: Path,
+    *,
+    years: str | None = None,
+    extractor: ExtractionOptions,
+    warehouse: Path = Path("warehouse"),
+    default_year: int | None = None,
+) -> tuple[str, dict[int, Estimate]]:
+    """A dry run: per year, the LLM calls, tokens and cost a build would spend (0 for answers
+    already in the warehouse's cache). Reads the sources; calls nothing; publishes nothing."""
+    source = Path(source)
+    bounds = parse_years(years)
+    chosen, slice_extractor = extractor.make(Path(warehouse))
+    out: dict[int, Estimate] = {}
+    try:
+        if not isinstance(slice_extractor, LLMExtractor):
+            return chosen, out
+        files = _files(source, bounds, years)
+        for ys in read_slices(source, bounds, default_year, {}, files):
+            by_doc: dict[str, list[Mention]] = {}
+            for m in ys.mentions:
+                by_doc.setdefault(m.pmid, []).append(m)
+            out[ys.year] = slice_extractor.estimate(ys.documents, by_doc)
+        return chosen, out
+    finally:
+        slice_extractor.close()
 
 
 def _emit(

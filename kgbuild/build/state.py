@@ -9,16 +9,25 @@ from where the warehouse is instead of starting over.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgbuild.records import Document, Entity, Evidence, Mention, Triple
+from kgbuild.extract.base import SliceExtractor
+from kgbuild.records import Entity, Mention, Triple
 from kgbuild.sources.local import YearSlice, text_digest
 from kgbuild.store import catalog
 from kgbuild.store.snapshots import Warehouse
 
-Extractor = Callable[[Document, list[Mention]], tuple[list[Triple], list[Evidence]]]
+#: Extraction figures summed over the lineage and recorded in every manifest's counts.
+_EXTRACTION_COUNTS = (
+    "extraction_done",
+    "extraction_partial",
+    "extraction_failed",
+    "rejections",
+    "llm_calls",
+    "llm_prompt_tokens",
+    "llm_completion_tokens",
+)
 
 
 @dataclass(slots=True)
@@ -30,9 +39,13 @@ class KGState:
     triple_ids: set[str] = field(default_factory=set)
     nodes: set[str] = field(default_factory=set)
     relations: set[str] = field(default_factory=set)
+    #: Free-text nodes (ungrounded LLM endpoints): id → surface forms; named by the first in
+    #: sorted order, so a state restored from a snapshot names them as an unbroken build did.
+    free: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     n: Counter[str] = field(default_factory=Counter)
+    cost_usd: float = 0.0
 
-    def apply(self, ys: YearSlice, extract: Extractor) -> dict[str, list[Any]]:
+    def apply(self, ys: YearSlice, extractor: SliceExtractor) -> dict[str, list[Any]]:
         """Fold one year slice into the state; return the new or changed rows per table."""
         by_doc: dict[str, list[Mention]] = defaultdict(list)
         touched: set[str] = set()
@@ -41,25 +54,36 @@ class KGState:
             if m.hetionet_type and m.concept_id:
                 self._observe(m, ys.year)
                 touched.add(m.concept_id)
+        result = extractor.extract(ys.documents, by_doc)
         triples: list[Triple] = []
-        evidence: list[Evidence] = []
-        for doc in ys.documents:
-            doc_triples, doc_evidence = extract(doc, by_doc.get(doc.pmid, []))
-            for t in doc_triples:
-                if t.triple_id not in self.triple_ids:
-                    self.triple_ids.add(t.triple_id)
-                    self.nodes.update((t.head_id, t.tail_id))
-                    self.relations.add(t.relation)
-                    triples.append(t)
-            evidence.extend(doc_evidence)
+        for t in result.triples:
+            if t.triple_id not in self.triple_ids:
+                self.triple_ids.add(t.triple_id)
+                self.nodes.update((t.head_id, t.tail_id))
+                self.relations.add(t.relation)
+                triples.append(t)
+        free_changed = []
+        for e in result.free_nodes:
+            if e.id not in self.free:
+                self.first_year[e.id] = e.first_year
+            if not set(e.aliases) <= self.free[e.id]:
+                self.free[e.id].update(e.aliases)
+                free_changed.append(e.id)
         for s in ys.statuses:
             self.n[s.status] += 1
+        for x in result.statuses:
+            self.n[f"extraction_{x.status}"] += 1
         self.n.update(
             records=len(ys.statuses),
             mentions=len(ys.mentions),
-            evidence=len(evidence),
+            evidence=len(result.evidence),
             problems=len(ys.problems),
+            rejections=len(result.rejections),
+            llm_calls=len(result.calls),
+            llm_prompt_tokens=sum(c.prompt_tokens for c in result.calls),
+            llm_completion_tokens=sum(c.completion_tokens for c in result.calls),
         )
+        self.cost_usd += sum(c.cost_usd for c in result.calls)
         return {
             "documents": ys.documents,
             "mentions": ys.mentions,
@@ -67,8 +91,12 @@ class KGState:
             "problems": ys.problems,
             "source_relations": ys.relations,
             "triples": triples,
-            "evidence": evidence,
-            "entities": [self.entity(e) for e in sorted(touched)],
+            "evidence": result.evidence,
+            "extraction_status": result.statuses,
+            "rejections": result.rejections,
+            "llm_calls": result.calls,
+            "entities": [self.entity(e) for e in sorted(touched)]
+            + [self.free_entity(e) for e in sorted(free_changed)],
         }
 
     def _observe(self, m: Mention, year: int) -> None:
@@ -84,7 +112,11 @@ class KGState:
         kind = min(kinds, key=lambda k: (-kinds[k], k))
         return Entity(cid, name, kind, sorted(forms), self.first_year[cid])
 
-    def counts(self) -> dict[str, int]:
+    def free_entity(self, node_id: str) -> Entity:
+        forms = sorted(self.free[node_id])
+        return Entity(node_id, forms[0], "", forms, self.first_year[node_id])
+
+    def counts(self) -> dict[str, Any]:
         """DALK Table 1 figures plus document accounting, for the snapshot registry."""
         return {
             "records": self.n["records"],
@@ -92,12 +124,14 @@ class KGState:
             "duplicates": self.n["duplicate"],
             "rejected": self.n["rejected"],
             "mentions": self.n["mentions"],
-            "entities": len(self.forms),
+            "entities": len(self.forms) + len(self.free),
             "nodes": len(self.nodes),
             "relations": len(self.relations),
             "triples": len(self.triple_ids),
             "evidence": self.n["evidence"],
             "problems": self.n["problems"],
+            **{k: self.n[k] for k in _EXTRACTION_COUNTS},
+            "llm_cost_usd": round(self.cost_usd, 6),
         }
 
     @classmethod
@@ -124,11 +158,15 @@ class KGState:
                 st.triple_ids.add(tid)
                 st.nodes.update((head, tail))
                 st.relations.add(rel)
-            row = con.execute(
-                "SELECT n_records, n_documents, n_duplicates, n_rejected, n_mentions, n_evidence,"
-                " n_problems FROM snapshots WHERE snapshot_id = ?",
+            for nid, aliases, year in con.execute(
+                "SELECT id, aliases, first_year FROM entities_at(?) WHERE id LIKE 'free:%'",
                 [snapshot_id],
-            ).fetchone()
-        keys = ("records", "built", "duplicate", "rejected", "mentions", "evidence", "problems")
-        st.n.update(dict(zip(keys, row, strict=True)))
+            ).fetchall():
+                st.free[nid].update(aliases)
+                st.first_year[nid] = year
+        counts = wh.manifest(snapshot_id)["counts"]
+        renamed = {"documents": "built", "duplicates": "duplicate", "rejected": "rejected"}
+        for key in ("records", "mentions", "evidence", "problems", *_EXTRACTION_COUNTS, *renamed):
+            st.n[renamed.get(key, key)] = int(counts.get(key, 0))
+        st.cost_usd = float(counts.get("llm_cost_usd", 0.0))
         return st

@@ -9,18 +9,39 @@ evidence; its strength shows in support (distinct PMIDs), not in the relation it
 from __future__ import annotations
 
 from itertools import combinations
+from typing import Any
 
+from kgbuild.extract.base import ExtractionResult
+from kgbuild.extract.claims import triple_key
 from kgbuild.extract.sentences import sentence_spans
-from kgbuild.records import Document, Evidence, Mention, Triple, stable_id
+from kgbuild.records import Document, Evidence, ExtractionStatus, Mention, Triple, stable_id
 from kgbuild.schema import RelationOption, cooccurrence_relations
 
 METHOD = "cooccurrence"
 EXTRACTOR = "kgbuild.cooccurrence/1"
 
 
-def triple_key(head: str, relation: str, tail: str) -> str:
-    """The identity of a claim; the same (head, relation, tail) from any method is one triple."""
-    return stable_id(head, relation, tail)
+class CooccurrenceExtractor:
+    """The slice interface over :func:`extract` (no LLM: every document is ``done``)."""
+
+    method = METHOD
+
+    def config(self) -> dict[str, Any]:
+        return {"method": METHOD}
+
+    def close(self) -> None:
+        pass
+
+    def extract(self, docs: list[Document], mentions: dict[str, list[Mention]]) -> ExtractionResult:
+        out = ExtractionResult()
+        for doc in docs:
+            triples, evidence = extract(doc, mentions.get(doc.pmid, []))
+            out.triples.extend(triples)
+            out.evidence.extend(evidence)
+            out.statuses.append(
+                ExtractionStatus(doc.pmid, doc.year, METHOD, "done", "ok", n_triples=len(triples))
+            )
+        return out
 
 
 def orient(a: Mention, b: Mention, option: RelationOption) -> tuple[Mention, Mention]:

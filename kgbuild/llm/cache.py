@@ -31,6 +31,9 @@ class ResponseCache:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
+        # WAL + NORMAL: an answer is durable once put, against a killed process (what a resume
+        # needs); only a power cut can lose the last few, which are then asked again.
+        self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, "
             "prompt_version TEXT, content TEXT, prompt_tokens INTEGER, "

@@ -13,19 +13,47 @@ import asyncio
 import os
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import openai
 
-from kgbuild.errors import KgbuildError
+from kgbuild.config import file_section
+from kgbuild.errors import ConfigError, KgbuildError
 from kgbuild.llm.cache import ResponseCache, cache_key
+from kgbuild.schema import read_tsv
 
 _TRANSIENT_STATUS = {408, 409, 429, 500, 502, 503, 504}
 
 
+#: What a client counts: requests sent (attempts), answers from the cache, retries, requests that
+#: failed for good, answers cut off at max_tokens, and tokens actually paid for.
+USAGE_KEYS = (
+    "calls",
+    "cache_hits",
+    "retries",
+    "failed",
+    "truncated",
+    "prompt_tokens",
+    "completion_tokens",
+)
+
+
 class LLMError(KgbuildError):
     """An LLM call that failed for good (permanent error, or retries exhausted)."""
+
+
+#: Environment variables → settings (``OPENAI_*`` are the openai package's own names).
+_ENV = {
+    "model": ("KGBUILD_LLM_MODEL",),
+    "base_url": ("KGBUILD_LLM_BASE_URL", "OPENAI_BASE_URL"),
+    "api_key": ("OPENAI_API_KEY",),
+    "temperature": ("KGBUILD_LLM_TEMPERATURE",),
+    "max_tokens": ("KGBUILD_LLM_MAX_TOKENS",),
+    "concurrency": ("KGBUILD_LLM_CONCURRENCY",),
+    "timeout_s": ("KGBUILD_LLM_TIMEOUT",),
+    "max_retries": ("KGBUILD_LLM_MAX_RETRIES",),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,21 +68,40 @@ class LLMSettings:
     concurrency: int = 8
     timeout_s: float = 60.0
     max_retries: int = 5
+    #: Extra attempts when an answer is cut off at ``max_tokens`` (finish_reason "length").
+    truncation_retries: int = 2
     backoff_s: float = 1.0
     backoff_cap_s: float = 60.0
-    #: USD per million (prompt, completion) tokens, by model name.
-    prices: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: USD per million (prompt, completion) tokens, by model name (default: the shipped table).
+    prices: dict[str, tuple[float, float]] = field(default_factory=lambda: default_prices())
 
     @classmethod
     def from_env(cls, **overrides: Any) -> LLMSettings:
-        env = {
-            "model": os.environ.get("KGBUILD_LLM_MODEL"),
-            "base_url": os.environ.get("OPENAI_BASE_URL") or os.environ.get("KGBUILD_LLM_BASE_URL"),
-            "api_key": os.environ.get("OPENAI_API_KEY"),
-        }
-        values = {k: v for k, v in env.items() if v}
+        """Settings from (highest first) ``overrides`` (CLI), the environment, the ``[llm]``
+        table of ``kgbuild.toml`` and the defaults; prices from ``data/llm_prices.tsv`` plus
+        ``[llm.prices]``."""
+        values: dict[str, Any] = {}
+        section = file_section("llm")
+        types = {f.name: f.type for f in fields(cls)}
+        for name, names in _ENV.items():
+            raw = next((os.environ[n] for n in names if os.environ.get(n)), None)
+            if raw is None and name != "api_key":  # keys belong in the environment only
+                raw = section.get(name)
+            if raw is not None:
+                values[name] = _coerce(name, raw, types[name])
+        prices = dict(default_prices())
+        prices.update({k: (float(v[0]), float(v[1])) for k, v in section.get("prices", {}).items()})
+        values["prices"] = prices
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+    @property
+    def endpoint_configured(self) -> bool:
+        """True when a user pointed kgbuild at an endpoint (a base URL or an OpenAI key)."""
+        return bool(self.base_url or self.api_key)
+
+    def price(self) -> tuple[float, float]:
+        return self.prices.get(self.model, (0.0, 0.0))
 
     def public(self) -> dict[str, Any]:
         """Settings safe to record in a manifest (no key)."""
@@ -63,7 +110,33 @@ class LLMSettings:
             "base_url": self.base_url,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
+            "usd_per_1m_tokens": list(self.price()),
         }
+
+
+def _coerce(name: str, raw: Any, kind: Any) -> Any:
+    text = str(kind)
+    try:
+        if "float" in text:
+            return float(raw)
+        if "int" in text:
+            return int(raw)
+    except ValueError as exc:
+        raise ConfigError(f"LLM setting {name} must be a number", value=raw) from exc
+    return str(raw)
+
+
+def default_prices() -> dict[str, tuple[float, float]]:
+    """List prices shipped in ``data/llm_prices.tsv`` (USD per 1M prompt/completion tokens)."""
+    return {
+        r["model"]: (float(r["usd_per_1m_prompt"]), float(r["usd_per_1m_completion"]))
+        for r in read_tsv("llm_prices.tsv")
+    }
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count for ``--estimate`` (OpenAI's rule of thumb: ~4 characters a token)."""
+    return -(-len(text) // 4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +145,8 @@ class LLMRequest:
     prompt_version: str
     response_format: dict[str, Any] | None = None
     tag: str = ""  # e.g. the PMID, for per-document accounting
+    #: A larger completion budget for this request (a batched question about many pairs).
+    max_tokens: int | None = None
 
 
 @dataclass(slots=True)
@@ -83,28 +158,45 @@ class LLMResult:
     attempts: int
     cost_usd: float
     tag: str = ""
+    #: The answer was cut off at ``max_tokens`` on every attempt (kept; parse what is whole).
+    truncated: bool = False
 
 
 class LLMClient:
     def __init__(self, settings: LLMSettings, cache: ResponseCache | None = None) -> None:
         self.settings = settings
         self.cache = cache
-        self.usage: Counter[str] = Counter()
+        self.usage: Counter[str] = Counter(dict.fromkeys(USAGE_KEYS, 0))
         self.cost_usd = 0.0
         self._structured = True
 
     def _params(self, req: LLMRequest) -> dict[str, Any]:
         p: dict[str, Any] = {
             "temperature": self.settings.temperature,
-            "max_tokens": self.settings.max_tokens,
+            "max_tokens": max(self.settings.max_tokens, req.max_tokens or 0),
         }
         if req.response_format and self._structured:
             p["response_format"] = req.response_format
         return p
 
-    def _cost(self, prompt: int, completion: int) -> float:
-        pin, pout = self.settings.prices.get(self.settings.model, (0.0, 0.0))
-        return (prompt * pin + completion * pout) / 1e6
+    def cost(self, prompt: int, completion: int) -> float:
+        """USD for a call's tokens at this model's price (0 for unpriced local models)."""
+        pin, pout = self.settings.price()
+        return round((prompt * pin + completion * pout) / 1e6, 9)
+
+    def cached(self, req: LLMRequest) -> tuple[str, int, int] | None:
+        """The cached answer to ``req``, if any, without calling (for ``--estimate``)."""
+        if self.cache is None:
+            return None
+        return self.cache.get(self._key(req))
+
+    def _key(self, req: LLMRequest) -> str:
+        return cache_key(self.settings.model, req.prompt_version, req.messages, self._params(req))
+
+    def close(self) -> None:
+        """Close the cache (SQLite checkpoints its write-ahead log into the file)."""
+        if self.cache is not None:
+            self.cache.close()
 
     def complete_many(self, requests: Sequence[LLMRequest]) -> list[LLMResult | LLMError]:
         """Run requests with bounded concurrency; each slot holds a result or its error."""
@@ -135,11 +227,11 @@ class LLMClient:
 
     async def _complete(self, client: openai.AsyncOpenAI, req: LLMRequest) -> LLMResult:
         s = self.settings
-        key = cache_key(s.model, req.prompt_version, req.messages, self._params(req))
+        key = self._key(req)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.usage["cache_hits"] += 1
-            return LLMResult(hit[0], hit[1], hit[2], True, 0, 0.0, req.tag)
-        attempt = 0
+            return LLMResult(hit[0], hit[1], hit[2], True, 0, self.cost(hit[1], hit[2]), req.tag)
+        attempt = truncations = 0
         while True:
             attempt += 1
             self.usage["calls"] += 1
@@ -147,10 +239,18 @@ class LLMClient:
                 resp = await client.chat.completions.create(
                     model=s.model, messages=req.messages, **self._params(req)
                 )  # type: ignore[arg-type]
-                content = resp.choices[0].message.content or ""
+                choice = resp.choices[0]
+                content = choice.message.content or ""
                 usage = resp.usage
                 pt = usage.prompt_tokens if usage else 0
                 ct = usage.completion_tokens if usage else 0
+                truncated = choice.finish_reason == "length"
+                if truncated:
+                    self.usage["truncated"] += 1
+                    self._account(pt, ct)  # a cut-off answer is still paid for
+                    if truncations < s.truncation_retries:
+                        truncations += 1
+                        continue
                 break
             except openai.APIStatusError as exc:
                 if (
@@ -181,13 +281,17 @@ class LLMClient:
             backoff = min(s.backoff_cap_s, s.backoff_s * 2 ** (attempt - 1))
             wait = min(s.backoff_cap_s, retry_after) if retry_after is not None else backoff
             await asyncio.sleep(wait)
-        cost = self._cost(pt, ct)
-        self.usage["prompt_tokens"] += pt
-        self.usage["completion_tokens"] += ct
-        self.cost_usd += cost
-        if self.cache is not None:
-            self.cache.put(key, s.model, req.prompt_version, content, pt, ct)
-        return LLMResult(content, pt, ct, False, attempt, cost, req.tag)
+        if not truncated:
+            self._account(pt, ct)
+        if self.cache is not None:  # a still-truncated answer is the endpoint's answer at
+            self.cache.put(key, s.model, req.prompt_version, content, pt, ct)  # this max_tokens
+        return LLMResult(content, pt, ct, False, attempt, self.cost(pt, ct), req.tag, truncated)
+
+    def _account(self, prompt: int, completion: int) -> None:
+        """What this client actually spent (cache hits cost nothing)."""
+        self.usage["prompt_tokens"] += prompt
+        self.usage["completion_tokens"] += completion
+        self.cost_usd += self.cost(prompt, completion)
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:

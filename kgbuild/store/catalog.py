@@ -41,12 +41,21 @@ CREATE TABLE IF NOT EXISTS snapshot_parts (
     snapshot_id VARCHAR NOT NULL, tbl VARCHAR NOT NULL, part_id VARCHAR NOT NULL,
     op VARCHAR NOT NULL, depth INTEGER NOT NULL, path VARCHAR NOT NULL
 );
+CREATE TABLE IF NOT EXISTS builds (
+    build_id VARCHAR PRIMARY KEY, kg VARCHAR, started_at TIMESTAMP, finished_at TIMESTAMP,
+    extractor VARCHAR, published INTEGER, reused INTEGER, llm_usage JSON
+);
 CREATE TABLE IF NOT EXISTS snapshot_lineage (
     snapshot_id VARCHAR NOT NULL, ancestor_id VARCHAR NOT NULL, distance INTEGER NOT NULL
 );
 """
 
-_SQL_TYPES = {"string": "VARCHAR", "int32": "INTEGER", "list<item: string>": "VARCHAR[]"}
+_SQL_TYPES = {
+    "string": "VARCHAR",
+    "int32": "INTEGER",
+    "double": "DOUBLE",
+    "list<item: string>": "VARCHAR[]",
+}
 
 
 @contextmanager

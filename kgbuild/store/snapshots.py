@@ -225,6 +225,25 @@ class Warehouse:
                 con.execute("ROLLBACK")
                 raise
 
+    def log_build(self, row: dict[str, Any]) -> None:
+        """Record one build run (what it published and what its LLM client spent): the run log
+        behind per-build accounting. Not snapshot content, so not in any content hash."""
+        with catalog.connect(self.catalog_path) as con:
+            catalog.ensure_schema(con)
+            con.execute(
+                "INSERT OR REPLACE INTO builds VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    row["build_id"],
+                    row["kg"],
+                    row["started_at"],
+                    row["finished_at"],
+                    row["extractor"],
+                    row["published"],
+                    row["reused"],
+                    json.dumps(row["llm_usage"], sort_keys=True),
+                ],
+            )
+
     def repair(self) -> list[str]:
         """Register complete manifests the catalog lacks (a crash between steps 2 and 3)."""
         self.init()

@@ -1,0 +1,148 @@
+"""From a grounded (head, relation, tail) to a Triple with Evidence — or a Rejection with a reason.
+
+Shared by every LLM extractor: one place decides which claims are kept. Hetionet relations are
+oriented as DALK Table 11 / ``data/type_pair_relations.tsv`` says (symmetric → sorted IDs,
+oriented → the metaedge's source kind first, directed → as stated) and get their metaedge; other
+predicates are kept lower-cased as written (canonicalization is the resolution stage's job).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from kgbuild.extract.ground import DocumentGrounder, Grounding
+from kgbuild.extract.sentences import sentence_spans
+from kgbuild.records import Document, Evidence, Rejection, Triple, stable_id
+from kgbuild.schema import hetionet_relations, relations_for
+
+#: Longest free predicate kept (the prompts ask for at most 5 words; one word of slack).
+MAX_PREDICATE_WORDS = 6
+
+
+def triple_key(head: str, relation: str, tail: str) -> str:
+    """The identity of a claim; the same (head, relation, tail) from any method is one triple."""
+    return stable_id(head, relation, tail)
+
+
+def normalize_relation(raw: str) -> str:
+    return " ".join(re.sub(r"[^\w\s\-/']", " ", raw.lower()).split())
+
+
+@dataclass(slots=True)
+class Provenance:
+    method: str
+    extractor: str
+    model: str | None
+    prompt_version: str | None
+
+
+@dataclass(slots=True)
+class DocClaims:
+    """The kept claims and the rejections of one document, deduplicated by triple."""
+
+    doc: Document
+    grounder: DocumentGrounder
+    prov: Provenance
+    triples: dict[str, Triple] = field(default_factory=dict)
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+    rejections: list[Rejection] = field(default_factory=list)
+    free_nodes: dict[str, str] = field(default_factory=dict)
+    _sentences: list[tuple[int, int]] | None = None
+
+    def reject(self, head: str, relation: str, tail: str, reason: str) -> None:
+        self.rejections.append(
+            Rejection(
+                self.doc.pmid,
+                self.doc.year,
+                self.prov.method,
+                head,
+                relation,
+                tail,
+                reason,
+                self.prov.prompt_version,
+            )
+        )
+
+    def add_named(self, head: str, relation: str, tail: str) -> None:
+        """A claim between two names the LLM wrote: ground both, guard, then add."""
+        if not head or not tail:
+            self.reject(head, relation, tail, "empty head or tail")
+            return
+        h, t = self.grounder.ground(head), self.grounder.ground(tail)
+        for g, name, which in ((h, head, "head"), (t, tail, "tail")):
+            if not g.grounded and not self.grounder.occurs(name):
+                self.reject(head, relation, tail, f"{which} not in title/abstract (hallucinated)")
+                return
+        self.add(h, head, relation, t, tail)
+
+    def add(self, h: Grounding, head: str, relation_raw: str, t: Grounding, tail: str) -> None:
+        relation = normalize_relation(relation_raw)
+        words = len(relation.split())
+        if not words or words > MAX_PREDICATE_WORDS:
+            why = "empty relation" if not words else f"relation longer than {MAX_PREDICATE_WORDS}"
+            self.reject(head, relation_raw, tail, why)
+            return
+        if h.node_id == t.node_id:
+            self.reject(head, relation_raw, tail, "head and tail are the same concept")
+            return
+        for g, which in ((h, "head"), (t, "tail")):
+            if g.grounded and g.kind is None:
+                self.reject(
+                    head, relation_raw, tail, f"{which} is not a KG node kind (DALK Table 10)"
+                )
+                return
+        metaedge = None
+        if relation in hetionet_relations() and h.kind and t.kind:
+            option = next(
+                (o for o in relations_for(h.kind, t.kind) if o.relation == relation), None
+            )
+            if option is not None:
+                metaedge = option.metaedge
+                if option.direction == "symmetric":
+                    if t.node_id < h.node_id:
+                        h, t, head, tail = t, h, tail, head
+                elif option.direction == "oriented" and h.kind != option.head_kind:
+                    h, t, head, tail = t, h, tail, head
+        for g, name in ((h, head), (t, tail)):
+            if not g.grounded:
+                self.free_nodes.setdefault(g.node_id, name)
+        tid = triple_key(h.node_id, relation, t.node_id)
+        self.triples.setdefault(
+            tid,
+            Triple(tid, h.node_id, relation, t.node_id, relation_raw, self.prov.method, metaedge),
+        )
+        eid = stable_id(tid, self.doc.pmid, self.prov.method)
+        if eid not in self.evidence:
+            self.evidence[eid] = self._evidence(eid, tid, h, t, relation_raw)
+
+    def _evidence(
+        self, eid: str, tid: str, h: Grounding, t: Grounding, relation_raw: str
+    ) -> Evidence:
+        """The shortest run of sentences holding the closest occurrences of head and tail."""
+        hs, ts = _closest(h.spans, t.spans)
+        located = [s for s in (hs, ts) if s[0] >= 0]
+        text = self.doc.text
+        if located:
+            lo, hi = min(s[0] for s in located), max(s[1] for s in located)
+            if self._sentences is None:
+                self._sentences = sentence_spans(text, [], [len(self.doc.title) + 1])
+            s_start = max((a for a, _ in self._sentences if a <= lo), default=0)
+            s_end = min((b for _, b in self._sentences if b >= hi), default=len(text))
+        else:
+            s_start, s_end = 0, len(self.doc.title)
+        p = self.prov
+        return Evidence(
+            eid, tid, self.doc.pmid, self.doc.year, text[s_start:s_end], s_start, s_end,
+            hs[0], hs[1], ts[0], ts[1], p.method, p.extractor, p.model, p.prompt_version,
+            relation_raw,
+        )  # fmt: skip
+
+
+def _closest(
+    a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]
+) -> tuple[tuple[int, int], tuple[int, int]]:
+    none = (-1, -1)
+    if not a or not b:
+        return (a[0] if a else none), (b[0] if b else none)
+    return min(((x, y) for x in a for y in b), key=lambda p: (abs(p[0][0] - p[1][0]), p))

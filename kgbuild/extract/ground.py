@@ -1,0 +1,225 @@
+"""Ground LLM entity strings to the document's annotated mentions, and guard against
+hallucinated endpoints.
+
+An LLM names entities in its own words ("AD (Alzheimer's disease)", "Abeta levels"). Each name is
+tried against the mentions of *this* document, most reliable rule first (as entity linkers do):
+exact surface form → alias (the name's parts and simple variants, and every other surface form
+of the same concept in the document) → abbreviation (Schwartz & Hearst 2003 pairs found in the
+abstract by scispaCy's AbbreviationDetector) → rapidfuzz string similarity. A name that matches no
+mention becomes a free-text node (``free:<normalized name>``), flagged as ungrounded, so resolution
+(entity resolution issue) can still link it.
+
+The hallucination guard keeps a claim only when both endpoints occur in the title/abstract: a
+grounded endpoint occurs by construction; a free one must occur as words of the text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import warnings
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from kgbuild.records import Document, Mention
+
+#: Minimum rapidfuzz token_sort_ratio for a fuzzy match to a mention's surface form. At 90,
+#: "amyloid beta peptide"/"amyloid-beta peptides" match and "APP"/"APOE" (57) do not.
+FUZZY_MIN = 90.0
+#: Names shorter than this (after normalization) are never fuzzy-matched: for gene symbols one
+#: character is another gene (APP/APH, TAU/TAF).
+FUZZY_MIN_LEN = 5
+#: Head nouns an LLM appends to an entity's name ("APOE gene", "tau protein", "Abeta levels").
+_HEAD_NOUNS = ("protein", "proteins", "gene", "genes", "level", "levels", "expression", "mrna")
+_GREEK = {
+    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "κ": "kappa",
+    "λ": "lambda", "μ": "mu", "τ": "tau", "ω": "omega",
+}  # fmt: skip
+_STOPWORDS = frozenset({
+    "the", "and", "for", "with", "from", "into", "onto", "that", "this", "these", "those",
+    "its", "their", "via", "of", "in", "on", "by", "to",
+})  # fmt: skip
+_PAREN = re.compile(r"^(.*?)\s*\(([^()]*)\)\s*(.*)$")
+
+
+_GREEK_TABLE = str.maketrans(_GREEK)
+_POSSESSIVE = re.compile(r"['’`]s\b")
+_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+_PARENTHESIZED = re.compile(r"\(([^()]{1,80})\)")
+#: How far before "(" a long form may start (Schwartz & Hearst bound it by min(|A| + 5, 2|A|)
+#: words; 160 characters holds that for short forms up to 10 characters).
+_LONG_FORM_CHARS = 160
+
+
+@lru_cache(maxsize=1 << 16)
+def norm(name: str) -> str:
+    """Case, Unicode, Greek letters, possessives, hyphens and punctuation folded away."""
+    s = unicodedata.normalize("NFKC", name).lower().translate(_GREEK_TABLE)
+    s = _NON_ALNUM.sub(" ", _POSSESSIVE.sub("", s))
+    return " ".join(s.split())
+
+
+@lru_cache(maxsize=1 << 16)
+def variants(name: str) -> tuple[str, ...]:
+    """Normalized readings of a name: its parenthetical parts ("AD (Alzheimer's disease)"), the
+    name without an appended head noun, and a singular."""
+    out = [name]
+    m = _PAREN.match(name)
+    if m:
+        out += [f"{m.group(1)} {m.group(3)}".strip(), m.group(2)]
+    forms = []
+    for v in out:
+        n = norm(v)
+        if not n:
+            continue
+        forms.append(n)
+        words = n.split()
+        if len(words) > 1 and words[-1] in _HEAD_NOUNS:
+            forms.append(" ".join(words[:-1]))
+        if n.endswith("s") and not n.endswith("ss") and len(n) > 4:
+            forms.append(n[:-1])
+        if n.startswith("the "):
+            forms.append(n[4:])
+    return tuple(dict.fromkeys(forms))
+
+
+@dataclass(frozen=True, slots=True)
+class Grounding:
+    """Where a name landed: a concept (with its kind, None for non-node mentions such as
+    species) or a free-text node, how, and where in the text it occurs ((-1, -1) if nowhere)."""
+
+    node_id: str
+    kind: str | None
+    method: str  # exact | alias | abbreviation | fuzzy | free
+    spans: tuple[tuple[int, int], ...]
+
+    @property
+    def grounded(self) -> bool:
+        return self.method != "free"
+
+
+@cache
+def _abbreviation_pipeline() -> Any:
+    import spacy
+    from scispacy.abbreviation import AbbreviationDetector  # noqa: F401  (registers the factory)
+
+    # The detector's global matcher has no patterns unless a model adds some: a known warning.
+    warnings.filterwarnings("ignore", message=r"\[W036\]")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.add_pipe("abbreviation_detector")
+    return nlp
+
+
+def abbreviations(text: str) -> dict[str, str]:
+    """Normalized short form → long form defined in ``text`` ("Alzheimer's disease (AD)")."""
+    doc = _abbreviation_pipeline()(text)
+    return {norm(a.text): norm(a._.long_form.text) for a in doc._.abbreviations}
+
+
+class DocumentGrounder:
+    """Grounds names against one document's mentions; abbreviations are found on first need."""
+
+    def __init__(self, doc: Document, mentions: list[Mention]) -> None:
+        self.text = doc.text
+        self.ntext = f" {norm(self.text)} "
+        counts: dict[str, Counter[str]] = defaultdict(Counter)
+        self.kind: dict[str, str | None] = {}
+        self.spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        for m in mentions:
+            if not m.concept_id:
+                continue
+            counts[norm(m.text)][m.concept_id] += 1
+            self.kind.setdefault(m.concept_id, m.hetionet_type)
+            self.spans[m.concept_id].append((m.start, m.end))
+        # A surface form annotated with several concepts goes to its most frequent one.
+        self.forms = {f: min(c, key=lambda k: (-c[k], k)) for f, c in counts.items() if f}
+        self._form_list = sorted(self.forms)
+        self._abbrevs: dict[str, str] = {}
+        self._scanned: set[tuple[int, int]] = set()
+        self._words: set[str] | None = None
+        self._parens: list[tuple[str, str, tuple[int, int]]] | None = None
+
+    def ground(self, name: str) -> Grounding:
+        n = norm(name)
+        if n in self.forms:
+            return self._hit(self.forms[n], "exact")
+        forms = variants(name)
+        for v in forms:
+            if v in self.forms:
+                return self._hit(self.forms[v], "alias")
+        for window in self._definitions(name):
+            if window not in self._scanned:  # the detector runs on the defining sentence only
+                self._scanned.add(window)
+                self._abbrevs.update(abbreviations(self.text[window[0] : window[1]]))
+        if self._abbrevs:
+            long_to_short = {v: k for k, v in self._abbrevs.items()}
+            for v in forms:
+                other = self._abbrevs.get(v) or long_to_short.get(v)
+                if other in self.forms:
+                    return self._hit(self.forms[other], "abbreviation")
+        if len(n) >= FUZZY_MIN_LEN and self._form_list:
+            best = process.extractOne(
+                n, self._form_list, scorer=fuzz.token_sort_ratio, score_cutoff=FUZZY_MIN
+            )
+            if best:
+                return self._hit(self.forms[best[0]], "fuzzy")
+        return Grounding(f"free:{n}", None, "free", tuple(self._find(name)))
+
+    def occurs(self, name: str) -> bool:
+        """The hallucination guard: does the name occur in the text — as a phrase (any reading
+        of it, plural allowed), or at least as words (every content word of the name is a word
+        of the text, e.g. "cell membrane fluidity" for "fluidity of the cell membrane")?"""
+        for v in variants(name):
+            if any(f" {v}{plural} " in self.ntext for plural in ("", "s", "es")):
+                return True
+        words = [w for w in norm(name).split() if len(w) > 2 and w not in _STOPWORDS]
+        if self._words is None:
+            self._words = set(self.ntext.split())
+        return bool(words) and all(
+            w in self._words or f"{w}s" in self._words or w.rstrip("s") in self._words
+            for w in words
+        )
+
+    def _hit(self, concept_id: str, method: str) -> Grounding:
+        return Grounding(concept_id, self.kind[concept_id], method, tuple(self.spans[concept_id]))
+
+    def _definitions(self, name: str) -> list[tuple[int, int]]:
+        """Text windows where an abbreviation definition may involve this name — "(NAME)" or
+        "NAME (…)" — ending at the parenthesis; only these are given to the (slower) detector."""
+        if self._parens is None:
+            self._parens = []
+            for m in _PARENTHESIZED.finditer(self.text):
+                start = max(0, m.start() - _LONG_FORM_CHARS)
+                before = f" {norm(self.text[start : m.start()])}"
+                self._parens.append((norm(m.group(1)), before, (start, m.end())))
+        forms = variants(name)
+        return [
+            window
+            for inner, before, window in self._parens
+            if any(v == inner or before.endswith(f" {v}") for v in forms)
+        ]
+
+    def _find(self, name: str) -> list[tuple[int, int]]:
+        lower, needle = self.text.lower(), name.lower()
+        at = lower.find(needle) if needle else -1
+        if at >= 0:  # the common case, without compiling a pattern per name
+            spans = []
+            while at >= 0 and len(spans) < 20:
+                spans.append((at, at + len(needle)))
+                at = lower.find(needle, at + 1)
+            return spans
+        pattern = _loose(name)
+        if not pattern:
+            return []
+        return [m.span() for m in re.finditer(pattern, self.text, re.I)][:20]
+
+
+def _loose(name: str) -> str:
+    """A regex for the name's alphanumeric runs with any punctuation or space between them."""
+    parts = [p for p in re.split(r"[^0-9A-Za-z]+", name) if p]
+    return r"[^0-9A-Za-z]+".join(map(re.escape, parts))

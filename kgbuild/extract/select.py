@@ -1,0 +1,50 @@
+"""Choosing and constructing the relation extractor of a build.
+
+``auto`` means an LLM method (generative) when an endpoint is configured — a base URL or an
+``OPENAI_API_KEY`` — else co-occurrence; the snapshot manifest records both the request and the
+choice.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kgbuild.errors import InputError
+from kgbuild.extract.base import LLMExtractor, SliceExtractor
+from kgbuild.extract.cooccurrence import CooccurrenceExtractor
+from kgbuild.extract.generative import GenerativeExtractor
+from kgbuild.extract.pairwise import CHUNK_SIZE, PairwiseExtractor
+from kgbuild.llm.cache import ResponseCache
+from kgbuild.llm.client import LLMClient, LLMSettings
+
+EXTRACTORS = ("cooccurrence", "generative", "pairwise")
+
+
+def choose_extractor(name: str, settings: LLMSettings | None = None) -> str:
+    if name == "auto":
+        return "generative" if settings and settings.endpoint_configured else "cooccurrence"
+    if name not in EXTRACTORS:
+        raise InputError(
+            "unknown extractor", extractor=name, known=", ".join(["auto", *EXTRACTORS])
+        )
+    return name
+
+
+def make_extractor(
+    name: str,
+    settings: LLMSettings,
+    cache_path: Path,
+    pairwise_mode: str = "batched",
+    chunk_size: int = CHUNK_SIZE,
+) -> SliceExtractor:
+    """The extractor ``name`` (already chosen); LLM ones share the warehouse's response cache."""
+    if name == "cooccurrence":
+        return CooccurrenceExtractor()
+    client = LLMClient(settings, ResponseCache(cache_path))
+    if name == "generative":
+        return GenerativeExtractor(client)
+    return PairwiseExtractor(client, pairwise_mode, chunk_size)
+
+
+def is_llm(extractor: SliceExtractor) -> bool:
+    return isinstance(extractor, LLMExtractor)
