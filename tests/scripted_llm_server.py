@@ -1,7 +1,8 @@
 """A real HTTP server on 127.0.0.1 speaking OpenAI chat-completions, with scripted faults.
 
 Each request takes the next step of ``script`` (then ``default``): ``("ok", text)``,
-``("status", code, retry_after)``, ``("sleep", seconds, text)`` or ``("garbage",)``. It records
+``("status", code, retry_after[, message])``, ``("sleep", seconds, text)`` or ``("garbage",)``.
+It records
 every request's time, body and headers, and the most requests it had in flight at once.
 """
 
@@ -80,7 +81,8 @@ def serve(llm: ScriptedLLM) -> Iterator[str]:
                     self.send_response(step[1])
                     if step[2] is not None:
                         self.send_header("Retry-After", str(step[2]))
-                    payload = json.dumps({"error": {"message": f"status {step[1]}"}}).encode()
+                    message = step[3] if len(step) > 3 else f"status {step[1]}"
+                    payload = json.dumps({"error": {"message": message}}).encode()
                 elif step[0] == "garbage":
                     self.send_response(200)
                     payload = b'{"choices": [ {"message": '

@@ -96,3 +96,24 @@ def test_settings_from_environment(monkeypatch):
         3,
     )
     assert SECRET not in repr(s) and SECRET not in str(s.public())
+
+
+def test_structured_output_degrades_json_schema_then_json_object_then_text(tmp_path):
+    # llama.cpp's server answers json_schema with a 500 naming response_format; some endpoints
+    # take no response_format at all. Each refusal moves to the next dialect, not a retry.
+    fmt = {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}}
+    llm = ScriptedLLM(
+        [
+            ("status", 500, None, "response_format.type: Input should be 'text' or 'json_object'"),
+            ("status", 400, None, "response_format is not supported"),
+        ],
+        default=("ok", '{"a": 1}'),
+    )
+    with serve(llm) as url:
+        c = client(url, tmp_path)
+        (res,) = c.complete_many([LLMRequest([{"role": "user", "content": "q"}], "t/1", fmt)])
+        (later,) = c.complete_many([LLMRequest([{"role": "user", "content": "r"}], "t/1", fmt)])
+    sent = [r["body"].get("response_format") for r in llm.requests]
+    assert sent == [fmt, {"type": "json_object", "schema": {"type": "object"}}, None, None]
+    assert res.content == later.content == '{"a": 1}' and c.usage["format_fallbacks"] == 2
+    assert c.usage["retries"] == 0

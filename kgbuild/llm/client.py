@@ -168,15 +168,18 @@ class LLMClient:
         self.cache = cache
         self.usage: Counter[str] = Counter(dict.fromkeys(USAGE_KEYS, 0))
         self.cost_usd = 0.0
-        self._structured = True
+        #: Structured-output dialect the endpoint accepts: 0 json_schema (OpenAI, vLLM),
+        #: 1 json_object + schema (llama.cpp's server), 2 none (plain text, parsed leniently).
+        self._format_level = 0
 
     def _params(self, req: LLMRequest) -> dict[str, Any]:
         p: dict[str, Any] = {
             "temperature": self.settings.temperature,
             "max_tokens": max(self.settings.max_tokens, req.max_tokens or 0),
         }
-        if req.response_format and self._structured:
-            p["response_format"] = req.response_format
+        fmt = _degrade(req.response_format, self._format_level)
+        if fmt:
+            p["response_format"] = fmt
         return p
 
     def cost(self, prompt: int, completion: int) -> float:
@@ -235,6 +238,7 @@ class LLMClient:
         while True:
             attempt += 1
             self.usage["calls"] += 1
+            level = self._format_level
             try:
                 resp = await client.chat.completions.create(
                     model=s.model, messages=req.messages, **self._params(req)
@@ -254,12 +258,12 @@ class LLMClient:
                 break
             except openai.APIStatusError as exc:
                 if (
-                    exc.status_code == 400
-                    and self._structured
-                    and req.response_format
+                    exc.status_code in (400, 422, 500)
                     and "response_format" in str(exc)
-                ):
-                    self._structured = False  # endpoint lacks structured output: plain text
+                    and _degrade(req.response_format, level)
+                ):  # the endpoint refused this dialect: this and later requests try the next
+                    self._format_level = max(self._format_level, level + 1)
+                    self.usage["format_fallbacks"] += 1
                     continue
                 if exc.status_code not in _TRANSIENT_STATUS:
                     raise LLMError(
@@ -292,6 +296,15 @@ class LLMClient:
         self.usage["prompt_tokens"] += prompt
         self.usage["completion_tokens"] += completion
         self.cost_usd += self.cost(prompt, completion)
+
+
+def _degrade(fmt: dict[str, Any] | None, level: int) -> dict[str, Any] | None:
+    """The response format at a dialect level (see ``LLMClient._format_level``)."""
+    if not fmt or level >= 2:
+        return None
+    if level == 1 and fmt.get("type") == "json_schema":
+        return {"type": "json_object", "schema": fmt["json_schema"]["schema"]}
+    return fmt
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
