@@ -73,3 +73,30 @@ def test_user_errors_are_one_clear_line(corpus, warehouse):
 def test_no_catalog_yet(tmp_path):
     proc = kgbuild("sql", "SELECT 1", warehouse=tmp_path / "empty", check=False)
     assert proc.returncode == 2 and "no catalog yet" in proc.stderr
+
+
+def test_llm_build_estimate_and_stats_from_the_command_line(warehouse):
+    from tests.conftest import FIXTURES
+    from tests.replay_llm_server import ReplayLLM, serve_llm
+
+    corpus = FIXTURES / "llm" / "corpus"
+    llm = ReplayLLM(FIXTURES / "llm" / "recordings")
+    with serve_llm(llm) as url:
+        common = ["--source", str(corpus), "--kg", "demo", "--extractor", "generative",
+                  "--llm-base-url", url, "--llm-model", "gpt-4o-mini"]  # fmt: skip
+        est = kgbuild("build", *common, "--estimate", warehouse=warehouse).stdout
+        assert llm.stats()["requests"] == 0 and "estimate: generative with gpt-4o-mini" in est
+        assert "total" in est and "0.15" in est
+        done = kgbuild("build", *common, warehouse=warehouse).stdout
+        assert "LLM: 3 calls sent, 0 answered from cache" in done
+        again = kgbuild("build", *common, "--estimate", warehouse=warehouse).stdout
+    total = next(line for line in again.splitlines() if "total" in line)
+    assert [c.strip() for c in total.split("│")[1:5]] == ["total", "3", "0", "3"]  # all cached
+    stats = json.loads(kgbuild("stats", "--json", warehouse=warehouse).stdout)
+    assert stats[-1]["llm_calls"] == 3 and stats[-1]["extraction_done"] == 3
+    assert stats[-1]["rejections"] == 3 and stats[-1]["llm_cost_usd"] > 0
+    table = kgbuild("stats", warehouse=warehouse).stdout
+    assert "Extraction status and LLM accounting" in table and "Recent builds" in table
+    bad = kgbuild("build", *common, "--pairwise-mode", "sideways", "--extractor", "pairwise",
+                  warehouse=warehouse, check=False)  # fmt: skip
+    assert bad.returncode == 2 and "unknown pair-wise mode" in bad.stderr
