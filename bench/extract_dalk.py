@@ -123,15 +123,13 @@ def main() -> None:
     c = args.concurrency
     try:
         with replay_server() as url:
-            walls = []
+            runs = []
             for i in range(args.runs):
-                first = build(url, tmp / ("a" if i == 0 else f"a{i}"), concurrency=c)
-                walls.append(first["wall_s"])
-                print(
-                    f"generative, full corpus: {first['wall_s']:.1f}s, {first['requests']:,} calls"
-                )
-            first = build(url, tmp / "a", concurrency=c) if args.runs > 1 else first
-            first["wall_s"] = statistics.median(walls)
+                runs.append(build(url, tmp / ("a" if i == 0 else f"a{i}"), concurrency=c))
+                print(f"generative, full corpus: {runs[-1]['wall_s']:.1f}s, "
+                      f"{runs[-1]['requests']:,} calls")  # fmt: skip
+            walls = [r["wall_s"] for r in runs]
+            first = {**runs[0], "wall_s": statistics.median(walls)}
             again = build(url, tmp / "a", concurrency=c)
             (tmp / "b").mkdir()
             shutil.copy(tmp / "a" / "llm_cache.sqlite", tmp / "b" / "llm_cache.sqlite")
