@@ -18,7 +18,7 @@ from rich.table import Table
 
 from kgbuild.build.pipeline import ExtractionOptions, YearReport, build_kg, estimate_build
 from kgbuild.config import setting, warehouse_path
-from kgbuild.errors import KgbuildError
+from kgbuild.errors import InputError, KgbuildError
 from kgbuild.extract.pairwise import CHUNK_SIZE
 from kgbuild.llm.client import LLMSettings
 from kgbuild.sources.local import discover
@@ -107,6 +107,13 @@ def build(
     llm_concurrency: Annotated[int | None, typer.Option(help="Requests in flight")] = None,
     llm_timeout: Annotated[float | None, typer.Option(help="Seconds per call")] = None,
     llm_max_tokens: Annotated[int | None, typer.Option(help="Completion token cap")] = None,
+    embed_model: Annotated[
+        str | None,
+        typer.Option(
+            help="Embedding model for entity resolution: default (all-MiniLM-L6-v2), a "
+            "sentence-transformers name/path, or none [env KGBUILD_EMBED_MODEL]"
+        ),
+    ] = None,
     estimate: Annotated[
         bool, typer.Option("--estimate", help="Print LLM calls/tokens/cost per year; spend nothing")
     ] = False,
@@ -129,6 +136,7 @@ def build(
         ),
         pairwise_mode,
         chunk_size,
+        embed_model or setting("embed_model"),
     )
     if estimate:
         _print_estimate(source, years, options, warehouse_path(warehouse), default_year)
@@ -323,6 +331,39 @@ def stats(
 
 def _num(v: float) -> int | float:
     return int(v) if float(v).is_integer() else round(v, 6)
+
+
+@app.command()
+def quality(
+    snapshot: Annotated[
+        str | None, typer.Argument(help="Snapshot id/prefix, KG@YEAR or latest")
+    ] = None,
+    tsv: Annotated[
+        Path | None,
+        typer.Option(help="Score a head<TAB>relation<TAB>tail KG instead (e.g. DALK's)"),
+    ] = None,
+    warehouse: WarehouseOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """KG quality: endpoint ID share, Hetionet relation share, relation strings, node splits."""
+    from kgbuild.resolve.quality import snapshot_quality, tsv_quality
+
+    if tsv is not None:
+        if not tsv.is_file():
+            raise InputError("no such TSV file", path=tsv)
+        figures = tsv_quality(tsv)
+    else:
+        wh = _wh(warehouse)
+        figures = snapshot_quality(wh, wh.resolve(snapshot or "latest"))
+    if as_json:
+        out.print_json(json.dumps(figures))
+        return
+    scalar = [(k, v) for k, v in figures.items() if not isinstance(v, list | dict)]
+    out.print(_table("KG quality", ["figure", "value"], scalar))
+    hist = list(figures["support_histogram"].items())
+    worst = [[w["node"], w["strings"]] for w in figures["worst_split_nodes"]]
+    out.print(_table("support (distinct PMIDs per triple)", ["support", "triples"], hist))
+    out.print(_table("most split nodes (distinct surface strings)", ["node", "strings"], worst))
 
 
 @app.command()

@@ -17,6 +17,7 @@ DEFAULTS: dict[str, Any] = {
     "warehouse": "warehouse",
     "kg": "alzheimers",
     "extractor": "auto",
+    "embed_model": "default",
 }
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 
 def stable_id(*parts: object, size: int = 16) -> str:
@@ -107,6 +107,36 @@ class Evidence:
     model: str | None = None
     prompt_version: str | None = None
     relation_raw: str = ""
+    #: The endpoints as the extractor wrote them (an LLM's own words; a mention's text).
+    head_text: str = ""
+    tail_text: str = ""
+    #: How much this one piece of evidence supports the triple (0–1): by method and by how
+    #: its endpoints were grounded; triples aggregate it across documents by noisy-OR.
+    confidence: float = 0.0
+
+
+@dataclass(slots=True)
+class Resolution:
+    """One entity-resolution decision: a node string (an ungrounded LLM endpoint, ``free:…``)
+    and the node it was merged into, how, and with what score — the trace of every merge.
+    Decisions are sticky: a later year reuses them instead of resolving again."""
+
+    node_id: str
+    name: str
+    merged_into: str
+    method: str  # alias | abbreviation | fuzzy | embedding | cluster | unresolved
+    score: float
+    year: int
+
+
+@dataclass(slots=True)
+class Abbreviation:
+    """A short form defined in a document ("amyloid beta (Abeta)"), normalized; resolution uses
+    them across the corpus (Schwartz & Hearst 2003, via scispaCy's AbbreviationDetector)."""
+
+    pmid: str
+    short: str
+    long: str
 
 
 @dataclass(slots=True)
@@ -272,8 +302,22 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("model", _str),
             ("prompt_version", _str),
             ("relation_raw", _str),
+            ("head_text", _str),
+            ("tail_text", _str),
+            ("confidence", _float),
         ]
     ),
+    "resolutions": pa.schema(
+        [
+            ("node_id", _str),
+            ("name", _str),
+            ("merged_into", _str),
+            ("method", _str),
+            ("score", _float),
+            ("year", _int),
+        ]
+    ),
+    "abbreviations": pa.schema([("pmid", _str), ("short", _str), ("long", _str)]),
     "source_relations": pa.schema(
         [
             ("pmid", _str),
@@ -357,6 +401,8 @@ RECORD_TYPES: dict[str, type] = {
     "entities": Entity,
     "triples": Triple,
     "evidence": Evidence,
+    "resolutions": Resolution,
+    "abbreviations": Abbreviation,
     "source_relations": SourceRelation,
     "doc_status": DocStatus,
     "problems": Problem,
@@ -372,6 +418,8 @@ KEYS: dict[str, tuple[str, ...]] = {
     "entities": ("id",),
     "triples": ("triple_id",),
     "evidence": ("evidence_id",),
+    "resolutions": ("node_id",),
+    "abbreviations": ("pmid", "short", "long"),
     "source_relations": ("pmid", "rel_type", "arg1", "arg2", "extra"),
     "doc_status": ("source_file", "record_no"),
     "problems": ("source_file", "line_no", "kind"),

@@ -29,6 +29,8 @@ from kgbuild.version import code_version
 
 #: The LLM response cache lives beside the snapshots, so every build in a warehouse shares it.
 LLM_CACHE = "llm_cache.sqlite"
+#: Embeddings of node names, computed once per (model, text) and shared by every build.
+EMBED_CACHE = "embeddings.sqlite"
 
 
 @dataclass(slots=True)
@@ -39,6 +41,9 @@ class ExtractionOptions:
     llm: LLMSettings | None = None
     pairwise_mode: str = "batched"
     chunk_size: int = CHUNK_SIZE
+    #: Sentence-transformers model for the embedding steps of entity resolution: "default"
+    #: (all-MiniLM-L6-v2, bundled), a name or path (e.g. SapBERT), or "none" to skip them.
+    embed_model: str = "default"
 
     def settings(self) -> LLMSettings:
         return self.llm or LLMSettings.from_env()
@@ -122,6 +127,7 @@ def build_kg(
             "extractor": chosen,
             "extractor_requested": options.extractor,
             "extraction": slice_extractor.config(),
+            "resolution": {"embed_model": options.embed_model},
             "default_year": default_year,
         }
         wh = Warehouse(warehouse)
@@ -155,6 +161,11 @@ def build_kg(
             if not todo:
                 return report
         state = KGState.restore(wh, parent) if parent else KGState()
+        if options.embed_model != "none":
+            from kgbuild.resolve.embed import Embedder
+
+            model = None if options.embed_model == "default" else options.embed_model
+            state.resolver.embedder = Embedder(model, cache_path=wh.root / EMBED_CACHE)
         writer = wh.writer(kg, parent)
         # Only unbuilt years' files are read; the user's bounds still filter year-less records.
         remaining = [f for y in todo for f in by_year[y]] + yearless

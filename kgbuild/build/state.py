@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgbuild.extract.base import SliceExtractor
-from kgbuild.records import Entity, Mention, Triple
+from kgbuild.records import Entity, Mention, Resolution, Triple
+from kgbuild.resolve.entities import AliasIndex, EntityResolver, observe_abbreviations
+from kgbuild.resolve.merge import resolve_slice
 from kgbuild.sources.local import YearSlice, text_digest
 from kgbuild.store import catalog
 from kgbuild.store.snapshots import Warehouse
@@ -39,9 +41,11 @@ class KGState:
     triple_ids: set[str] = field(default_factory=set)
     nodes: set[str] = field(default_factory=set)
     relations: set[str] = field(default_factory=set)
-    #: Free-text nodes (ungrounded LLM endpoints): id → surface forms; named by the first in
-    #: sorted order, so a state restored from a snapshot names them as an unbroken build did.
+    #: Free-text nodes left after resolution (cluster representatives): id → every surface form
+    #: merged into it; named by the first in sorted order, so a state restored from a snapshot
+    #: names them as an unbroken build did.
     free: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    resolver: EntityResolver = field(default_factory=lambda: EntityResolver(AliasIndex()))
     n: Counter[str] = field(default_factory=Counter)
     cost_usd: float = 0.0
 
@@ -55,20 +59,19 @@ class KGState:
                 self._observe(m, ys.year)
                 touched.add(m.concept_id)
         result = extractor.extract(ys.documents, by_doc)
+        observe_abbreviations(
+            self.resolver.abbreviations, ((a.short, a.long) for a in result.abbreviations)
+        )
+        resolved = resolve_slice(result, self.resolver, self.kind_of, ys.year)
         triples: list[Triple] = []
-        for t in result.triples:
+        for t in resolved.triples:
             if t.triple_id not in self.triple_ids:
                 self.triple_ids.add(t.triple_id)
                 self.nodes.update((t.head_id, t.tail_id))
                 self.relations.add(t.relation)
                 triples.append(t)
-        free_changed = []
-        for e in result.free_nodes:
-            if e.id not in self.free:
-                self.first_year[e.id] = e.first_year
-            if not set(e.aliases) <= self.free[e.id]:
-                self.free[e.id].update(e.aliases)
-                free_changed.append(e.id)
+        free_changed = self._observe_free(resolved.resolutions)
+        rejections = result.rejections + resolved.rejections
         for s in ys.statuses:
             self.n[s.status] += 1
         for x in result.statuses:
@@ -76,9 +79,9 @@ class KGState:
         self.n.update(
             records=len(ys.statuses),
             mentions=len(ys.mentions),
-            evidence=len(result.evidence),
+            evidence=len(resolved.evidence),
             problems=len(ys.problems),
-            rejections=len(result.rejections),
+            rejections=len(rejections),
             llm_calls=len(result.calls),
             llm_prompt_tokens=sum(c.prompt_tokens for c in result.calls),
             llm_completion_tokens=sum(c.completion_tokens for c in result.calls),
@@ -91,10 +94,12 @@ class KGState:
             "problems": ys.problems,
             "source_relations": ys.relations,
             "triples": triples,
-            "evidence": result.evidence,
+            "evidence": resolved.evidence,
             "extraction_status": result.statuses,
-            "rejections": result.rejections,
+            "rejections": rejections,
             "llm_calls": result.calls,
+            "resolutions": resolved.resolutions,
+            "abbreviations": result.abbreviations,
             "entities": [self.entity(e) for e in sorted(touched)]
             + [self.free_entity(e) for e in sorted(free_changed)],
         }
@@ -104,6 +109,23 @@ class KGState:
         self.forms[cid][m.text] += 1
         self.kinds[cid][m.hetionet_type or ""] += 1
         self.first_year.setdefault(cid, year)
+        self.resolver.aliases.add(m.text, cid, m.hetionet_type or "")
+
+    def _observe_free(self, decisions: list[Resolution]) -> list[str]:
+        """Record new resolution decisions; return the free nodes whose rows changed."""
+        changed = []
+        for r in decisions:
+            if r.merged_into.startswith("free:"):
+                self.first_year.setdefault(r.merged_into, r.year)
+                if r.name not in self.free[r.merged_into]:
+                    self.free[r.merged_into].add(r.name)
+                    changed.append(r.merged_into)
+        return sorted(set(changed))
+
+    def kind_of(self, node_id: str) -> str | None:
+        """A concept's most frequent Hetionet kind; None for free-text nodes."""
+        kinds = self.kinds.get(node_id)
+        return min(kinds, key=lambda k: (-kinds[k], k)) if kinds else None
 
     def entity(self, cid: str) -> Entity:
         """Name = most frequent surface form (ties: alphabetical); kind = most frequent kind."""
@@ -151,6 +173,7 @@ class KGState:
             ).fetchall():
                 st.forms[cid][text] += 1
                 st.kinds[cid][kind] += 1
+                st.resolver.aliases.add(text, cid, kind)
                 st.first_year[cid] = min(year, st.first_year.get(cid, year))
             for tid, head, rel, tail in con.execute(
                 "SELECT triple_id, head_id, relation, tail_id FROM triples_at(?)", [snapshot_id]
@@ -164,6 +187,17 @@ class KGState:
             ).fetchall():
                 st.free[nid].update(aliases)
                 st.first_year[nid] = year
+            for row in con.execute(
+                "SELECT node_id, name, merged_into, method, score, year FROM resolutions_at(?)",
+                [snapshot_id],
+            ).fetchall():
+                st.resolver.decisions[row[0]] = Resolution(*row)
+            observe_abbreviations(
+                st.resolver.abbreviations,
+                con.execute(
+                    "SELECT short, long FROM abbreviations_at(?)", [snapshot_id]
+                ).fetchall(),
+            )
         counts = wh.manifest(snapshot_id)["counts"]
         renamed = {"documents": "built", "duplicates": "duplicate", "rejected": "rejected"}
         for key in ("records", "mentions", "evidence", "problems", *_EXTRACTION_COUNTS, *renamed):

@@ -20,6 +20,7 @@ from kgbuild.extract.ground import DocumentGrounder
 from kgbuild.extract.prompts import Prompt
 from kgbuild.llm.client import LLMClient, LLMError, LLMRequest, LLMResult, estimate_tokens
 from kgbuild.records import (
+    Abbreviation,
     Document,
     Entity,
     Evidence,
@@ -40,6 +41,8 @@ class ExtractionResult:
     calls: list[LLMCall] = field(default_factory=list)
     #: Free-text nodes (``free:…``) with the surface form first seen.
     free_nodes: list[Entity] = field(default_factory=list)
+    #: Abbreviations found defined in the documents (normalized), for resolution.
+    abbreviations: list[Abbreviation] = field(default_factory=list)
 
 
 class SliceExtractor(Protocol):
@@ -131,6 +134,9 @@ class LLMExtractor:
             out.triples.extend(claims.triples.values())
             out.evidence.extend(claims.evidence.values())
             out.rejections.extend(claims.rejections)
+            out.abbreviations.extend(
+                Abbreviation(doc.pmid, s, lf) for s, lf in claims.abbreviation_pairs
+            )
             for nid, name in claims.free_nodes.items():
                 free.setdefault(nid, Entity(nid, name, "", [name], doc.year))
         out.free_nodes = list(free.values())

@@ -16,6 +16,20 @@ from kgbuild.extract.sentences import sentence_spans
 from kgbuild.records import Document, Evidence, Rejection, Triple, stable_id
 from kgbuild.schema import hetionet_relations, relations_for
 
+#: Prior support of one piece of evidence by extraction method, and the factor for how each
+#: endpoint was grounded; a triple's confidence aggregates these across documents by noisy-OR
+#: (as iKraph does). Priors are kgbuild's choice, documented in README, not fitted.
+METHOD_PRIOR = {"generative": 0.7, "pairwise": 0.7, "cooccurrence": 0.3}
+GROUNDING_FACTOR = {"exact": 1.0, "alias": 1.0, "abbreviation": 0.95, "fuzzy": 0.9, "free": 0.8}
+
+
+def evidence_confidence(method: str, *groundings: str) -> float:
+    p = METHOD_PRIOR.get(method, 0.5)
+    for g in groundings:
+        p *= GROUNDING_FACTOR.get(g, 0.8)
+    return round(p, 4)
+
+
 #: Longest free predicate kept (the prompts ask for at most 5 words; one word of slack).
 MAX_PREDICATE_WORDS = 6
 
@@ -23,6 +37,23 @@ MAX_PREDICATE_WORDS = 6
 def triple_key(head: str, relation: str, tail: str) -> str:
     """The identity of a claim; the same (head, relation, tail) from any method is one triple."""
     return stable_id(head, relation, tail)
+
+
+def orient(
+    head_id: str, head_kind: str | None, relation: str, tail_id: str, tail_kind: str | None
+) -> tuple[str | None, bool]:
+    """(metaedge, swap?) of a claim by DALK Table 11: symmetric relations put the smaller ID
+    first, oriented ones the metaedge's source kind; directed ones stay as stated."""
+    if relation not in hetionet_relations() or not head_kind or not tail_kind:
+        return None, False
+    option = next((o for o in relations_for(head_kind, tail_kind) if o.relation == relation), None)
+    if option is None:
+        return None, False
+    if option.direction == "symmetric":
+        return option.metaedge, tail_id < head_id
+    if option.direction == "oriented":
+        return option.metaedge, head_kind != option.head_kind
+    return option.metaedge, False
 
 
 def normalize_relation(raw: str) -> str:
@@ -49,6 +80,11 @@ class DocClaims:
     rejections: list[Rejection] = field(default_factory=list)
     free_nodes: dict[str, str] = field(default_factory=dict)
     _sentences: list[tuple[int, int]] | None = None
+
+    @property
+    def abbreviation_pairs(self) -> list[tuple[str, str]]:
+        """Short → long forms the grounder found defined in this document."""
+        return sorted(self.grounder.abbreviation_pairs.items())
 
     def reject(self, head: str, relation: str, tail: str, reason: str) -> None:
         self.rejections.append(
@@ -92,18 +128,9 @@ class DocClaims:
                     head, relation_raw, tail, f"{which} is not a KG node kind (DALK Table 10)"
                 )
                 return
-        metaedge = None
-        if relation in hetionet_relations() and h.kind and t.kind:
-            option = next(
-                (o for o in relations_for(h.kind, t.kind) if o.relation == relation), None
-            )
-            if option is not None:
-                metaedge = option.metaedge
-                if option.direction == "symmetric":
-                    if t.node_id < h.node_id:
-                        h, t, head, tail = t, h, tail, head
-                elif option.direction == "oriented" and h.kind != option.head_kind:
-                    h, t, head, tail = t, h, tail, head
+        metaedge, swap = orient(h.node_id, h.kind, relation, t.node_id, t.kind)
+        if swap:
+            h, t, head, tail = t, h, tail, head
         for g, name in ((h, head), (t, tail)):
             if not g.grounded:
                 self.free_nodes.setdefault(g.node_id, name)
@@ -114,10 +141,17 @@ class DocClaims:
         )
         eid = stable_id(tid, self.doc.pmid, self.prov.method)
         if eid not in self.evidence:
-            self.evidence[eid] = self._evidence(eid, tid, h, t, relation_raw)
+            self.evidence[eid] = self._evidence(eid, tid, h, t, relation_raw, head, tail)
 
     def _evidence(
-        self, eid: str, tid: str, h: Grounding, t: Grounding, relation_raw: str
+        self,
+        eid: str,
+        tid: str,
+        h: Grounding,
+        t: Grounding,
+        relation_raw: str,
+        head: str,
+        tail: str,
     ) -> Evidence:
         """The shortest run of sentences holding the closest occurrences of head and tail."""
         hs, ts = _closest(h.spans, t.spans)
@@ -135,7 +169,7 @@ class DocClaims:
         return Evidence(
             eid, tid, self.doc.pmid, self.doc.year, text[s_start:s_end], s_start, s_end,
             hs[0], hs[1], ts[0], ts[1], p.method, p.extractor, p.model, p.prompt_version,
-            relation_raw,
+            relation_raw, head, tail, evidence_confidence(p.method, h.method, t.method),
         )  # fmt: skip
 
 

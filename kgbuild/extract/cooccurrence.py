@@ -12,7 +12,7 @@ from itertools import combinations
 from typing import Any
 
 from kgbuild.extract.base import ExtractionResult
-from kgbuild.extract.claims import triple_key
+from kgbuild.extract.claims import evidence_confidence, triple_key
 from kgbuild.extract.sentences import sentence_spans
 from kgbuild.records import Document, Evidence, ExtractionStatus, Mention, Triple, stable_id
 from kgbuild.schema import RelationOption, cooccurrence_relations
@@ -102,6 +102,9 @@ def extract(doc: Document, mentions: list[Mention]) -> tuple[list[Triple], list[
                     method=METHOD,
                     extractor=EXTRACTOR,
                     relation_raw=option.relation,
+                    head_text=head.text,
+                    tail_text=tail.text,
+                    confidence=evidence_confidence(METHOD),
                 )
             )
     return list(triples.values()), evidence

@@ -34,7 +34,10 @@ FUZZY_MIN = 90.0
 #: character is another gene (APP/APH, TAU/TAF).
 FUZZY_MIN_LEN = 5
 #: Head nouns an LLM appends to an entity's name ("APOE gene", "tau protein", "Abeta levels").
-_HEAD_NOUNS = ("protein", "proteins", "gene", "genes", "level", "levels", "expression", "mrna")
+_HEAD_NOUNS = (
+    "protein", "proteins", "peptide", "peptides", "gene", "genes", "level", "levels",
+    "expression", "mrna",
+)  # fmt: skip
 _GREEK = {
     "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "κ": "kappa",
     "λ": "lambda", "μ": "mu", "τ": "tau", "ω": "omega",
@@ -67,7 +70,7 @@ def norm(name: str) -> str:
 def variants(name: str) -> tuple[str, ...]:
     """Normalized readings of a name: its parenthetical parts ("AD (Alzheimer's disease)"), the
     name without an appended head noun, and a singular."""
-    out = [name]
+    out = [name, name.replace("-", "")]  # "neuro-inflammation" is "neuroinflammation"
     m = _PAREN.match(name)
     if m:
         out += [f"{m.group(1)} {m.group(3)}".strip(), m.group(2)]
@@ -80,11 +83,23 @@ def variants(name: str) -> tuple[str, ...]:
         words = n.split()
         if len(words) > 1 and words[-1] in _HEAD_NOUNS:
             forms.append(" ".join(words[:-1]))
-        if n.endswith("s") and not n.endswith("ss") and len(n) > 4:
-            forms.append(n[:-1])
+        singular = _singular(n)
+        if singular != n:
+            forms.append(singular)
         if n.startswith("the "):
             forms.append(n[4:])
     return tuple(dict.fromkeys(forms))
+
+
+def _singular(n: str) -> str:
+    """English plural of the last word undone ("stresses", "tauopathies", "plaques")."""
+    if len(n) <= 4 or not n.endswith("s") or n.endswith(("ss", "us", "is")):
+        return n
+    if n.endswith(("sses", "xes", "ches", "shes")):
+        return n[:-2]
+    if n.endswith("ies"):
+        return n[:-3] + "y"
+    return n[:-1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,8 +122,6 @@ def _abbreviation_pipeline() -> Any:
     import spacy
     from scispacy.abbreviation import AbbreviationDetector  # noqa: F401  (registers the factory)
 
-    # The detector's global matcher has no patterns unless a model adds some: a known warning.
-    warnings.filterwarnings("ignore", message=r"\[W036\]")
     nlp = spacy.blank("en")
     nlp.add_pipe("sentencizer")
     nlp.add_pipe("abbreviation_detector")
@@ -117,7 +130,9 @@ def _abbreviation_pipeline() -> Any:
 
 def abbreviations(text: str) -> dict[str, str]:
     """Normalized short form → long form defined in ``text`` ("Alzheimer's disease (AD)")."""
-    doc = _abbreviation_pipeline()(text)
+    with warnings.catch_warnings():  # the detector's global matcher has no patterns unless
+        warnings.filterwarnings("ignore", message=r"\[W036\]")  # a model adds some: expected
+        doc = _abbreviation_pipeline()(text)
     return {norm(a.text): norm(a._.long_form.text) for a in doc._.abbreviations}
 
 
@@ -169,6 +184,11 @@ class DocumentGrounder:
             if best:
                 return self._hit(self.forms[best[0]], "fuzzy")
         return Grounding(f"free:{n}", None, "free", tuple(self._find(name)))
+
+    @property
+    def abbreviation_pairs(self) -> dict[str, str]:
+        """Normalized short → long forms found defined in the text so far (for resolution)."""
+        return dict(self._abbrevs)
 
     def occurs(self, name: str) -> bool:
         """The hallucination guard: does the name occur in the text — as a phrase (any reading

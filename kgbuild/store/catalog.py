@@ -163,14 +163,20 @@ def rebuild_views(con: duckdb.DuckDBPyConnection, root: Path) -> None:
         WITH ev AS (
             SELECT triple_id, count(*) AS n_evidence, count(DISTINCT pmid) AS support,
                    min(year) AS first_year, max(year) AS last_year,
-                   list(DISTINCT method ORDER BY method) AS methods
+                   list(DISTINCT method ORDER BY method) AS methods,
+                   list(DISTINCT model ORDER BY model) FILTER (WHERE model IS NOT NULL) AS models
             FROM evidence_at(sid) GROUP BY triple_id),
+        per_doc AS (
+            SELECT triple_id, pmid, max(confidence) AS p FROM evidence_at(sid) GROUP BY ALL),
+        conf AS (  -- noisy-OR across documents (iKraph): 1 - prod(1 - p_doc)
+            SELECT triple_id, round(1 - exp(sum(ln(greatest(1 - p, 1e-9)))), 4) AS confidence
+            FROM per_doc GROUP BY triple_id),
         ent AS (SELECT id, name, type FROM entities_at(sid))
         SELECT t.triple_id, t.head_id, h.name AS head_name, h.type AS head_type, t.relation,
                t.tail_id, x.name AS tail_name, x.type AS tail_type, t.metaedge,
                coalesce(ev.support, 0) AS support, coalesce(ev.n_evidence, 0) AS n_evidence,
-               ev.first_year, ev.last_year, ev.methods
-        FROM triples_at(sid) t LEFT JOIN ev USING (triple_id)
+               conf.confidence, ev.first_year, ev.last_year, ev.methods, ev.models
+        FROM triples_at(sid) t LEFT JOIN ev USING (triple_id) LEFT JOIN conf USING (triple_id)
         LEFT JOIN ent h ON h.id = t.head_id LEFT JOIN ent x ON x.id = t.tail_id
     """)
     con.execute("CREATE OR REPLACE VIEW kg_edges AS SELECT * FROM kg_edges_at(head_snapshot())")

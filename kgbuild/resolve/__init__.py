@@ -1,0 +1,1 @@
+"""Entity resolution: merge mentions of the same thing into one entity."""

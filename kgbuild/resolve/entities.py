@@ -1,0 +1,247 @@
+"""Entity resolution: one node per concept for the node strings grounding left free.
+
+Grounding (``extract/ground.py``) links most LLM endpoints to the document's own PubTator IDs.
+What stays free (``free:<normalized name>``) is resolved here against the whole KG so far, most
+reliable rule first, because similarity alone is a poor judge of biomedical names (MiniLM scores
+"amyloid beta" vs "Abeta" at 0.09, below "amyloid beta" vs "tau"):
+
+1. **alias** — the name or one of its readings (parenthetical parts, head noun dropped,
+   singular) is a surface form PubTator linked to an ID anywhere in the corpus;
+2. **abbreviation** — the name is a short form whose long form (Schwartz & Hearst pairs found by
+   scispaCy's AbbreviationDetector while grounding) is such a surface form;
+3. **fuzzy** — rapidfuzz token_sort_ratio against the surface forms sharing its rarest word
+   (blocking: never all pairs), with a threshold per candidate kind;
+4. **embedding** — cosine to the concepts' surface forms (all-MiniLM-L6-v2 by default, cached),
+   again with a threshold per kind;
+5. **cluster** — names left over are grouped with each other by embedding (near-duplicates such
+   as "cognitive decline"/"cognitive declines") into one free node, named by its first member.
+
+Decisions are sticky (a :class:`~kgbuild.records.Resolution` row each): a later year reuses them
+and resolves only the names it has not seen. Thresholds are named constants measured on the
+audit list in ``tests/fixtures/resolution_audit.tsv`` (see README "Entity resolution").
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from kgbuild.extract.ground import norm, variants
+from kgbuild.records import Resolution
+
+#: Minimum token_sort_ratio by the candidate's kind. Gene symbols differ by a character
+#: (APP/APH1, IL6/IL6R): only near-identical strings merge into a gene.
+FUZZY_MIN = {"Gene": 96.0, "Compound": 92.0, "Disease": 90.0}
+#: Names shorter than this are never fuzzy- or embedding-matched (symbols collide).
+MIN_LEN = 5
+#: Minimum cosine to a concept's surface form by kind; genes are never merged by embedding.
+EMBED_MIN = {"Gene": 1.01, "Compound": 0.90, "Disease": 0.88}
+#: Minimum cosine for two leftover names to be one free node.
+CLUSTER_MIN = 0.92
+#: A form that is a part of a more frequent name of its concept ("memory" for memory loss,
+#: linked 3 times in DALK's corpus) is an alias only when linked at least this often
+#: ("Alzheimer" for Alzheimer's disease: 840 times).
+MIN_TRUNCATED_SUPPORT = 5
+#: Blocking: candidates share one of the query's rarest words, at most this many per query.
+BLOCK_LIMIT = 300
+
+
+@dataclass(slots=True)
+class AliasIndex:
+    """Normalized surface form → concepts it names (with counts), and word → forms (blocking)."""
+
+    forms: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    kinds: dict[str, str] = field(default_factory=dict)
+    words: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # stem → forms
+    by_concept: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+
+    def add(self, form: str, concept_id: str, kind: str, n: int = 1) -> None:
+        key = norm(form)
+        if not key:
+            return
+        if key not in self.forms:
+            for w in _stems(key):
+                self.words[w].add(key)
+        self.forms[key][concept_id] += n
+        self.kinds.setdefault(concept_id, kind)
+        self.by_concept[concept_id].add(key)
+
+    def lookup(self, key: str) -> str | None:
+        """The concept a surface form names most often (ties: smallest ID) — unless the form is
+        a *modified* name of it — one containing a more frequent name of the same concept.
+        PubTator links "familial AD", "AD pathology" and "Alzheimer's disease neuropathology"
+        to MESH:D000544 too, but a free name that merely contains a concept's name is another
+        concept ("AD mouse model"), so such forms are not aliases."""
+        c = self.forms.get(key)
+        if not c:
+            return None
+        cid = min(c, key=lambda k: (-c[k], k))
+        padded, n = f" {key} ", c[cid]
+        for f in self.by_concept[cid]:
+            if f == key or self.forms[f][cid] <= n:
+                continue
+            if f" {f} " in padded:  # a more frequent name inside this one: a modified name
+                return None
+            if n < MIN_TRUNCATED_SUPPORT and padded in f" {f} ":  # a rare truncation of one
+                return None
+        return cid
+
+    def block(self, key: str) -> list[str]:
+        """Surface forms sharing the query's rarest word stems (the rapidfuzz blocking step)."""
+        words = sorted(
+            (w for w in _stems(key) if w in self.words), key=lambda w: (len(self.words[w]), w)
+        )
+        out: list[str] = []
+        for w in words[:2]:
+            out.extend(sorted(self.words[w])[:BLOCK_LIMIT])
+        return list(dict.fromkeys(out))[:BLOCK_LIMIT]
+
+
+@dataclass(slots=True)
+class EntityResolver:
+    """Resolves node strings against an :class:`AliasIndex`; holds the sticky decisions."""
+
+    aliases: AliasIndex
+    abbreviations: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    decisions: dict[str, Resolution] = field(default_factory=dict)
+    embedder: Any = None  # kgbuild.resolve.embed.Embedder, or None to skip steps 4–5
+    stats: Counter[str] = field(default_factory=Counter)
+    #: Predicates mapped by embedding (normalized key → relation, reverse, cosine); sticky.
+    predicates: dict[str, tuple[str, bool, float]] = field(default_factory=dict)
+
+    def map_predicates(self, raws: Iterable[str]) -> None:
+        """Embed the predicates that table and rules leave unmapped (once per predicate)."""
+        if self.embedder is None:
+            return
+        from kgbuild.resolve.relations import embed_predicates, normalize_predicate
+
+        todo = [r for r in raws if normalize_predicate(r) not in self.predicates]
+        found = embed_predicates(todo, self.embedder)
+        for r in todo:
+            key = normalize_predicate(r)
+            self.predicates[key] = found.get(key, ("related_to", False, 0.0))
+
+    def target(self, node_id: str) -> str:
+        """The node a node string ends in (following merges: "MCI" → "mild cognitive …")."""
+        seen = {node_id}
+        while (d := self.decisions.get(node_id)) is not None and d.merged_into not in seen:
+            node_id = d.merged_into
+            seen.add(node_id)
+        return node_id
+
+    def resolve(self, names: dict[str, str], year: int) -> list[Resolution]:
+        """Decide every free node id in ``names`` (id → surface form) not decided before;
+        return the new decisions."""
+        todo = {nid: name for nid, name in sorted(names.items()) if nid not in self.decisions}
+        new: list[Resolution] = []
+        left: dict[str, str] = {}
+        for nid, name in todo.items():
+            hit = self._by_rules(nid.removeprefix("free:"), name)
+            if hit:
+                new.append(Resolution(nid, name, hit[0], hit[1], hit[2], year))
+            else:
+                left[nid] = name
+        if left and self.embedder is not None:
+            left = self._by_embedding(left, year, new)
+        for nid, name in left.items():
+            new.append(Resolution(nid, name, nid, "unresolved", 0.0, year))
+        for r in new:
+            self.decisions[r.node_id] = r
+            self.stats[r.method] += 1
+        # A short form pointing at a long form not decided yet: decide the long form too.
+        missing = {
+            r.merged_into: r.merged_into.removeprefix("free:")
+            for r in new
+            if r.merged_into.startswith("free:") and r.merged_into not in self.decisions
+        }
+        return new + (self.resolve(missing, year) if missing else [])
+
+    def _by_rules(self, key: str, name: str) -> tuple[str, str, float] | None:
+        for v in (key, *variants(name)):
+            cid = self.aliases.lookup(v)
+            if cid:
+                return cid, "alias", 1.0
+        for v in (key, *variants(name)):
+            longs = self.abbreviations.get(v)
+            if longs:
+                long_form = min(longs, key=lambda k: (-longs[k], k))
+                cid = self.aliases.lookup(long_form)
+                # A long form no annotator linked is still the short form's node: "MCI" is
+                # whatever "mild cognitive impairment" resolves to (its own free node at least).
+                return cid or f"free:{long_form}", "abbreviation", 1.0
+        if len(key) < MIN_LEN:
+            return None
+        block = self.aliases.block(key)
+        if not block:
+            return None
+        digits = _numbers(key)
+        for form, score, _ in process.extract(key, block, scorer=fuzz.token_sort_ratio, limit=3):
+            if _numbers(form) != digits:  # type 1/type 2 diabetes, IL-6/IL-6R, PSEN1/PSEN2
+                continue
+            cid = self.aliases.lookup(form)
+            if cid and score >= FUZZY_MIN.get(self.aliases.kinds.get(cid, ""), 101.0):
+                return cid, "fuzzy", round(score / 100, 4)
+        return None
+
+    def _by_embedding(
+        self, left: dict[str, str], year: int, new: list[Resolution]
+    ) -> dict[str, str]:
+        """Steps 4–5; returns the names still unresolved (cluster representatives only)."""
+        from kgbuild.resolve.embed import cluster, nearest
+
+        ids = [nid for nid in left if len(nid) - 5 >= MIN_LEN]
+        short = {nid: left[nid] for nid in left if nid not in ids}
+        if not ids:
+            return short
+        queries = self.embedder.embed([nid.removeprefix("free:") for nid in ids])
+        # Candidates: surface forms of kinds that may merge by embedding (never genes).
+        forms = sorted(
+            f for f in self.aliases.forms
+            if EMBED_MIN.get(self.aliases.kinds.get(self.aliases.lookup(f) or "", ""), 2) <= 1
+        )  # fmt: skip
+        if not forms:
+            forms = [""]
+        idx, scores = nearest(queries, self.embedder.embed(forms), k=1)
+        rest = []
+        for i, nid in enumerate(ids):
+            cid = self.aliases.lookup(forms[idx[i, 0]])
+            kind = self.aliases.kinds.get(cid or "", "")
+            if cid and scores[i, 0] >= EMBED_MIN.get(kind, 1.01):
+                new.append(Resolution(nid, left[nid], cid, "embedding", float(scores[i, 0]), year))
+            else:
+                rest.append(i)
+        # Leftovers: cluster with each other and with earlier unresolved free nodes.
+        earlier = sorted(k for k, d in self.decisions.items() if d.merged_into == k)
+        pool = earlier + [ids[i] for i in rest]
+        vectors = self.embedder.embed([p.removeprefix("free:") for p in pool])
+        labels = cluster(vectors, CLUSTER_MIN)
+        out = dict(short)
+        for j, nid in enumerate(pool[len(earlier) :], start=len(earlier)):
+            rep = pool[labels[j]]
+            if rep == nid:
+                out[nid] = left[nid]
+            else:
+                new.append(Resolution(nid, left[nid], self.target(rep) if rep in self.decisions
+                                      else rep, "cluster", 1.0, year))  # fmt: skip
+        return out
+
+
+def _numbers(key: str) -> list[str]:
+    return re.findall(r"\d+", key)
+
+
+def _stems(key: str) -> set[str]:
+    """Blocking keys of a normalized name: the first 4 characters of each word (so a typo or a
+    plural late in a word still meets its candidates)."""
+    return {w[:4] for w in key.split()}
+
+
+def observe_abbreviations(into: dict[str, Counter[str]], pairs: Iterable[tuple[str, str]]) -> None:
+    for short, long_form in pairs:
+        if short and long_form and short != long_form:
+            into[short][long_form] += 1
