@@ -104,5 +104,7 @@ def test_audit_list_merge_precision_and_recall(dalk_resolver):
     merges = [p for p in pairs if p[2] == "merge"]
     assert len(pairs) == 32 and len(merges) == 17
     # Every must-merge merged and every must-stay-apart kept apart (precision and recall 1.0).
-    assert wrong == [], [(a, b, dalk_resolver.target(f"free:{norm(a)}"),
-                          dalk_resolver.target(f"free:{norm(b)}")) for a, b, _, _ in wrong]  # fmt: skip
+    ends = [
+        (a, b, *(dalk_resolver.target(f"free:{norm(x)}") for x in (a, b))) for a, b, *_ in wrong
+    ]
+    assert wrong == [], ends
