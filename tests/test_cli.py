@@ -100,3 +100,32 @@ def test_llm_build_estimate_and_stats_from_the_command_line(warehouse):
     bad = kgbuild("build", *common, "--pairwise-mode", "sideways", "--extractor", "pairwise",
                   warehouse=warehouse, check=False)  # fmt: skip
     assert bad.returncode == 2 and "unknown pair-wise mode" in bad.stderr
+
+
+def test_quality_of_a_snapshot_and_of_a_dalk_style_tsv(warehouse, tmp_path):
+    from tests.conftest import FIXTURES
+    from tests.replay_llm_server import ReplayLLM, serve_llm
+
+    with serve_llm(ReplayLLM(FIXTURES / "llm" / "recordings")) as url:
+        source = str(FIXTURES / "llm" / "corpus")
+        kgbuild("build", "--source", source, "--kg", "demo", "--extractor", "generative",
+                "--llm-base-url", url, warehouse=warehouse)  # fmt: skip
+    q = json.loads(kgbuild("quality", "--json", warehouse=warehouse).stdout)
+    assert q["triples"] == 7 and q["relation_strings"] == 7
+    assert q["hetionet_relation_share"] == 1.0  # "is a risk factor for" → associates
+    assert q["endpoint_id_share"] == round(13 / 14, 4)  # one free node: "cognitive decline"
+    assert q["ad_surface_form_nodes"] == 1 and q["ad_nodes"] == ["MESH:D000544"]
+    edges = json.loads(kgbuild("sql", "SELECT relation, support, confidence, methods FROM "
+                               "kg_edges ORDER BY relation", "--format", "json",
+                               warehouse=warehouse).stdout)  # fmt: skip
+    free = next(e for e in edges if e["relation"] == "associates")
+    assert free["support"] == 1 and free["methods"] == ["generative"]
+    assert free["confidence"] == round(0.7 * 1.0 * 0.8, 4)  # one document; a free endpoint
+    tsv = tmp_path / "kg.tsv"
+    tsv.write_text("AD\tassociates\tAPOE\nAlzheimer's disease\tcauses\ttau\nAD \tAssociates\tAPP\n")
+    d = json.loads(kgbuild("quality", "--tsv", str(tsv), "--json", warehouse=warehouse).stdout)
+    assert (d["triples"], d["relation_strings"], d["ad_surface_form_nodes"]) == (3, 3, 3)
+    assert d["hetionet_relation_share"] == round(2 / 3, 4) and d["endpoint_id_share"] == 0.0
+    missing = kgbuild("quality", "--tsv", str(tmp_path / "nope.tsv"), warehouse=warehouse,
+                      check=False)  # fmt: skip
+    assert missing.returncode == 2 and "no such TSV file" in missing.stderr

@@ -285,3 +285,18 @@ def test_settings_come_from_the_config_file_and_prices_table(tmp_path, monkeypat
     assert s.api_key is None  # keys are read from the environment only
     assert LLMSettings.from_env(model="gpt-4o-mini").price() == (0.15, 0.60)
     _file.cache_clear()
+
+
+def test_resolution_is_incremental_and_a_resumed_build_equals_an_unbroken_one(tmp_path):
+    with serve_llm(ReplayLLM(RECORDINGS)) as url:
+        one_go = build(url, tmp_path / "one")
+        first = build(url, tmp_path / "steps", years="2019")  # stops after 2019 ("killed")
+        rest = build(url, tmp_path / "steps")  # 2019 reused, 2020 resolved from its state
+    assert [y.reused for y in rest.years] == [True, False]
+    assert rest.head.content_hash == one_go.head.content_hash
+    decided_2019 = sum(v for k, v in first.resolution.items() if k != "names_embedded")
+    decided_2020 = sum(v for k, v in rest.resolution.items() if k != "names_embedded")
+    total = rows(tmp_path / "steps", "SELECT count(*) FROM resolutions")[0][0]
+    assert decided_2019 + decided_2020 == total  # 2020 decided only names new in 2020
+    assert rows(tmp_path / "steps", "SELECT DISTINCT year FROM resolutions") == [(2019,)]
+    assert rest.resolution.get("names_embedded", 0) <= first.resolution.get("names_embedded", 0)

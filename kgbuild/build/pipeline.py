@@ -71,6 +71,8 @@ class BuildReport:
     years: list[YearReport] = field(default_factory=list)
     #: What this build's LLM client did: calls sent, cache hits, retries, failures, tokens.
     llm_usage: dict[str, float] = field(default_factory=dict)
+    #: Resolution decisions this build made, by method, and names it embedded (cache misses).
+    resolution: dict[str, int] = field(default_factory=dict)
 
     @property
     def head(self) -> SnapshotInfo | None:
@@ -186,6 +188,10 @@ def build_kg(
                 YearReport(ys.year, info, not info.created, time.perf_counter() - t0),
             )
             t0 = time.perf_counter()
+        report.resolution = dict(state.resolver.stats)
+        if state.resolver.embedder is not None:
+            report.resolution["names_embedded"] = state.resolver.embedder.encoded
+            state.resolver.embedder.close()
         if isinstance(slice_extractor, LLMExtractor):
             client = slice_extractor.client
             report.llm_usage = {**client.usage, "spent_usd": round(client.cost_usd, 6)}
