@@ -16,14 +16,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kgbuild.build.corpus import Corpus, LocalCorpus
 from kgbuild.build.state import KGState
-from kgbuild.errors import InputError
 from kgbuild.extract.base import Estimate, LLMExtractor, SliceExtractor
 from kgbuild.extract.pairwise import CHUNK_SIZE
 from kgbuild.extract.select import choose_extractor, make_extractor
 from kgbuild.llm.client import LLMSettings
 from kgbuild.records import Mention, stable_id
-from kgbuild.sources.local import SourceFile, discover, parse_years, read_slices
 from kgbuild.store.snapshots import SnapshotInfo, Warehouse
 from kgbuild.version import code_version
 
@@ -83,25 +82,13 @@ def new_build_id() -> str:
     return f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}"
 
 
-def _fingerprint(
-    config: dict[str, Any],
-    parent: str | None,
-    files: list[SourceFile],
-    root: Path,
-    digests: dict[SourceFile, str],
-) -> str:
-    """The identity of one year slice's work; ``digests`` memoizes file hashes per build."""
-    for f in files:
-        if f not in digests:
-            digests[f] = f.digest()
-    names = sorted(
-        (str(f.path.relative_to(root)) if root.is_dir() else f.path.name, digests[f]) for f in files
-    )
-    return stable_id(code_version(), sorted(config.items()), parent, names, size=16)
+def _fingerprint(config: dict[str, Any], parent: str | None, inputs: Any) -> str:
+    """The identity of one year slice's work: code, config, parent and the year's inputs."""
+    return stable_id(code_version(), sorted(config.items()), parent, inputs, size=16)
 
 
 def build_kg(
-    source: Path,
+    source: Path | Corpus,
     *,
     kg: str = "kg",
     years: str | None = None,
@@ -116,42 +103,34 @@ def build_kg(
     extraction failed is rebuilt (its finished LLM answers come from the cache), so a re-run
     retries exactly the failures.
     """
-    source = Path(source)
-    bounds = parse_years(years)
     options = (
         extractor if isinstance(extractor, ExtractionOptions) else ExtractionOptions(extractor)
     )
     chosen, slice_extractor = options.make(Path(warehouse))
     try:
-        files = _files(source, bounds, years)
+        corpus = (
+            source if isinstance(source, Corpus) else LocalCorpus(Path(source), years, default_year)
+        )
         config = {
             "kg": kg,
             "extractor": chosen,
             "extractor_requested": options.extractor,
             "extraction": slice_extractor.config(),
             "resolution": {"embed_model": options.embed_model},
-            "default_year": default_year,
+            **corpus.config(),
         }
         wh = Warehouse(warehouse)
         wh.init()
         wh.repair()
         report = BuildReport(new_build_id(), kg)
         started = datetime.now(UTC).replace(tzinfo=None)
-        yearless = [f for f in files if f.year is None]
-        by_year: dict[int, list[SourceFile]] = {}
-        for f in files:
-            if f.year is not None:
-                by_year.setdefault(f.year, []).append(f)
-
         parent: str | None = None
-        digests: dict[SourceFile, str] = {}
-        todo = sorted(by_year)
-        if not yearless:  # per-year fingerprints are only known up front when files carry years
+        todo = corpus.years()
+        if corpus.reusable:  # per-year fingerprints are known before reading
             while todo:
                 t0 = time.perf_counter()
-                sid = wh.find_by_inputs(
-                    kg, _fingerprint(config, parent, by_year[todo[0]], source, digests), parent
-                )
+                fingerprint = _fingerprint(config, parent, corpus.digest(todo[0]))
+                sid = wh.find_by_inputs(kg, fingerprint, parent)
                 if sid is None:
                     break
                 info = SnapshotInfo.from_manifest(wh.manifest(sid))
@@ -169,16 +148,12 @@ def build_kg(
             model = None if options.embed_model == "default" else options.embed_model
             state.resolver.embedder = Embedder(model, cache_path=wh.root / EMBED_CACHE)
         writer = wh.writer(kg, parent)
-        # Only unbuilt years' files are read; the user's bounds still filter year-less records.
-        remaining = [f for y in todo for f in by_year[y]] + yearless
         t0 = time.perf_counter()
-        for ys in read_slices(source, bounds, default_year, state.seen, remaining):
+        for ys in corpus.slices(todo, state.seen):
             changes = state.apply(ys, slice_extractor)
             for table, rows in changes.items():
                 writer.add(table, rows)
-            inputs = _fingerprint(
-                config, writer.parent_id, by_year.get(ys.year, []) + yearless, source, digests
-            )
+            inputs = _fingerprint(config, writer.parent_id, corpus.digest(ys.year))
             info = writer.commit(
                 ys.year, report.build_id, config, inputs, code_version(), state.counts()
             )
@@ -212,22 +187,8 @@ def build_kg(
         slice_extractor.close()
 
 
-def _files(source: Path, bounds: tuple[int, int] | None, years: str | None) -> list[SourceFile]:
-    files = discover(source)
-    if bounds:
-        files = [f for f in files if f.year is None or bounds[0] <= f.year <= bounds[1]]
-        if not files:
-            have = sorted({f.year for f in discover(source) if f.year})
-            raise InputError(
-                "no input files for the requested years",
-                years=years,
-                available=f"{have[0]}-{have[-1]}" if have else "none",
-            )
-    return files
-
-
 def estimate_build(
-    source: Path,
+    source: Path | Corpus,
     *,
     years: str | None = None,
     extractor: ExtractionOptions,
@@ -236,15 +197,15 @@ def estimate_build(
 ) -> tuple[str, dict[int, Estimate]]:
     """A dry run: per year, the LLM calls, tokens and cost a build would spend (0 for answers
     already in the warehouse's cache). Reads the sources; calls nothing; publishes nothing."""
-    source = Path(source)
-    bounds = parse_years(years)
     chosen, slice_extractor = extractor.make(Path(warehouse))
     out: dict[int, Estimate] = {}
     try:
         if not isinstance(slice_extractor, LLMExtractor):
             return chosen, out
-        files = _files(source, bounds, years)
-        for ys in read_slices(source, bounds, default_year, {}, files):
+        corpus = (
+            source if isinstance(source, Corpus) else LocalCorpus(Path(source), years, default_year)
+        )
+        for ys in corpus.slices(corpus.years(), {}):
             by_doc: dict[str, list[Mention]] = {}
             for m in ys.mentions:
                 by_doc.setdefault(m.pmid, []).append(m)

@@ -1,0 +1,85 @@
+"""What a build reads: a corpus hands out year slices and says what identifies each year's inputs.
+
+The year loop (:mod:`kgbuild.build.pipeline`) needs three things from a source: the years it
+covers, a digest of one year's inputs (to reuse an already published snapshot built from exactly
+these inputs) and the year slices themselves, with cross-year dedupe. A local folder of files
+(:class:`LocalCorpus`) and PubMed (:mod:`kgbuild.sources.pubmed_corpus`) both provide them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from kgbuild.errors import InputError
+from kgbuild.sources.local import SourceFile, YearSlice, discover, parse_years, read_slices
+
+
+@runtime_checkable
+class Corpus(Protocol):
+    #: Whether :meth:`digest` is known before reading (else every build reads everything).
+    reusable: bool
+
+    def config(self) -> dict[str, Any]:
+        """What of the source belongs in the snapshot config (never secrets)."""
+        ...
+
+    def years(self) -> list[int]: ...
+
+    def digest(self, year: int) -> Any:
+        """JSON-able identity of one year's inputs."""
+        ...
+
+    def slices(
+        self, years: list[int], seen: dict[str, tuple[str, int, str]]
+    ) -> Iterator[YearSlice]: ...
+
+
+class LocalCorpus:
+    """A folder of per-year PubTator / BioC-JSON files (or one file)."""
+
+    def __init__(self, source: Path, years: str | None, default_year: int | None) -> None:
+        self.source, self.bounds, self.default_year = source, parse_years(years), default_year
+        files = discover(source)
+        if self.bounds:
+            lo, hi = self.bounds
+            files = [f for f in files if f.year is None or lo <= f.year <= hi]
+            if not files:
+                have = sorted({f.year for f in discover(source) if f.year})
+                raise InputError(
+                    "no input files for the requested years",
+                    years=years,
+                    available=f"{have[0]}-{have[-1]}" if have else "none",
+                )
+        self.yearless = [f for f in files if f.year is None]
+        self.by_year: dict[int, list[SourceFile]] = {}
+        for f in files:
+            if f.year is not None:
+                self.by_year.setdefault(f.year, []).append(f)
+        self.reusable = not self.yearless  # year-less files: years known only after parsing
+        self._digests: dict[SourceFile, str] = {}
+
+    def config(self) -> dict[str, Any]:
+        return {"default_year": self.default_year}
+
+    def years(self) -> list[int]:
+        return sorted(self.by_year)
+
+    def digest(self, year: int) -> Any:
+        files = self.by_year.get(year, []) + self.yearless
+        for f in files:
+            if f not in self._digests:
+                self._digests[f] = f.digest()
+        root = self.source
+        return sorted(
+            (str(f.path.relative_to(root)) if root.is_dir() else f.path.name, self._digests[f])
+            for f in files
+        )
+
+    def slices(
+        self, years: list[int], seen: dict[str, tuple[str, int, str]]
+    ) -> Iterator[YearSlice]:
+        # Only the requested years' files are read; bounds still filter year-less records.
+        remaining = [f for y in years for f in self.by_year[y]] + self.yearless
+        yield from read_slices(self.source, self.bounds, self.default_year, seen, remaining)
