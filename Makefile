@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 SOURCE ?= ../shared/data/dalk/by_year
+DOMAIN ?= alzheimers
 KG     ?= alzheimers
 YEARS  ?=
 EXTRACTOR ?= auto
@@ -24,16 +25,21 @@ $(BIN)/.installed: pyproject.toml
 
 # The tests also serve a real local model (SmolLM2 through llama.cpp's server); llama-cpp-python
 # builds from source the first time (~9 min on 2 cores), then pip's wheel cache has it.
+# en-chem-ner is a real trained spaCy NER model (CHEMICAL) for the scispaCy-adapter tests; it
+# declares spacy<3.8 but loads under 3.8, hence --no-deps.
 $(BIN)/.installed-test: $(BIN)/.installed
 	$(BIN)/pip install --quiet -e '.[dev,local-llm]'
+	$(BIN)/pip install --quiet --no-deps en-chem-ner==0.1.0
 	touch $@
 
 install: $(BIN)/.installed
 
 install-test: $(BIN)/.installed-test
 
+# The Alzheimer's domain (data/domains/alzheimers.toml). Offline it reads DALK's annotated corpus;
+# SOURCE=pubmed builds it live from PubMed E-utilities + the PubTator3 API.
 build: install
-	$(BIN)/kgbuild build --source $(SOURCE) --kg $(KG) --extractor $(EXTRACTOR) $(if $(YEARS),--years $(YEARS))
+	$(BIN)/kgbuild build --domain $(DOMAIN) --source $(SOURCE) --extractor $(EXTRACTOR) $(if $(YEARS),--years $(YEARS))
 	$(BIN)/kgbuild stats --kg $(KG)
 
 lint: install

@@ -7,21 +7,26 @@ and exit with status 2; anything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from kgbuild.annotate.eval_cli import eval_app
+from kgbuild.build.corpus import Corpus, KeptKinds
+from kgbuild.build.open import open_corpus
 from kgbuild.build.pipeline import ExtractionOptions, YearReport, build_kg, estimate_build
 from kgbuild.config import setting, warehouse_path
+from kgbuild.domains import DEFAULT_KINDS, list_domains, load_domain
 from kgbuild.errors import InputError, KgbuildError
 from kgbuild.extract.pairwise import CHUNK_SIZE
 from kgbuild.llm.client import LLMSettings
-from kgbuild.sources.local import discover
 from kgbuild.store.snapshots import Warehouse
 from kgbuild.store.sql import run_sql
 
@@ -31,6 +36,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="Build versioned biomedical knowledge graphs from literature.",
 )
+app.add_typer(eval_app, name="eval", help="Evaluate annotators against gold files (NER P/R/F1).")
 # Piped output keeps whole rows instead of wrapping at rich's 80-column default.
 out = Console(width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True)
@@ -79,15 +85,29 @@ def _table(title: str, cols: list[str], rows: list[Any]) -> Table:
     for c in cols:
         t.add_column(c, overflow="fold")
     for r in rows:
-        t.add_row(*("" if v is None else str(v) for v in r))
+        t.add_row(*("" if v is None else escape(str(v)) for v in r))  # data, not markup
     return t
 
 
 @app.command()
 def build(
     source: Annotated[
-        Path, typer.Option(help="Folder of per-year PubTator/BioC-JSON files, or one file")
-    ],
+        str | None,
+        typer.Option(
+            help="Folder of per-year PubTator/BioC-JSON files (or one file), or 'pubmed' "
+            "(E-utilities + the annotator; default with --domain)"
+        ),
+    ] = None,
+    domain: Annotated[
+        str | None, typer.Option(help="A domain file in data/domains (see `kgbuild domains`)")
+    ] = None,
+    query: Annotated[str | None, typer.Option(help="PubMed query for --source pubmed")] = None,
+    annotator: Annotated[
+        str | None, typer.Option(help="pubtator | scispacy, for --source pubmed")
+    ] = None,
+    scispacy_model: Annotated[
+        str | None, typer.Option(help="spaCy model for --annotator scispacy")
+    ] = None,
     years: Annotated[str | None, typer.Option(help="e.g. 2011-2020 (default: every year)")] = None,
     extractor: Annotated[
         str | None,
@@ -97,8 +117,9 @@ def build(
         ),
     ] = None,
     pairwise_mode: Annotated[
-        str, typer.Option(help="per-pair (DALK: one call per pair) | batched (one per abstract)")
-    ] = "batched",
+        str | None,
+        typer.Option(help="per-pair (DALK: one call per pair) | batched (one per abstract)"),
+    ] = None,
     chunk_size: Annotated[int, typer.Option(help="Pairs per batched call")] = CHUNK_SIZE,
     llm_base_url: Annotated[
         str | None, typer.Option(help="OpenAI-compatible endpoint [env OPENAI_BASE_URL]")
@@ -124,24 +145,41 @@ def build(
     warehouse: WarehouseOpt = None,
 ) -> None:
     """Build a KG year by year and publish one snapshot per year."""
-    kg_name = kg or setting("kg")
+    dom = load_domain(domain) if domain else None
+    kg_name = kg or (dom.kg if dom else None) or setting("kg")
+    years = years or (dom.years if dom else None)
+    if source is None and dom is None:
+        raise InputError("give --source (a folder, a file or 'pubmed') or --domain")
+    wh_path = warehouse_path(warehouse)
+    corpus = open_corpus(
+        source or "pubmed",
+        years=years,
+        default_year=default_year,
+        query=query or (dom.query if dom else None),
+        annotator=annotator or (dom.annotator if dom else "pubtator"),
+        scispacy_model=scispacy_model or (dom.scispacy_model if dom else None),
+        cache_dir=wh_path / "raw",
+    )
+    if dom and tuple(dom.keep_kinds) != DEFAULT_KINDS:
+        corpus = KeptKinds(corpus, dom.keep_kinds)
     options = ExtractionOptions(
-        extractor or setting("extractor"),
+        extractor or (dom.extractor if dom else None) or setting("extractor"),
         LLMSettings.from_env(
             base_url=llm_base_url,
-            model=llm_model,
+            model=llm_model
+            or (dom.model if dom and not os.environ.get("KGBUILD_LLM_MODEL") else None),
             concurrency=llm_concurrency,
             timeout_s=llm_timeout,
             max_tokens=llm_max_tokens,
         ),
-        pairwise_mode,
+        pairwise_mode or (dom.pairwise_mode if dom else "batched"),
         chunk_size,
         embed_model or setting("embed_model"),
     )
     if estimate:
-        _print_estimate(source, years, options, warehouse_path(warehouse), default_year)
+        _print_estimate(corpus, options, wh_path)
         return
-    n_years = len({f.year for f in discover(source)})
+    n_years = len(corpus.years())
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -166,15 +204,7 @@ def build(
             )
             progress.advance(task)
 
-        report = build_kg(
-            source,
-            kg=kg_name,
-            years=years,
-            extractor=options,
-            warehouse=warehouse_path(warehouse),
-            default_year=default_year,
-            on_year=on_year,
-        )
+        report = build_kg(corpus, kg=kg_name, extractor=options, warehouse=wh_path, on_year=on_year)
         progress.update(task, total=len(report.years), completed=len(report.years))
     head = report.head
     if head:
@@ -193,16 +223,8 @@ def build(
         )
 
 
-def _print_estimate(
-    source: Path,
-    years: str | None,
-    options: ExtractionOptions,
-    warehouse: Path,
-    default_year: int | None,
-) -> None:
-    chosen, per_year = estimate_build(
-        source, years=years, extractor=options, warehouse=warehouse, default_year=default_year
-    )
+def _print_estimate(corpus: Corpus, options: ExtractionOptions, warehouse: Path) -> None:
+    chosen, per_year = estimate_build(corpus, extractor=options, warehouse=warehouse)
     if not per_year:
         out.print(f"extractor {chosen}: no LLM calls (nothing to estimate)")
         return
@@ -222,6 +244,17 @@ def _print_estimate(
             [[f"{v:,}" if isinstance(v, int) else v for v in r] for r in rows],
         )
     )
+
+
+@app.command()
+def domains(as_json: JsonOpt = False) -> None:
+    """List the domain files (data/domains, or KGBUILD_DOMAINS)."""
+    cols = ["name", "kg", "years", "annotator", "query"]
+    rows = [[getattr(load_domain(n), c) for c in cols] for n in list_domains()]
+    if as_json:
+        out.print_json(json.dumps([dict(zip(cols, r, strict=True)) for r in rows]))
+        return
+    out.print(_table("domains", cols, rows))
 
 
 @app.command()

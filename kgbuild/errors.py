@@ -31,3 +31,8 @@ class StoreError(KgbuildError):
 
 class QueryError(KgbuildError):
     """A query was refused or failed (bad SQL, write on a read-only connection)."""
+
+
+class SourceError(KgbuildError):
+    """A live literature source (E-utilities, PubTator3) failed for good: a permanent HTTP error,
+    retries exhausted, or a body that stayed malformed; the message names the URL path."""

@@ -10,14 +10,16 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from kgbuild.errors import InputError
+from kgbuild.records import Document, Mention, Problem
 
 eval_app = typer.Typer(
     add_completion=False,
@@ -83,8 +85,11 @@ def ner(
 
 
 def score_run(
-    gold: dict[str, list], predicted: dict[str, list], types: str | None, docs: list
-) -> dict:
+    gold: dict[str, list[Mention]],
+    predicted: dict[str, list[Mention]],
+    types: str | None,
+    docs: list[Document],
+) -> dict[str, Any]:
     """Scores over the evaluated documents only (``--limit`` keeps the first N)."""
     from kgbuild.annotate.evaluate import ner_scores
 
@@ -93,14 +98,11 @@ def score_run(
     return ner_scores({p: m for p, m in gold.items() if p in pmids}, predicted, wanted)
 
 
-def _problem_counts(problems: list) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for p in problems:
-        counts[p.kind] = counts.get(p.kind, 0) + 1
-    return counts
+def _problem_counts(problems: list[Problem]) -> dict[str, int]:
+    return dict(Counter(p.kind for p in problems))
 
 
-def ner_table(figures: dict) -> Table:
+def ner_table(figures: dict[str, Any]) -> Table:
     """One row per type and a micro-average row: counts, strict and overlapping P/R/F1."""
     title = (
         f"NER {figures['annotator']} vs {Path(figures['gold']).name}: "

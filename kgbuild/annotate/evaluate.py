@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from kgbuild.records import Document, Mention, Problem
 from kgbuild.schema import hetionet_kind
@@ -80,8 +81,7 @@ def _overlapping(spans: set[SpanKey], others: set[SpanKey]) -> int:
     for pmid, start, end, typ in others:
         index[(pmid, typ)].append((start, end))
     return sum(
-        any(s < e2 and s2 < e for s2, e2 in index.get((pmid, typ), ()))
-        for pmid, s, e, typ in spans
+        any(s < e2 and s2 < e for s2, e2 in index.get((pmid, typ), ())) for pmid, s, e, typ in spans
     )
 
 
@@ -92,7 +92,7 @@ def _prf(tp_pred: int, n_pred: int, tp_gold: int, n_gold: int) -> dict[str, floa
     return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4)}
 
 
-def _score(gold: set[SpanKey], pred: set[SpanKey]) -> dict[str, object]:
+def _score(gold: set[SpanKey], pred: set[SpanKey]) -> dict[str, Any]:
     tp = len(gold & pred)
     tp_pred, tp_gold = _overlapping(pred, gold), _overlapping(gold, pred)
     return {
@@ -111,7 +111,7 @@ def ner_scores(
     gold: dict[str, list[Mention]],
     predicted: dict[str, list[Mention]],
     types: list[str] | None = None,
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """Strict and overlapping P/R/F1 per type and micro-averaged, over the gold PMIDs.
 
     ``types`` restricts the evaluation (default: every type in gold or predictions).
@@ -125,7 +125,5 @@ def ner_scores(
         wanted = sorted({s[3] for s in g} | {s[3] for s in p})
     g = {s for s in g if s[3] in wanted}
     p = {s for s in p if s[3] in wanted}
-    per_type = {
-        t: _score({s for s in g if s[3] == t}, {s for s in p if s[3] == t}) for t in wanted
-    }
+    per_type = {t: _score({s for s in g if s[3] == t}, {s for s in p if s[3] == t}) for t in wanted}
     return {"n_documents": len(pmids), "types": per_type, "micro": _score(g, p)}

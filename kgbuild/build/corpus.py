@@ -83,3 +83,30 @@ class LocalCorpus:
         # Only the requested years' files are read; bounds still filter year-less records.
         remaining = [f for y in years for f in self.by_year[y]] + self.yearless
         yield from read_slices(self.source, self.bounds, self.default_year, seen, remaining)
+
+
+class KeptKinds:
+    """A corpus whose mentions of kinds outside ``keep`` stay mentions, not KG nodes (a domain's
+    ``[kg_types] keep``); everything else is the wrapped corpus's."""
+
+    def __init__(self, inner: Corpus, keep: tuple[str, ...]) -> None:
+        self.inner, self.keep = inner, keep
+        self.reusable = inner.reusable
+
+    def config(self) -> dict[str, Any]:
+        return {**self.inner.config(), "keep_kinds": list(self.keep)}
+
+    def years(self) -> list[int]:
+        return self.inner.years()
+
+    def digest(self, year: int) -> Any:
+        return self.inner.digest(year)
+
+    def slices(
+        self, years: list[int], seen: dict[str, tuple[str, int, str]]
+    ) -> Iterator[YearSlice]:
+        for ys in self.inner.slices(years, seen):
+            for m in ys.mentions:
+                if m.hetionet_type and m.hetionet_type not in self.keep:
+                    m.hetionet_type = None
+            yield ys

@@ -29,6 +29,16 @@ def bioc_documents(payload: Any) -> list[dict[str, Any]]:
     return []
 
 
+def doc_pmid(doc: dict[str, Any]) -> str:
+    """A BioC document's PMID: ``pmid``, else the PMID half of PubTator3's ``_id``
+    (``"28041912|None"``, kept when ``id`` was replaced by a DOI), else ``id``."""
+    pmid = str(doc.get("pmid") or "").strip()
+    if pmid:
+        return pmid
+    head = str(doc.get("_id") or "").split("|", 1)[0].strip()
+    return head if head.isdigit() else str(doc.get("id") or "").strip()
+
+
 def _year(doc: dict[str, Any]) -> int | None:
     for p in doc.get("passages") or []:
         y = str((p.get("infons") or {}).get("year") or "")
@@ -42,7 +52,7 @@ def bioc_record(
     doc: dict[str, Any], source_file: str, record_no: int, annotator: str = "pubtator3"
 ) -> SourceRecord:
     """One BioC document → a SourceRecord (never raises on bad content)."""
-    pmid = str(doc.get("pmid") or doc.get("id") or "").strip()
+    pmid = doc_pmid(doc)
     rec = SourceRecord(
         pmid=pmid,
         source_file=source_file,

@@ -149,14 +149,14 @@ def read_slices(
     ordered = sorted(by_year)
     for i, year in enumerate(ordered):
         extra = unplaced if i == 0 else []
-        yield _slice(year, files_by_year[year], by_year[year] + extra, seen)
+        yield make_slice(year, files_by_year[year], by_year[year] + extra, seen)
 
 
 def text_digest(title: str, abstract: str) -> str:
     return hashlib.blake2b(f"{title} {abstract}".encode(), digest_size=12).hexdigest()
 
 
-def _slice(
+def make_slice(
     year: int,
     files: list[SourceFile],
     records: list[SourceRecord],

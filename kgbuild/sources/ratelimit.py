@@ -1,0 +1,48 @@
+"""A request-start limiter shared by every thread of one client.
+
+NCBI's E-utilities guidelines (https://www.ncbi.nlm.nih.gov/books/NBK25497/) count requests per
+second per IP: 3 without an API key, 10 with one; PubTator3 allows 3. Worker threads of a run
+must together stay under it, so one limiter is shared and hands out start times in order.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+
+
+class RateLimiter:
+    """At most ``rate_per_s`` request starts in any 1-second window, across all threads.
+
+    Two rules together: starts are at least ``1/rate`` apart (no bursts), and the start
+    ``floor(rate)`` places back lies more than a second (+ ``margin_s`` for clock and network
+    jitter) earlier, since spacing alone lets a closed 1-second window hold rate + 1 starts.
+    Every granted start time (``time.monotonic()``) is kept in ``starts`` for reporting and tests.
+    """
+
+    def __init__(self, rate_per_s: float, margin_s: float = 0.05) -> None:
+        if rate_per_s <= 0:
+            raise ValueError(f"rate_per_s must be positive, got {rate_per_s}")
+        self.rate_per_s = rate_per_s
+        self.interval = 1.0 / rate_per_s
+        self.margin_s = margin_s
+        self.starts: list[float] = []
+        self._slots: deque[float] = deque(maxlen=max(1, int(rate_per_s)))
+        self._lock = threading.Lock()
+
+    def wait(self) -> float:
+        """Block until this caller may start a request; returns the start time."""
+        with self._lock:  # reserve a slot in order, then sleep outside the lock
+            at = time.monotonic()
+            if self._slots:
+                at = max(at, self._slots[-1] + self.interval)
+                if len(self._slots) == self._slots.maxlen:
+                    at = max(at, self._slots[0] + 1.0 + self.margin_s)
+            self._slots.append(at)
+        while (delay := at - time.monotonic()) > 0:
+            time.sleep(delay)
+        start = time.monotonic()
+        with self._lock:
+            self.starts.append(start)
+        return start
