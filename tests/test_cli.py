@@ -125,7 +125,8 @@ def test_quality_of_a_snapshot_and_of_a_dalk_style_tsv(warehouse, tmp_path):
     tsv.write_text("AD\tassociates\tAPOE\nAlzheimer's disease\tcauses\ttau\nAD \tAssociates\tAPP\n")
     d = json.loads(kgbuild("quality", "--tsv", str(tsv), "--json", warehouse=warehouse).stdout)
     assert (d["triples"], d["relation_strings"], d["ad_surface_form_nodes"]) == (3, 3, 3)
-    assert d["hetionet_relation_share"] == round(2 / 3, 4) and d["endpoint_id_share"] == 0.0
+    assert d["hetionet_relation_share"] == 1.0  # causes is Hetionet's CcSE relation
+    assert d["dalk_relation_share"] == round(2 / 3, 4) and d["endpoint_id_share"] == 0.0
     missing = kgbuild("quality", "--tsv", str(tmp_path / "nope.tsv"), warehouse=warehouse,
                       check=False)  # fmt: skip
     assert missing.returncode == 2 and "no such TSV file" in missing.stderr

@@ -9,6 +9,7 @@ from collections import Counter
 import pytest
 
 from kgbuild.resolve.relations import (
+    HETIONET_NAMES,
     OPEN_PREDICATES,
     SYNONYMS_TSV,
     CanonicalRelation,
@@ -85,7 +86,7 @@ def test_table_keys_are_normalized_and_relations_known():
     exact = [r["predicate"] for r in rows if r["match"] == "exact"]
     assert len(exact) == len(set(exact)), "duplicate exact keys"
     assert [k for k in exact if normalize_predicate(k) != k] == []
-    allowed = hetionet_relations() | OPEN_PREDICATES.keys()
+    allowed = hetionet_relations() | OPEN_PREDICATES.keys() | HETIONET_NAMES.keys()
     assert {r["relation"] for r in rows} <= allowed
     assert {r["reverse"] for r in rows} == {"yes", "no"}
     assert {r["match"] for r in rows} == {"exact", "keyword"}
@@ -112,16 +113,17 @@ def test_hetionet_names_in_any_case():
         ("AD", "treated with", "donepezil", ("donepezil", "treats", "AD")),
         ("AD", "treatment", "donepezil", ("donepezil", "treats", "AD")),
         ("TREM2", "upregulated in", "AD", ("AD", "upregulates", "TREM2")),
-        ("HEK293", "expresses", "TLR2", ("TLR2", "expressed_in", "HEK293")),
-        ("TLR2", "expressed in", "HEK293", ("TLR2", "expressed_in", "HEK293")),
-        ("TLR2", "expressed by", "HEK293", ("TLR2", "expressed_in", "HEK293")),
+        # Hetionet's own AeG "Anatomy expresses Gene" and DpS "Disease presents Symptom"
+        ("HEK293", "expresses", "TLR2", ("HEK293", "expresses", "TLR2")),
+        ("TLR2", "expressed in", "HEK293", ("HEK293", "expresses", "TLR2")),
+        ("TLR2", "expressed by", "HEK293", ("HEK293", "expresses", "TLR2")),
         ("PET", "measures", "amyloid", ("amyloid", "measured_by", "PET")),
         ("amyloid", "Measured by", "PET", ("amyloid", "measured_by", "PET")),
         ("APP", "mutation", "E693G", ("E693G", "variant_of", "APP")),
         ("AD", "biomarker", "tau", ("tau", "biomarker_of", "AD")),
         ("plaque", "contains", "Abeta", ("Abeta", "part_of", "plaque")),
-        ("AD", "symptom", "memory loss", ("AD", "has_symptom", "memory loss")),
-        ("memory loss", "is a symptom of", "AD", ("AD", "has_symptom", "memory loss")),
+        ("AD", "symptom", "memory loss", ("AD", "presents", "memory loss")),
+        ("memory loss", "is a symptom of", "AD", ("AD", "presents", "memory loss")),
         ("EGCG", "is a", "polyphenol", ("EGCG", "isa", "polyphenol")),
         ("SH-SY5Y", "SPECIES", "human", ("SH-SY5Y", "in_taxon", "human")),
     ],
@@ -232,6 +234,7 @@ def test_coverage_counts():
         "distinct_raw": 5,
         "distinct_canonical": 4,  # regulates, isa, related_to, interacts
         "hetionet_share": 0.6,
+        "dalk_relation_share": 0.6,
         "related_to_share": 0.2,
         "unmapped_share": 0.2,
     }

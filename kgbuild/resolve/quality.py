@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbuild.extract.ground import norm
-from kgbuild.schema import hetionet_relations
+from kgbuild.schema import hetionet_relation_names, hetionet_relations
 from kgbuild.store.snapshots import Warehouse
 
 #: Surface forms of Alzheimer's disease itself (after :func:`norm`): "AD", "Alzheimer's disease",
@@ -44,7 +44,7 @@ def _histogram(support: list[int]) -> dict[str, int]:
 def _figures(
     triples: list[tuple[str, str, str]], surface: dict[str, set[str]], support: list[int]
 ) -> dict[str, Any]:
-    hetio = hetionet_relations()
+    hetio, dalk = hetionet_relation_names(), hetionet_relations()
     nodes = {x for h, _, t in triples for x in (h, t)}
     endpoints = [x for h, _, t in triples for x in (h, t)]
     ad_nodes = {node for node, forms in surface.items() if any(is_ad_form(f) for f in forms)}
@@ -54,9 +54,11 @@ def _figures(
     return {
         "triples": len(triples),
         "nodes": len(nodes),
+        # Hetionet's relation names (its 24 metaedges), and DALK's 10 of them (Table 11).
         "hetionet_relation_share": round(
             sum(r.strip().lower() in hetio for _, r, _ in triples) / n, 4
         ),
+        "dalk_relation_share": round(sum(r.strip().lower() in dalk for _, r, _ in triples) / n, 4),
         "relation_strings": len({r for _, r, _ in triples}),
         "endpoint_id_share": round(
             sum(not x.startswith("free:") for x in endpoints) / (len(endpoints) or 1), 4

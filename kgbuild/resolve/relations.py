@@ -42,7 +42,13 @@ from functools import cache, lru_cache
 from typing import Any
 
 from kgbuild.errors import ConfigError
-from kgbuild.schema import RelationOption, data_dir, hetionet_relations, relations_for
+from kgbuild.schema import (
+    RelationOption,
+    data_dir,
+    hetionet_relation_names,
+    hetionet_relations,
+    relations_for,
+)
 
 SYNONYMS_TSV = "relation_synonyms.tsv"
 
@@ -51,8 +57,6 @@ OPEN_PREDICATES: dict[str, str] = {
     "isa": "head is a kind, subtype, class, member or instance of tail",
     "part_of": "head is a part, component, subunit, residue or ingredient of tail",
     "located_in": "head is found, occurs, accumulates or is deposited in tail (place, cell)",
-    "expressed_in": "gene/protein head is expressed in cell, tissue, organism or cell line tail",
-    "has_symptom": "disease or subject head shows symptom, phenotype, hallmark or feature tail",
     "biomarker_of": "head is a (bio)marker, indicator, predictor or diagnostic of tail",
     "model_of": "organism, cell line or system head is an experimental model of tail",
     "measured_by": "quantity head is measured, detected, stained or imaged by method tail",
@@ -61,6 +65,14 @@ OPEN_PREDICATES: dict[str, str] = {
     "variant_of": "mutation, variant, allele, genotype or isoform head is a form of tail",
     "in_taxon": "entity head belongs to or comes from organism tail",
     "related_to": "unspecified: the predicate names an attribute, a study role, or nothing mapped",
+}
+
+#: Open predicates that are exactly a Hetionet relation outside DALK's 10, renamed to Hetionet's
+#: name (and direction) when the table is read: DpS "Disease presents Symptom", AeG "Anatomy
+#: expresses Gene". The synonym table keeps the readable names.
+HETIONET_NAMES: dict[str, tuple[str, bool]] = {
+    "has_symptom": ("presents", False),
+    "expressed_in": ("expresses", True),
 }
 
 #: Substitutes tried in order when a relation is not allowed for the kind pair (then associates).
@@ -74,7 +86,7 @@ _FALLBACK: dict[str, tuple[str, ...]] = {
 _DIRECTIONAL = frozenset({"upregulates", "downregulates", "regulates"})
 #: Open predicates that between a Disease and a Gene can only mean an association.
 _PROMOTABLE = frozenset(
-    {"located_in", "expressed_in", "has_symptom", "biomarker_of", "model_of", "measured_by",
+    {"located_in", "expresses", "presents", "biomarker_of", "model_of", "measured_by",
      "related_to"}
 )  # fmt: skip
 
@@ -115,13 +127,14 @@ def _table() -> tuple[dict[str, tuple[str, bool]], tuple[tuple[str, str, bool], 
     with open(path, encoding="utf-8", newline="") as fh:
         lines = (ln for ln in fh if not ln.startswith("#"))
         rows = list(csv.DictReader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
-    known = hetionet_relations() | OPEN_PREDICATES.keys()
+    known = hetionet_relations() | OPEN_PREDICATES.keys() | HETIONET_NAMES.keys()
     bad = [r["predicate"] for r in rows if r["relation"] not in known]
     if bad:
         raise ConfigError("relation synonym rows name unknown relations", path=path, rows=bad[:5])
     exact, rules = {}, []
     for r in rows:
-        entry = (r["relation"], r["reverse"] == "yes")
+        name, flip = HETIONET_NAMES.get(r["relation"], (r["relation"], False))
+        entry = (name, (r["reverse"] == "yes") != flip)
         if r["match"] == "exact":
             exact[r["predicate"]] = entry
         else:
@@ -230,7 +243,9 @@ def canonical_relation(
             relation, method = fitted, "kind"
     elif relation in _PROMOTABLE and any(o.relation == "associates" for o in options):
         relation, method, allowed = "associates", "kind", True
-    return CanonicalRelation(relation, reverse, method, relation in hetionet, allowed)
+    return CanonicalRelation(
+        relation, reverse, method, relation in hetionet_relation_names(), allowed
+    )
 
 
 #: Minimum cosine between an unmapped predicate and its nearest synonym-table key for the key's
@@ -281,7 +296,8 @@ def coverage(
         "triples": n,
         "distinct_raw": len(raw_seen),
         "distinct_canonical": len(relations),
-        "hetionet_share": share(sum(relations[r] for r in hetionet_relations())),
+        "hetionet_share": share(sum(relations[r] for r in hetionet_relation_names())),
+        "dalk_relation_share": share(sum(relations[r] for r in hetionet_relations())),
         "related_to_share": share(relations["related_to"]),
         "unmapped_share": share(methods["open"]),
     }
