@@ -1,63 +1,182 @@
-"""Prefect flow: a one-off KG build from a local PubTator/BioC folder, one snapshot per year.
+"""Prefect flow ``build-kg``: a one-off KG build of a domain or a source, one task run per year.
 
-Thin by design: the task calls :func:`kgbuild.build.pipeline.build_kg` (the same function the
-CLI calls) and the flow publishes DALK Table 1 as a markdown artifact. Scheduling, caching,
-concurrency limits and Dask scale-out arrive with the orchestration issue.
+Each year is its own task run, in order, each depending on the one before: ``build_through(Y)``
+calls :func:`kgbuild.build.pipeline.build_kg` (the function the CLI calls) for the years up to
+``Y``. ``build_kg`` reuses every year already published on the lineage, so the task publishes
+exactly year ``Y``'s snapshot. Reading a year's source (PubMed + PubTator3 for ``pubmed``; file
+hashes for a folder) is a task of its own, retried with exponential backoff and holding a slot of
+the ``ncbi-requests`` limit; a year's build holds as many ``llm-calls`` slots as its LLM client
+has requests in flight. Caching: see :mod:`flows.common`. Artifacts: DALK Table 1 and LLM use per
+year (markdown + table) and the KG-growth chart (``<warehouse>/reports/<kg>-growth.png``).
+
+With ``dask_address`` the same flow runs its tasks on that Dask cluster (a subflow with
+``prefect_dask.DaskTaskRunner``); years stay in order, reading the next year overlaps building
+this one, and several flows can share the cluster.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
 from prefect import flow, get_run_logger, task
-from prefect.artifacts import create_markdown_artifact
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.cache_policies import NO_CACHE
+from prefect.futures import PrefectFuture
+from prefect.tasks import exponential_backoff
 
-from kgbuild.build.pipeline import BuildReport, build_kg
-from kgbuild.config import warehouse_path
+from flows.common import (
+    LLM_LIMIT,
+    NCBI_LIMIT,
+    YEAR_CACHE,
+    IncompleteYear,
+    artifact_key,
+    attempts_left,
+    dask_runner,
+    do_not_cache_this_result,
+    on_dask,
+    slots,
+    transient,
+    warehouse_storage,
+)
+from kgbuild.build.pipeline import YearReport, build_kg
+from kgbuild.build.spec import BuildSpec
+from kgbuild.errors import InputError
+from kgbuild.report import (
+    data_uri,
+    growth_chart,
+    markdown_table,
+    report_path,
+    snapshot_ids,
+    year_rows,
+)
+from kgbuild.store.snapshots import Warehouse
 
 
-@task(retries=1, retry_delay_seconds=5)
-def build_years(
-    source: str, kg: str, years: str | None, extractor: str, warehouse: str
-) -> BuildReport:
+@task(
+    name="read-source-year",
+    retries=3,
+    retry_delay_seconds=exponential_backoff(backoff_factor=10),
+    retry_jitter_factor=0.5,
+    retry_condition_fn=transient,
+    cache_policy=NO_CACHE,  # its answer is what tells whether a year changed
+)
+def read_source(spec: BuildSpec, year: int) -> Any:
+    """Read one year's inputs (download + annotate them for PubMed); return their digest."""
+    with slots(NCBI_LIMIT, 1 if spec.uses_ncbi else 0):
+        return spec.corpus().digest(year)
+
+
+@task(
+    name="build-through-year",
+    retries=2,
+    retry_delay_seconds=[60, 300],
+    retry_jitter_factor=0.2,
+    retry_condition_fn=transient,
+    cache_policy=YEAR_CACHE,
+)
+def build_through(
+    spec: BuildSpec, year: int | None, first: int | None, digest: Any, parent: str | None
+) -> str:
+    """Publish the snapshot of ``year`` (every year of ``spec`` when None); return its id.
+
+    ``digest`` and ``parent`` are not read here: with the spec and year they are the cache key
+    (the warehouse's own fingerprint of this year's work)."""
     logger = get_run_logger()
-    return build_kg(
-        Path(source),
-        kg=kg,
-        years=years,
-        extractor=extractor,
-        warehouse=Path(warehouse),
-        on_year=lambda y: logger.info(
-            "%s: %s %s", y.year, "reused" if y.reused else "published", y.snapshot.snapshot_id
-        ),
+
+    def log(y: YearReport) -> None:
+        c = y.snapshot.counts
+        logger.info(
+            "%s: %s %s (docs %s, triples %s, evidence %s, LLM calls %s, failed %s) %.1fs",
+            y.year,
+            "reused" if y.reused else "published",
+            y.snapshot.snapshot_id,
+            c["documents"],
+            c["triples"],
+            c["evidence"],
+            c.get("llm_calls", 0),
+            c.get("extraction_failed", 0),
+            y.seconds,
+        )
+
+    slice_spec = spec if year is None or first is None else spec.through(year, first)
+    with slots(LLM_LIMIT, spec.llm_concurrency()) as held:
+        report = build_kg(
+            slice_spec.corpus(),
+            kg=spec.kg,
+            extractor=spec.options(held or None),
+            warehouse=spec.warehouse_dir,
+            on_year=log,
+        )
+    if report.llm_usage:
+        logger.info("LLM client: %s", report.llm_usage)
+    head = report.head
+    if head is None:
+        raise InputError("the source has no records for these years", years=slice_spec.years)
+    failed = head.counts.get("extraction_failed", 0)
+    if failed:
+        if attempts_left():
+            raise IncompleteYear(f"{failed} documents failed extraction through {head.as_of_year}")
+        logger.warning("%s documents failed extraction; the next run retries them", failed)
+        do_not_cache_this_result()
+    return head.snapshot_id
+
+
+@task(name="publish-report", cache_policy=NO_CACHE)
+def publish_report(spec: BuildSpec, head: str) -> str:
+    """Per-year table (DALK Table 1, statuses, LLM use) and growth chart as artifacts."""
+    rows = year_rows(Warehouse(spec.warehouse_dir), head)
+    png = growth_chart(rows, report_path(spec.warehouse_dir, spec.kg), f"{spec.kg}: KG growth")
+    title = f"{spec.kg}: DALK Table 1, document and extraction statuses, LLM use per snapshot"
+    create_markdown_artifact(
+        markdown_table(rows, title), key=artifact_key("kg-stats", spec.kg), description=title
     )
+    create_table_artifact(
+        rows, key=artifact_key("kg-growth", spec.kg), description=f"{spec.kg}: numbers per year"
+    )
+    create_markdown_artifact(
+        f"![{spec.kg} KG growth by year]({data_uri(png)})\n\nPNG: `{png}`",
+        key=artifact_key("kg-growth-chart", spec.kg),
+        description=f"{spec.kg}: KG growth by year",
+    )
+    return str(png)
 
 
 @flow(name="build-kg")
 def build_kg_flow(
-    source: str,
-    kg: str = "alzheimers",
+    source: str = "pubmed",
+    domain: str | None = None,
+    query: str | None = None,
     years: str | None = None,
-    extractor: str = "auto",
+    annotator: str | None = None,
+    extractor: str | None = None,
+    model: str | None = None,
+    kg: str | None = None,
     warehouse: str | None = None,
+    llm_base_url: str | None = None,
+    dask_address: str | None = None,
 ) -> list[str]:
-    """Build ``kg`` from ``source`` year by year; returns the snapshot ids, oldest first."""
-    report = build_years(
-        source, kg, years, extractor, str(warehouse_path(Path(warehouse) if warehouse else None))
-    )
-    rows = [
-        "| year | snapshot | #corpus | #nodes | #relations | #triples | reused |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for y in report.years:
-        c = y.snapshot.counts
-        rows.append(
-            f"| {y.year} | {y.snapshot.snapshot_id} | {c['documents']} | {c['nodes']} "
-            f"| {c['relations']} | {c['triples']} | {y.reused} |"
-        )
-    create_markdown_artifact(
-        "\n".join(rows),
-        key=f"kg-stats-{kg}".lower().replace("_", "-"),
-        description="DALK Table 1 per snapshot",
-    )
-    return [y.snapshot.snapshot_id for y in report.years]
+    """Build ``kg`` year by year (one snapshot per year); returns the snapshot ids, oldest first.
+
+    ``source``: ``pubmed`` or a folder of PubTator/BioC-JSON files; ``domain``: a domain file
+    (``data/domains``) supplying everything not given; ``years``: ``2011-2020`` or ``2011-now``.
+    """
+    params = {"source": source, "domain": domain, "query": query, "years": years}
+    params |= {"annotator": annotator, "extractor": extractor, "model": model, "kg": kg}
+    params |= {"warehouse": warehouse, "llm_base_url": llm_base_url}
+    if dask_address and not on_dask():  # run this flow again, its tasks on the Dask cluster
+        on_cluster = build_kg_flow.with_options(task_runner=dask_runner(dask_address))
+        return on_cluster(**params, dask_address=dask_address)
+    spec = BuildSpec.resolve(**params)
+    get_run_logger().info("building %s: %s", spec.kg, spec.public())
+    build = build_through.with_options(result_storage=warehouse_storage(spec.warehouse))
+    steps = spec.year_steps()
+    read: PrefectFuture[Any] | None = None
+    built: list[PrefectFuture[str]] = []
+    for year in steps:
+        read = read_source.submit(spec, year, wait_for=[read] if read else None)
+        built.append(build.submit(spec, year, steps[0], read, built[-1] if built else None))
+    if not steps:  # a corpus whose years are known only after reading it: one build
+        built.append(build.submit(spec, None, None, None, None))
+    head = built[-1].result()
+    publish_report(spec, head)
+    return snapshot_ids(Warehouse(spec.warehouse_dir), head)

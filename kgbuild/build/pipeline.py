@@ -8,9 +8,10 @@ had not published.
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -87,6 +88,115 @@ def _fingerprint(config: dict[str, Any], parent: str | None, inputs: Any) -> str
     return stable_id(code_version(), sorted(config.items()), parent, inputs, size=16)
 
 
+def _config(
+    kg: str,
+    chosen: str,
+    options: ExtractionOptions,
+    slice_extractor: SliceExtractor,
+    corpus: Corpus,
+) -> dict[str, Any]:
+    """The build config recorded in every manifest and part of every year's fingerprint."""
+    return {
+        "kg": kg,
+        "extractor": chosen,
+        "extractor_requested": options.extractor,
+        "extraction": slice_extractor.config(),
+        "resolution": {"embed_model": options.embed_model},
+        **corpus.config(),
+    }
+
+
+def _reusable(
+    wh: Warehouse, kg: str, config: dict[str, Any], corpus: Corpus, years: list[int]
+) -> Iterator[tuple[int, SnapshotInfo, float]]:
+    """The leading years whose snapshot is already published from exactly these inputs on this
+    lineage, and complete: (year, snapshot, seconds spent finding it)."""
+    parent: str | None = None
+    for year in years:
+        t0 = time.perf_counter()
+        sid = wh.find_by_inputs(kg, _fingerprint(config, parent, corpus.digest(year)), parent)
+        if sid is None:
+            return
+        info = SnapshotInfo.from_manifest(wh.manifest(sid))
+        if info.counts.get("extraction_failed", 0):
+            return  # incomplete: rebuild this year so its failed documents are retried
+        yield year, info, time.perf_counter() - t0
+        parent = sid
+
+
+@dataclass(slots=True)
+class YearPlan:
+    """What :func:`build_kg` would do with one year: ``reuse`` its snapshot or ``build`` it.
+
+    ``reason``: ``published`` (reused), ``new`` (no snapshot of this KG for the year),
+    ``inputs changed`` / ``config changed`` / ``code changed`` (a snapshot of the year exists on
+    this lineage but from other inputs, config or code), ``incomplete`` (published with failed
+    extractions), ``parent rebuilt`` (an earlier year is rebuilt) or ``years unknown`` (a corpus
+    whose years are known only after reading it).
+    """
+
+    year: int
+    action: str
+    reason: str
+    #: The snapshot reused, or the published snapshot of the year the build would replace.
+    snapshot_id: str | None = None
+
+
+def plan_build(
+    source: Path | Corpus,
+    *,
+    kg: str = "kg",
+    years: str | None = None,
+    extractor: str | ExtractionOptions = "auto",
+    warehouse: Path = Path("warehouse"),
+    default_year: int | None = None,
+) -> list[YearPlan]:
+    """A dry run of :func:`build_kg`'s reuse decision, year by year; reads the source's digests
+    and the catalog, extracts and publishes nothing."""
+    options = (
+        extractor if isinstance(extractor, ExtractionOptions) else ExtractionOptions(extractor)
+    )
+    chosen, slice_extractor = options.make(Path(warehouse))
+    try:
+        corpus = (
+            source if isinstance(source, Corpus) else LocalCorpus(Path(source), years, default_year)
+        )
+        todo = corpus.years()
+        if not corpus.reusable:
+            return [YearPlan(y, "build", "years unknown") for y in todo]
+        config = _config(kg, chosen, options, slice_extractor, corpus)
+        wh = Warehouse(warehouse)
+        plan = [
+            YearPlan(year, "reuse", "published", info.snapshot_id)
+            for year, info, _ in _reusable(wh, kg, config, corpus, todo)
+        ]
+        parent = plan[-1].snapshot_id if plan else None
+        published = {(s["as_of_year"], s["parent_id"]): s for s in wh.snapshots(kg)}
+        for year in todo[len(plan) :]:
+            if plan and plan[-1].action == "build":
+                plan.append(YearPlan(year, "build", "parent rebuilt"))
+                continue
+            old = published.get((year, parent))
+            reason = "new"
+            if old is not None:
+                reason = _why_changed(wh.manifest(old["snapshot_id"]), config, corpus, year)
+            plan.append(YearPlan(year, "build", reason, old["snapshot_id"] if old else None))
+        return plan
+    finally:
+        slice_extractor.close()
+
+
+def _why_changed(
+    manifest: dict[str, Any], config: dict[str, Any], corpus: Corpus, year: int
+) -> str:
+    if manifest["code_version"] != code_version():
+        return "code changed"
+    if json.dumps(manifest["config"], sort_keys=True) != json.dumps(config, sort_keys=True):
+        return "config changed"
+    inputs = _fingerprint(config, manifest["parent_id"], corpus.digest(year))
+    return "incomplete" if manifest["inputs"] == inputs else "inputs changed"
+
+
 def build_kg(
     source: Path | Corpus,
     *,
@@ -111,14 +221,7 @@ def build_kg(
         corpus = (
             source if isinstance(source, Corpus) else LocalCorpus(Path(source), years, default_year)
         )
-        config = {
-            "kg": kg,
-            "extractor": chosen,
-            "extractor_requested": options.extractor,
-            "extraction": slice_extractor.config(),
-            "resolution": {"embed_model": options.embed_model},
-            **corpus.config(),
-        }
+        config = _config(kg, chosen, options, slice_extractor, corpus)
         wh = Warehouse(warehouse)
         wh.init()
         wh.repair()
@@ -127,17 +230,9 @@ def build_kg(
         parent: str | None = None
         todo = corpus.years()
         if corpus.reusable:  # per-year fingerprints are known before reading
-            while todo:
-                t0 = time.perf_counter()
-                fingerprint = _fingerprint(config, parent, corpus.digest(todo[0]))
-                sid = wh.find_by_inputs(kg, fingerprint, parent)
-                if sid is None:
-                    break
-                info = SnapshotInfo.from_manifest(wh.manifest(sid))
-                if info.counts.get("extraction_failed", 0):
-                    break  # incomplete: rebuild this year so its failed documents are retried
-                _emit(report, on_year, YearReport(todo[0], info, True, time.perf_counter() - t0))
-                parent = sid
+            for year, info, seconds in _reusable(wh, kg, config, corpus, list(todo)):
+                _emit(report, on_year, YearReport(year, info, True, seconds))
+                parent = info.snapshot_id
                 todo.pop(0)
             if not todo:
                 return report

@@ -1,0 +1,69 @@
+"""Prefect flow ``refresh-kg``: the scheduled job that keeps a domain's KG current.
+
+It asks :func:`kgbuild.build.refresh.plan_refresh` what is newer than the KG's latest snapshot —
+a new publication year, new or changed PMIDs / files in a year (the year's input digest no
+longer matches the published snapshot's inputs fingerprint), another config or code version,
+failed extractions to retry — and builds exactly that with the ``build-kg`` flow (a subflow;
+unchanged years are reused, changed ones and those after them rebuilt). When nothing is new it
+is a no-op: it logs so, publishes no snapshot and returns ``status: "no-op"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import flow, get_run_logger, task
+from prefect.artifacts import create_markdown_artifact
+from prefect.cache_policies import NO_CACHE
+from prefect.tasks import exponential_backoff
+
+from flows.build_kg import build_kg_flow
+from flows.common import NCBI_LIMIT, artifact_key, slots, transient
+from kgbuild.build.refresh import RefreshPlan, plan_refresh
+from kgbuild.build.spec import BuildSpec
+
+
+@task(
+    name="plan-refresh",
+    retries=3,
+    retry_delay_seconds=exponential_backoff(backoff_factor=10),
+    retry_jitter_factor=0.5,
+    retry_condition_fn=transient,
+    cache_policy=NO_CACHE,  # "what is new" must be asked every time
+)
+def plan(spec: BuildSpec, recheck_from: int | None) -> RefreshPlan:
+    """Search the source again where it can have grown; compare with the published years."""
+    with slots(NCBI_LIMIT, 1 if spec.uses_ncbi else 0):
+        return plan_refresh(spec, recheck_from=recheck_from)
+
+
+@flow(name="refresh-kg")
+def refresh_flow(
+    domain: str = "alzheimers",
+    source: str = "pubmed",
+    years: str | None = None,
+    warehouse: str | None = None,
+    extractor: str | None = None,
+    model: str | None = None,
+    llm_base_url: str | None = None,
+    recheck_from: int | None = None,
+) -> dict[str, Any]:
+    """Build what is new in ``domain`` since its KG's latest snapshot; a no-op when nothing is.
+
+    Returns the plan (``status`` ``no-op`` or ``built``, each year's action and reason) and the
+    snapshot ids of the KG after the refresh (``[]`` for a no-op)."""
+    logger = get_run_logger()
+    params = {"domain": domain, "source": source, "years": years, "warehouse": warehouse}
+    params |= {"extractor": extractor, "model": model, "llm_base_url": llm_base_url}
+    spec = BuildSpec.resolve(**params)
+    todo = plan(spec, recheck_from)
+    logger.info(todo.summary())
+    create_markdown_artifact(
+        todo.markdown(),
+        key=artifact_key("refresh", spec.kg),
+        description=f"{spec.kg}: what the refresh found",
+    )
+    if todo.noop:
+        return {**todo.to_dict(), "snapshots": []}
+    ids = build_kg_flow(**{**params, "years": spec.years, "warehouse": spec.warehouse})
+    return {**todo.to_dict(), "status": "built", "snapshots": ids}
