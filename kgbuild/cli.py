@@ -7,7 +7,6 @@ and exit with status 2; anything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,11 +18,11 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from kgbuild.annotate.eval_cli import eval_app
-from kgbuild.build.corpus import Corpus, KeptKinds
-from kgbuild.build.open import open_corpus
+from kgbuild.build.corpus import Corpus
 from kgbuild.build.pipeline import ExtractionOptions, YearReport, build_kg, estimate_build
-from kgbuild.config import setting, warehouse_path
-from kgbuild.domains import DEFAULT_KINDS, list_domains, load_domain
+from kgbuild.build.spec import BuildSpec
+from kgbuild.config import warehouse_path
+from kgbuild.domains import list_domains, load_domain
 from kgbuild.errors import InputError, KgbuildError
 from kgbuild.extract.pairwise import CHUNK_SIZE
 from kgbuild.llm.client import LLMSettings
@@ -145,36 +144,35 @@ def build(
     warehouse: WarehouseOpt = None,
 ) -> None:
     """Build a KG year by year and publish one snapshot per year."""
-    dom = load_domain(domain) if domain else None
-    kg_name = kg or (dom.kg if dom else None) or setting("kg")
-    years = years or (dom.years if dom else None)
-    if source is None and dom is None:
-        raise InputError("give --source (a folder, a file or 'pubmed') or --domain")
-    wh_path = warehouse_path(warehouse)
-    corpus = open_corpus(
-        source or "pubmed",
+    spec = BuildSpec.resolve(
+        source=source,
+        domain=domain,
+        query=query,
         years=years,
+        annotator=annotator,
+        extractor=extractor,
+        model=llm_model,
+        kg=kg,
+        warehouse=warehouse,
+        llm_base_url=llm_base_url,
+        embed_model=embed_model,
+        scispacy_model=scispacy_model,
+        pairwise_mode=pairwise_mode,
         default_year=default_year,
-        query=query or (dom.query if dom else None),
-        annotator=annotator or (dom.annotator if dom else "pubtator"),
-        scispacy_model=scispacy_model or (dom.scispacy_model if dom else None),
-        cache_dir=wh_path / "raw",
     )
-    if dom and tuple(dom.keep_kinds) != DEFAULT_KINDS:
-        corpus = KeptKinds(corpus, dom.keep_kinds)
+    kg_name, wh_path, corpus = spec.kg, spec.warehouse_dir, spec.corpus()
     options = ExtractionOptions(
-        extractor or (dom.extractor if dom else None) or setting("extractor"),
+        spec.extractor,
         LLMSettings.from_env(
-            base_url=llm_base_url,
-            model=llm_model
-            or (dom.model if dom and not os.environ.get("KGBUILD_LLM_MODEL") else None),
+            base_url=spec.llm_base_url,
+            model=spec.model,
             concurrency=llm_concurrency,
             timeout_s=llm_timeout,
             max_tokens=llm_max_tokens,
         ),
-        pairwise_mode or (dom.pairwise_mode if dom else "batched"),
+        spec.pairwise_mode,
         chunk_size,
-        embed_model or setting("embed_model"),
+        spec.embed_model,
     )
     if estimate:
         _print_estimate(corpus, options, wh_path)

@@ -61,6 +61,9 @@ class BuildSpec:
         warehouse: str | Path | None = None,
         llm_base_url: str | None = None,
         embed_model: str | None = None,
+        scispacy_model: str | None = None,
+        pairwise_mode: str | None = None,
+        default_year: int | None = None,
     ) -> BuildSpec:
         """Arguments first, then the domain file, then settings (as ``kgbuild build`` does).
 
@@ -78,13 +81,14 @@ class BuildSpec:
             years=expand_years(years or (dom.years if dom else None)),
             query=query or (dom.query if dom else None),
             annotator=annotator or (dom.annotator if dom else "pubtator"),
-            scispacy_model=dom.scispacy_model if dom else None,
+            scispacy_model=scispacy_model or (dom.scispacy_model if dom else None),
             keep_kinds=tuple(dom.keep_kinds) if dom else DEFAULT_KINDS,
             extractor=extractor or (dom.extractor if dom else None) or setting("extractor"),
             model=model or (dom.model if dom and not env_model else None),
-            pairwise_mode=dom.pairwise_mode if dom else "batched",
+            pairwise_mode=pairwise_mode or (dom.pairwise_mode if dom else "batched"),
             llm_base_url=llm_base_url,
             embed_model=embed_model or setting("embed_model"),
+            default_year=default_year,
         )
 
     # ---- what the spec opens --------------------------------------------------------------
