@@ -88,6 +88,15 @@ def _fingerprint(config: dict[str, Any], parent: str | None, inputs: Any) -> str
     return stable_id(code_version(), sorted(config.items()), parent, inputs, size=16)
 
 
+def _as_options(extractor: str | ExtractionOptions) -> ExtractionOptions:
+    return extractor if isinstance(extractor, ExtractionOptions) else ExtractionOptions(extractor)
+
+
+def _as_corpus(source: Path | Corpus, years: str | None, default_year: int | None) -> Corpus:
+    """A corpus as given, or the local folder/file ``source``."""
+    return source if isinstance(source, Corpus) else LocalCorpus(Path(source), years, default_year)
+
+
 def _config(
     kg: str,
     chosen: str,
@@ -153,14 +162,10 @@ def plan_build(
 ) -> list[YearPlan]:
     """A dry run of :func:`build_kg`'s reuse decision, year by year; reads the source's digests
     and the catalog, extracts and publishes nothing."""
-    options = (
-        extractor if isinstance(extractor, ExtractionOptions) else ExtractionOptions(extractor)
-    )
+    options = _as_options(extractor)
     chosen, slice_extractor = options.make(Path(warehouse))
     try:
-        corpus = (
-            source if isinstance(source, Corpus) else LocalCorpus(Path(source), years, default_year)
-        )
+        corpus = _as_corpus(source, years, default_year)
         todo = corpus.years()
         if not corpus.reusable:
             return [YearPlan(y, "build", "years unknown") for y in todo]
@@ -213,14 +218,10 @@ def build_kg(
     extraction failed is rebuilt (its finished LLM answers come from the cache), so a re-run
     retries exactly the failures.
     """
-    options = (
-        extractor if isinstance(extractor, ExtractionOptions) else ExtractionOptions(extractor)
-    )
+    options = _as_options(extractor)
     chosen, slice_extractor = options.make(Path(warehouse))
     try:
-        corpus = (
-            source if isinstance(source, Corpus) else LocalCorpus(Path(source), years, default_year)
-        )
+        corpus = _as_corpus(source, years, default_year)
         config = _config(kg, chosen, options, slice_extractor, corpus)
         wh = Warehouse(warehouse)
         wh.init()
@@ -297,9 +298,7 @@ def estimate_build(
     try:
         if not isinstance(slice_extractor, LLMExtractor):
             return chosen, out
-        corpus = (
-            source if isinstance(source, Corpus) else LocalCorpus(Path(source), years, default_year)
-        )
+        corpus = _as_corpus(source, years, default_year)
         for ys in corpus.slices(corpus.years(), {}):
             by_doc: dict[str, list[Mention]] = {}
             for m in ys.mentions:

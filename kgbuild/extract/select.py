@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kgbuild.errors import InputError
-from kgbuild.extract.base import LLMExtractor, SliceExtractor
+from kgbuild.extract.base import SliceExtractor
 from kgbuild.extract.cooccurrence import CooccurrenceExtractor
 from kgbuild.extract.generative import GenerativeExtractor
 from kgbuild.extract.pairwise import CHUNK_SIZE, PairwiseExtractor
@@ -44,7 +44,3 @@ def make_extractor(
     if name == "generative":
         return GenerativeExtractor(client)
     return PairwiseExtractor(client, pairwise_mode, chunk_size)
-
-
-def is_llm(extractor: SliceExtractor) -> bool:
-    return isinstance(extractor, LLMExtractor)

@@ -14,14 +14,15 @@ import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
-
-import openai
+from typing import TYPE_CHECKING, Any
 
 from kgbuild.config import file_section
 from kgbuild.errors import ConfigError, KgbuildError
 from kgbuild.llm.cache import ResponseCache, cache_key
 from kgbuild.schema import read_tsv
+
+if TYPE_CHECKING:  # openai takes ~0.6 s to import: only builds that call an LLM pay for it
+    import openai
 
 _TRANSIENT_STATUS = {408, 409, 429, 500, 502, 503, 504}
 
@@ -207,6 +208,8 @@ class LLMClient:
 
     async def _run_all(self, requests: Sequence[LLMRequest]) -> list[LLMResult | LLMError]:
         s = self.settings
+        import openai
+
         client = openai.AsyncOpenAI(
             base_url=s.base_url,
             api_key=s.api_key or "not-needed",
@@ -229,6 +232,8 @@ class LLMClient:
             await client.close()
 
     async def _complete(self, client: openai.AsyncOpenAI, req: LLMRequest) -> LLMResult:
+        import openai
+
         s = self.settings
         key = self._key(req)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
