@@ -434,10 +434,14 @@ def sql(
     query: Annotated[str, typer.Argument(help="SELECT … (read-only)")],
     fmt: Annotated[str, typer.Option("--format", help="table | csv | json")] = "table",
     max_rows: Annotated[int, typer.Option(help="Rows shown in table format")] = 100,
+    timeout: Annotated[float, typer.Option(help="Seconds before the query is interrupted")] = 60.0,
     warehouse: WarehouseOpt = None,
 ) -> None:
-    """Run read-only SQL over the catalog (views: triples, entities, kg_edges, snapshots…)."""
-    cols, rows = run_sql(warehouse_path(warehouse) / "kg.duckdb", query)
+    """Run read-only SQL over the catalog (views: triples, entities, kg_edges, snapshots…).
+
+    The statement runs confined: it can read the warehouse's tables, views and macros and
+    nothing else (no other file, URL, extension or environment variable), and write nothing."""
+    cols, rows = run_sql(warehouse_path(warehouse), query, timeout_s=timeout)
     if fmt == "json":
         out.print_json(json.dumps([dict(zip(cols, r, strict=True)) for r in rows], default=str))
     elif fmt == "csv":

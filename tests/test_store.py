@@ -118,8 +118,10 @@ def test_interrupted_publish_leaves_nothing_visible(corpus, warehouse, monkeypat
 
 
 def test_catalog_is_plain_duckdb(corpus, warehouse):
+    """Any DuckDB client reads the catalog; part paths resolve in the warehouse folder."""
     build_kg(corpus, kg="t", warehouse=warehouse)
     con = duckdb.connect(str(warehouse / "kg.duckdb"), read_only=True)
+    con.execute("SET file_search_path = ?", [str(warehouse)])
     top = con.execute(
         "SELECT head_name, relation, tail_name, support FROM kg_edges "
         "ORDER BY support DESC, head_name, tail_name LIMIT 1"

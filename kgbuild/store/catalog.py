@@ -10,12 +10,18 @@ SQL a user gets (see README "Exploring with SQL"):
   problems; ``<table>_asof(year[, kg])``; views ``<table>`` on the newest snapshot;
 - ``kg_edges_at(sid)`` / ``kg_edges``: triples with names, support and year span;
 - ``triples_diff(a, b)``: added / removed triples between two snapshots.
+
+Part paths are stored relative to the warehouse (``parts/<table>/<id>.parquet``), so a moved or
+copied warehouse reads its own parts: every connection kgbuild opens sets DuckDB's
+``file_search_path`` to the warehouse folder (another DuckDB client does the same, or starts in
+the warehouse folder). Part names are content hashes, so a same-named file found first in some
+other working folder holds the same rows.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -24,7 +30,8 @@ import duckdb
 from kgbuild.errors import StoreError
 from kgbuild.records import SCHEMAS
 
-CATALOG_VERSION = "1"
+#: 2: part paths relative to the warehouse (version 1 views held absolute paths).
+CATALOG_VERSION = "2"
 TABLES = tuple(SCHEMAS)
 
 _DDL = """
@@ -58,33 +65,64 @@ _SQL_TYPES = {
 }
 
 
+def open_with_retry(
+    opener: Callable[[], duckdb.DuckDBPyConnection], path: Path, wait_s: float = 30.0
+) -> duckdb.DuckDBPyConnection:
+    """``opener()``, retried (up to ``wait_s``) while another process holds the file lock:
+    DuckDB allows one writer *or* readers per file, and a publish holds it for a moment."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            return opener()
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                raise StoreError(f"cannot open catalog: {first_line(exc)}", catalog=path) from exc
+            time.sleep(0.2)
+
+
 @contextmanager
 def connect(
     path: Path, read_only: bool = False, wait_s: float = 30.0
 ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A connection that waits (up to ``wait_s``) while another process holds the file lock."""
-    if read_only and not path.exists():
+    """A trusted connection (kgbuild's own SQL) whose relative part paths resolve in the
+    warehouse folder; waits while another process holds the file lock."""
+    if read_only and not path.is_file():
         raise StoreError("no catalog yet: build a KG first", catalog=path)
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            con = duckdb.connect(str(path), read_only=read_only)
-            break
-        except duckdb.IOException as exc:
-            if "lock" not in str(exc).lower() or time.monotonic() > deadline:
-                raise StoreError(f"cannot open catalog: {exc}", catalog=path) from exc
-            time.sleep(0.2)
+    con = open_with_retry(lambda: duckdb.connect(str(path), read_only=read_only), path, wait_s)
     try:
+        con.execute("SET file_search_path = ?", [str(path.resolve().parent)])
         yield con
     finally:
         con.close()
 
 
+def sql_literal(value: object) -> str:
+    """A value as a SQL literal, quoted by DuckDB itself (for DDL, which takes no parameters)."""
+    return str(duckdb.ConstantExpression(value))
+
+
+def first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the registry tables; re-derive views and macros written by an older version."""
     con.execute(_DDL)
-    con.execute(
-        "INSERT OR REPLACE INTO catalog_meta VALUES ('catalog_version', ?)", [CATALOG_VERSION]
-    )
+    old = con.execute("SELECT value FROM catalog_meta WHERE key = 'catalog_version'").fetchone()
+    if old is not None and old[0] == CATALOG_VERSION:
+        return
+    con.execute("BEGIN TRANSACTION")
+    try:
+        if old is not None:
+            rebuild_views(con)
+        con.execute(
+            "INSERT OR REPLACE INTO catalog_meta VALUES ('catalog_version', ?)", [CATALOG_VERSION]
+        )
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+        raise
 
 
 def _empty_select(table: str, with_data: bool) -> str:
@@ -96,13 +134,15 @@ def _empty_select(table: str, with_data: bool) -> str:
     return f"SELECT {', '.join(cols)} WHERE false"
 
 
-def _files_literal(paths: list[str]) -> str:
-    return "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
-
-
-def rebuild_views(con: duckdb.DuckDBPyConnection, root: Path) -> None:
-    """(Re)create the part-reading views and every macro; call inside the publishing transaction."""
-    root = root.resolve()
+def part_views(
+    con: duckdb.DuckDBPyConnection, root: Path | None = None, temporary: bool = False
+) -> None:
+    """(Re)create the views reading every table's parts: ``_rows_<t>`` (add parts) and
+    ``_dels_<t>`` (del parts). Persistent views name parts relative to the warehouse; with
+    ``root`` and ``temporary`` they are this connection's own views with absolute paths, which
+    shadow the persistent ones (the confined connection, whose file access is limited to
+    ``<root>/parts``, cannot resolve relative paths)."""
+    kind = "TEMP VIEW" if temporary else "VIEW"
     for t in TABLES:
         for op, view in (("add", f"_rows_{t}"), ("del", f"_dels_{t}")):
             rel = [
@@ -114,20 +154,27 @@ def rebuild_views(con: duckdb.DuckDBPyConnection, root: Path) -> None:
             ]
             if rel:
                 cols = "*" if op == "add" else "_row, _part"
+                files = [str(root / p) if root else p for p in rel]
                 body = (
-                    f"SELECT {cols} FROM read_parquet("
-                    f"{_files_literal([str(root / p) for p in rel])}, union_by_name = true)"
+                    f"SELECT {cols} FROM read_parquet({sql_literal(files)}, union_by_name = true)"
                 )
             else:
                 body = _empty_select(t, with_data=op == "add")
-            con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
+            con.execute(f"CREATE OR REPLACE {kind} {view} AS {body}")
+
+
+def rebuild_views(con: duckdb.DuckDBPyConnection) -> None:
+    """(Re)create the part-reading views and every macro; call inside the publishing transaction."""
+    part_views(con)
+    for t in TABLES:
         con.execute(f"""
             CREATE OR REPLACE MACRO _{t}_at(sid) AS TABLE
             SELECT * EXCLUDE (_part, _depth) FROM (
                 SELECT r.*, p.depth AS _depth FROM _rows_{t} r
                 JOIN snapshot_parts p ON p.part_id = r._part
                 WHERE p.snapshot_id = sid AND p.tbl = '{t}' AND p.op = 'add'
-                QUALIFY row_number() OVER (PARTITION BY r._row ORDER BY p.depth DESC) = 1
+                -- a part listed at two depths counts once; identical rows of a part all count
+                QUALIFY row_number() OVER (PARTITION BY r._row, r._part ORDER BY p.depth DESC) = 1
             ) a
             WHERE NOT EXISTS (
                 SELECT 1 FROM _dels_{t} d JOIN snapshot_parts q ON q.part_id = d._part

@@ -219,7 +219,7 @@ class Warehouse:
                         ).fetchall()
                     ]
                 con.executemany("INSERT INTO snapshot_lineage VALUES (?, ?, ?)", lineage)
-                catalog.rebuild_views(con, self.root)
+                catalog.rebuild_views(con)
                 con.execute("COMMIT")
             except Exception:
                 con.execute("ROLLBACK")
