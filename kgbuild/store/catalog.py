@@ -30,7 +30,8 @@ import duckdb
 from kgbuild.errors import StoreError
 from kgbuild.records import SCHEMAS
 
-#: 2: part paths relative to the warehouse (version 1 views held absolute paths).
+#: 2: part paths relative to the warehouse (version 1 views held absolute paths) and
+#: identical rows of a part kept (version 1 read them back as one).
 CATALOG_VERSION = "2"
 TABLES = tuple(SCHEMAS)
 
@@ -171,10 +172,10 @@ def rebuild_views(con: duckdb.DuckDBPyConnection) -> None:
             CREATE OR REPLACE MACRO _{t}_at(sid) AS TABLE
             SELECT * EXCLUDE (_part, _depth) FROM (
                 SELECT r.*, p.depth AS _depth FROM _rows_{t} r
-                JOIN snapshot_parts p ON p.part_id = r._part
-                WHERE p.snapshot_id = sid AND p.tbl = '{t}' AND p.op = 'add'
-                -- a part listed at two depths counts once; identical rows of a part all count
-                QUALIFY row_number() OVER (PARTITION BY r._row, r._part ORDER BY p.depth DESC) = 1
+                -- a part listed at two depths joins once; identical rows of a part all count
+                JOIN (SELECT part_id, max(depth) AS depth FROM snapshot_parts
+                      WHERE snapshot_id = sid AND tbl = '{t}' AND op = 'add' GROUP BY part_id) p
+                  ON p.part_id = r._part
             ) a
             WHERE NOT EXISTS (
                 SELECT 1 FROM _dels_{t} d JOIN snapshot_parts q ON q.part_id = d._part

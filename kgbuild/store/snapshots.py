@@ -307,6 +307,8 @@ class SnapshotWriter:
                     st.acc, st.rows = adhash([old], st.acc, -1), st.rows - 1
                 st.keys[key] = h
                 keep.append(i)
+            if not keep:  # every row unchanged: nothing to stage
+                return
             data, hashes = data.take(keep), [hashes[i] for i in keep]
         st.adds.append(data)
         st.add_hashes.extend(hashes)
