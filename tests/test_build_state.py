@@ -78,3 +78,27 @@ def test_identical_rows_survive_a_round_trip_so_split_builds_equal_one_go(tmp_pa
     assert Warehouse(tmp_path / "b").query(q)[0][1] == "tau"  # 2 of its 4 mentions
     n = "SELECT count(*) FROM mentions_asof(2019, kg_name := 't')"
     assert Warehouse(tmp_path / "b").query(n) == [(3,)]
+
+
+def test_reuse_settles_after_an_upgrade(corpus, tmp_path, monkeypatch):
+    """New code that reproduces every snapshot is rebuilt once; the next build reuses every
+    year and a refresh plan is a no-op (it said "code changed" forever before)."""
+    from kgbuild.build import pipeline
+
+    wh = tmp_path / "wh"
+    first = build_kg(corpus, kg="t", warehouse=wh)
+    monkeypatch.setattr(pipeline, "code_version", lambda: "9.9.9+upgraded")
+    assert [p.reason for p in pipeline.plan_build(corpus, kg="t", warehouse=wh)] == [
+        "code changed",
+        "parent rebuilt",
+    ]
+    rebuilt = build_kg(corpus, kg="t", warehouse=wh)  # same content: same snapshots
+    assert [y.snapshot.snapshot_id for y in rebuilt.years] == [
+        y.snapshot.snapshot_id for y in first.years
+    ]
+    plan = pipeline.plan_build(corpus, kg="t", warehouse=wh)
+    assert [(p.action, p.reason) for p in plan] == [("reuse", "published")] * 2
+    calls = []
+    monkeypatch.setattr(pipeline.KGState, "apply", lambda *a, **k: calls.append(a))
+    again = build_kg(corpus, kg="t", warehouse=wh)
+    assert all(y.reused for y in again.years) and calls == []

@@ -171,6 +171,8 @@ def plan_build(
             return [YearPlan(y, "build", "years unknown") for y in todo]
         config = _config(kg, chosen, options, slice_extractor, corpus)
         wh = Warehouse(warehouse)
+        if wh.catalog_path.exists():
+            wh.init()  # a catalog written by an older version gains its newer tables
         plan = [
             YearPlan(year, "reuse", "published", info.snapshot_id)
             for year, info, _ in _reusable(wh, kg, config, corpus, todo)

@@ -53,6 +53,10 @@ CREATE TABLE IF NOT EXISTS builds (
     build_id VARCHAR PRIMARY KEY, kg VARCHAR, started_at TIMESTAMP, finished_at TIMESTAMP,
     extractor VARCHAR, published INTEGER, reused INTEGER, llm_usage JSON
 );
+CREATE TABLE IF NOT EXISTS snapshot_fingerprints (
+    inputs VARCHAR NOT NULL, snapshot_id VARCHAR NOT NULL, code_version VARCHAR,
+    recorded_at TIMESTAMP
+);
 CREATE TABLE IF NOT EXISTS snapshot_lineage (
     snapshot_id VARCHAR NOT NULL, ancestor_id VARCHAR NOT NULL, distance INTEGER NOT NULL
 );

@@ -128,15 +128,34 @@ class Warehouse:
         return json.loads(path.read_text())
 
     def find_by_inputs(self, kg: str, inputs: str, parent_id: str | None) -> str | None:
-        """A published snapshot built from exactly these inputs on this lineage, if any."""
+        """A published snapshot built from exactly these inputs on this lineage, if any: the
+        fingerprint it was first published under, or one a later build reproduced it under
+        (another code version that gave the same content)."""
         if not self.catalog_path.exists():
             return None
         rows = self.query(
-            "SELECT snapshot_id FROM snapshots WHERE kg = ? AND inputs = ? "
-            "AND parent_id IS NOT DISTINCT FROM ? ORDER BY created_at DESC LIMIT 1",
-            [kg, inputs, parent_id],
+            "SELECT s.snapshot_id FROM snapshots s "
+            "LEFT JOIN snapshot_fingerprints f ON f.snapshot_id = s.snapshot_id AND f.inputs = ? "
+            "WHERE s.kg = ? AND (s.inputs = ? OR f.inputs IS NOT NULL) "
+            "AND s.parent_id IS NOT DISTINCT FROM ? ORDER BY s.created_at DESC LIMIT 1",
+            [inputs, kg, inputs, parent_id],
         )
         return rows[0][0] if rows else None
+
+    def record_fingerprint(self, snapshot_id: str, inputs: str, code_version: str) -> None:
+        """Remember that ``inputs`` (a year's fingerprint) reproduced ``snapshot_id``, so the
+        next build with the same code and inputs reuses it instead of rebuilding the year."""
+        with catalog.connect(self.catalog_path) as con:
+            catalog.ensure_schema(con)
+            if con.execute(
+                "SELECT 1 FROM snapshot_fingerprints WHERE inputs = ? AND snapshot_id = ?",
+                [inputs, snapshot_id],
+            ).fetchone():
+                return
+            con.execute(
+                "INSERT INTO snapshot_fingerprints VALUES (?, ?, ?, ?)",
+                [inputs, snapshot_id, code_version, datetime.now(UTC).replace(tzinfo=None)],
+            )
 
     def export(self, snapshot_id: str, out_dir: Path) -> dict[str, Path]:
         """Every table of one snapshot as a whole standalone Parquet file."""
@@ -383,6 +402,8 @@ class SnapshotWriter:
         else:
             manifest = json.loads(existing.read_text())
         self.wh.register(manifest)
+        if manifest["inputs"] != inputs:  # reproduced by other code or config: remember it
+            self.wh.record_fingerprint(sid, inputs, code_version)
         for st in self.tables.values():
             st.adds, st.add_hashes, st.dels = [], [], []
         self.parts, self.parent_id, self.depth = manifest["parts"], sid, manifest["depth"] + 1
