@@ -141,6 +141,10 @@ def build(
     default_year: Annotated[
         int | None, typer.Option(help="Year for records whose file name and record carry none")
     ] = None,
+    max_doc_chars: Annotated[
+        int | None,
+        typer.Option(help="Longest title+abstract built; longer ones are rejected [100000]"),
+    ] = None,
     warehouse: WarehouseOpt = None,
 ) -> None:
     """Build a KG year by year and publish one snapshot per year."""
@@ -159,6 +163,7 @@ def build(
         scispacy_model=scispacy_model,
         pairwise_mode=pairwise_mode,
         default_year=default_year,
+        max_doc_chars=max_doc_chars,
     )
     kg_name, wh_path, corpus = spec.kg, spec.warehouse_dir, spec.corpus()
     options = ExtractionOptions(

@@ -36,3 +36,8 @@ class QueryError(KgbuildError):
 class SourceError(KgbuildError):
     """A live literature source (E-utilities, PubTator3) failed for good: a permanent HTTP error,
     retries exhausted, or a body that stayed malformed; the message names the URL path."""
+
+
+class IntegrityError(KgbuildError):
+    """An invariant kgbuild checks on its own work failed (a record read but given no status, a
+    part whose content does not match its manifest): the build stops rather than lose data."""

@@ -64,7 +64,7 @@ def parse_export(data: bytes) -> list[dict[str, Any]]:
         payloads = [json.loads(line) for line in text.splitlines() if line.strip()]
     if any(not isinstance(p, dict | list) for p in payloads):
         raise ValueError("export answer is not BioC JSON")
-    docs = [doc for p in payloads for doc in bioc_documents(p)]
+    docs = [doc for p in payloads for doc in bioc_documents(p) if isinstance(doc, dict)]
     if not docs and not any(isinstance(p, dict) and "PubTator3" in p for p in payloads):
         raise ValueError("export answer holds no BioC documents")
     return docs

@@ -14,6 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from kgbuild.errors import InputError
 from kgbuild.sources.local import SourceFile, YearSlice, discover, parse_years, read_slices
+from kgbuild.sources.record import MAX_DOCUMENT_CHARS
 
 
 @runtime_checkable
@@ -39,8 +40,15 @@ class Corpus(Protocol):
 class LocalCorpus:
     """A folder of per-year PubTator / BioC-JSON files (or one file)."""
 
-    def __init__(self, source: Path, years: str | None, default_year: int | None) -> None:
+    def __init__(
+        self,
+        source: Path,
+        years: str | None,
+        default_year: int | None,
+        max_doc_chars: int = MAX_DOCUMENT_CHARS,
+    ) -> None:
         self.source, self.bounds, self.default_year = source, parse_years(years), default_year
+        self.max_doc_chars = max_doc_chars
         files = discover(source)
         if self.bounds:
             lo, hi = self.bounds
@@ -61,7 +69,7 @@ class LocalCorpus:
         self._digests: dict[SourceFile, str] = {}
 
     def config(self) -> dict[str, Any]:
-        return {"default_year": self.default_year}
+        return {"default_year": self.default_year, "max_doc_chars": self.max_doc_chars}
 
     def years(self) -> list[int]:
         return sorted(self.by_year)
@@ -82,7 +90,9 @@ class LocalCorpus:
     ) -> Iterator[YearSlice]:
         # Only the requested years' files are read; bounds still filter year-less records.
         remaining = [f for y in years for f in self.by_year[y]] + self.yearless
-        yield from read_slices(self.source, self.bounds, self.default_year, seen, remaining)
+        yield from read_slices(
+            self.source, self.bounds, self.default_year, seen, remaining, self.max_doc_chars
+        )
 
 
 class KeptKinds:

@@ -25,6 +25,7 @@ from kgbuild.errors import InputError
 from kgbuild.extract.select import choose_extractor
 from kgbuild.llm.client import LLMSettings
 from kgbuild.sources.local import parse_years
+from kgbuild.sources.record import MAX_DOCUMENT_CHARS
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,7 @@ class BuildSpec:
     llm_base_url: str | None = None
     embed_model: str = "default"
     default_year: int | None = None
+    max_doc_chars: int = MAX_DOCUMENT_CHARS
 
     @classmethod
     def resolve(
@@ -64,6 +66,7 @@ class BuildSpec:
         scispacy_model: str | None = None,
         pairwise_mode: str | None = None,
         default_year: int | None = None,
+        max_doc_chars: int | None = None,
     ) -> BuildSpec:
         """Arguments first, then the domain file, then settings (as ``kgbuild build`` does).
 
@@ -89,6 +92,7 @@ class BuildSpec:
             llm_base_url=llm_base_url,
             embed_model=embed_model or setting("embed_model"),
             default_year=default_year,
+            max_doc_chars=max_doc_chars or MAX_DOCUMENT_CHARS,
         )
 
     # ---- what the spec opens --------------------------------------------------------------
@@ -106,6 +110,7 @@ class BuildSpec:
             annotator=self.annotator,
             scispacy_model=self.scispacy_model,
             cache_dir=self.warehouse_dir / "raw",
+            max_doc_chars=self.max_doc_chars,
         )
         if tuple(self.keep_kinds) != DEFAULT_KINDS:
             corpus = KeptKinds(corpus, tuple(self.keep_kinds))

@@ -8,6 +8,7 @@ predicates are kept lower-cased as written (canonicalization is the resolution s
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -176,7 +177,25 @@ class DocClaims:
 def _closest(
     a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]
 ) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The pair of spans (one of ``a``, one of ``b``) whose starts are closest (ties: the
+    smallest pair). For each span of ``a`` only the ``b`` spans at the nearest start on either
+    side can be closest, so this is O(|a| log |b|), not |a|·|b| (a concept mentioned thousands
+    of times in a dense abstract)."""
     none = (-1, -1)
     if not a or not b:
         return (a[0] if a else none), (b[0] if b else none)
-    return min(((x, y) for x in a for y in b), key=lambda p: (abs(p[0][0] - p[1][0]), p))
+    by_start: dict[int, list[tuple[int, int]]] = {}
+    for y in b:
+        by_start.setdefault(y[0], []).append(y)
+    starts = sorted(by_start)
+    best: tuple[int, tuple[tuple[int, int], tuple[int, int]]] | None = None
+    for x in a:
+        i = bisect.bisect_left(starts, x[0])
+        for j in (i - 1, i):
+            if 0 <= j < len(starts):
+                for y in by_start[starts[j]]:
+                    key = (abs(x[0] - y[0]), (x, y))
+                    if best is None or key < best:
+                        best = key
+    assert best is not None
+    return best[1]

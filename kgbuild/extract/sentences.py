@@ -8,6 +8,7 @@ mention (so an entity is never cut in two, whatever the annotator's span).
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Sequence
@@ -22,6 +23,21 @@ _NO_SPLIT_AFTER = frozenset(
 )  # fmt: skip
 
 
+def _disjoint(spans: Sequence[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """Spans merged where they overlap (as open intervals), as sorted start and end lists, so
+    "is this position strictly inside a mention" is one binary search, not a scan of every
+    mention per candidate boundary (quadratic on a dense 2 MB abstract)."""
+    starts: list[int] = []
+    ends: list[int] = []
+    for s, e in sorted(spans):
+        if starts and s < ends[-1]:
+            ends[-1] = max(ends[-1], e)
+        else:
+            starts.append(s)
+            ends.append(e)
+    return starts, ends
+
+
 def sentence_spans(
     text: str, protected: Sequence[tuple[int, int]] = (), breaks: Sequence[int] = ()
 ) -> list[tuple[int, int]]:
@@ -29,7 +45,7 @@ def sentence_spans(
 
     ``protected`` spans are never split; ``breaks`` are forced cuts (the end of the title).
     """
-    inside = sorted(protected)
+    starts, ends = _disjoint(protected)
     cuts = [0, *breaks]
     for m in _BOUNDARY.finditer(text):
         cut = m.end()
@@ -37,7 +53,9 @@ def sentence_spans(
         last = word[-1].rstrip(".").lower() if word else ""
         if last in _NO_SPLIT_AFTER or (len(last) == 1 and last.isalpha()):
             continue
-        if any(s < m.start() + 1 < e for s, e in inside):
+        at = m.start() + 1
+        k = bisect.bisect_left(starts, at) - 1  # the last protected span starting before `at`
+        if k >= 0 and at < ends[k]:
             continue
         cuts.append(cut)
     cuts.append(len(text))

@@ -4,108 +4,205 @@ BioC offsets are global to the document; kgbuild's text is title + " " + abstrac
 annotation is re-based from its passage's offset onto where that passage sits in our text.
 Passages other than title and abstract (full-text sections) are not part of an abstract KG and
 are recorded as a warning rather than silently mixed in.
+
+Valid JSON can still have the wrong shape (a ``passages`` that is a string, a text that is a
+number, absurd nesting). Every field is read through a checked accessor: a document whose
+structure is unusable ends ``rejected`` with the reason, a bad annotation is a ``problems`` row,
+and the rest of the file and corpus builds.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import reprlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from kgbuild.sources.record import SourceRecord, finish, make_mention
 
+#: A document id we accept: what PubMed, PMC and DOI-style ids look like, bounded in length.
+_ID = re.compile(r"^[\w.:/()\-]{1,64}$")
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 2, 60, 60, 4, 4
 
-def bioc_documents(payload: Any) -> list[dict[str, Any]]:
-    """The documents of any BioC-JSON shape PubTator3 and BioC tools emit."""
+
+class Malformed(ValueError):
+    """A BioC document whose structure cannot be read (the reason is the message)."""
+
+
+def short(value: Any) -> str:
+    """A bounded, recursion-safe rendering of any JSON value, for reasons and problems."""
+    return _REPR.repr(value)
+
+
+def bioc_documents(payload: Any) -> list[Any]:
+    """The document entries of any BioC-JSON shape PubTator3 and BioC tools emit (entries that
+    are not objects included: a reader rejects them rather than dropping them)."""
     if isinstance(payload, list):
-        return [d for d in payload if isinstance(d, dict)]
+        return payload
     if isinstance(payload, dict):
         for key in ("PubTator3", "documents"):
             if isinstance(payload.get(key), list):
-                return [d for d in payload[key] if isinstance(d, dict)]
+                return payload[key]
         if "passages" in payload:
             return [payload]
     return []
 
 
+def _obj(value: Any, what: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise Malformed(f"{what} is a {type(value).__name__}, not an object")
+    return value
+
+
+def _items(value: Any, what: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise Malformed(f"{what} is a {type(value).__name__}, not a list")
+    return value
+
+
+def _text(value: Any, what: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise Malformed(f"{what} is a {type(value).__name__}, not a string")
+    return value
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise Malformed(f"{what} is not an integer: {short(value)}")
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise Malformed(f"{what} is not an integer: {short(value)}") from exc
+
+
+def _scalar(value: Any) -> str:
+    """An id-like field: a string or number, else ''."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return ""
+    return str(value).strip()
+
+
 def doc_pmid(doc: dict[str, Any]) -> str:
     """A BioC document's PMID: ``pmid``, else the PMID half of PubTator3's ``_id``
     (``"28041912|None"``, kept when ``id`` was replaced by a DOI), else ``id``."""
-    pmid = str(doc.get("pmid") or "").strip()
+    pmid = _scalar(doc.get("pmid"))
     if pmid:
         return pmid
-    head = str(doc.get("_id") or "").split("|", 1)[0].strip()
-    return head if head.isdigit() else str(doc.get("id") or "").strip()
+    head = _scalar(doc.get("_id")).split("|", 1)[0].strip()
+    return head if head.isdigit() else _scalar(doc.get("id"))
 
 
-def _year(doc: dict[str, Any]) -> int | None:
-    for p in doc.get("passages") or []:
-        y = str((p.get("infons") or {}).get("year") or "")
+def _year(doc: dict[str, Any], passages: list[dict[str, Any]]) -> int | None:
+    for p in passages:
+        y = _scalar(_obj(p.get("infons"), "passage infons").get("year"))
         if y[:4].isdigit():
             return int(y[:4])
-    date = str(doc.get("date") or "")
+    date = _scalar(doc.get("date"))
     return int(date[:4]) if date[:4].isdigit() else None
 
 
 def bioc_record(
-    doc: dict[str, Any], source_file: str, record_no: int, annotator: str = "pubtator3"
+    doc: Any, source_file: str, record_no: int, annotator: str = "pubtator3"
 ) -> SourceRecord:
-    """One BioC document → a SourceRecord (never raises on bad content)."""
-    pmid = doc_pmid(doc)
-    rec = SourceRecord(
-        pmid=pmid,
-        source_file=source_file,
-        record_no=record_no,
-        line_no=record_no,
-        year=_year(doc),
-        journal=doc.get("journal") or None,
-    )
-    if not pmid:
-        rec.reject_reason = "BioC document without id/pmid"
+    """One BioC document → a SourceRecord (never raises on bad content: a document of the
+    wrong shape is a rejected record saying what is wrong)."""
+    pmid = doc_pmid(doc) if isinstance(doc, dict) else ""
+    rec = SourceRecord(pmid=pmid if _ID.match(pmid) else "", source_file=source_file,
+                       record_no=record_no, line_no=record_no)  # fmt: skip
+    try:
+        if not isinstance(doc, dict):
+            raise Malformed(f"document is a {type(doc).__name__}, not an object: {short(doc)}")
+        if not pmid:
+            rec.reject_reason = "BioC document without id/pmid"
+            return rec
+        if not _ID.match(pmid):
+            raise Malformed(f"document id is not an identifier: {short(pmid)}")
+        _read_document(rec, doc, annotator)
+    except Malformed as exc:
+        rec.reject_reason = f"malformed BioC document: {exc}"
+        rec.problem(record_no, "malformed_document", str(exc))
+        rec.mentions, rec.relations = [], []
         return rec
-    passages = [p for p in doc.get("passages") or [] if isinstance(p, dict)]
-    title = [p for p in passages if (p.get("infons") or {}).get("type") in ("title", "front")]
-    abstract = [p for p in passages if (p.get("infons") or {}).get("type") == "abstract"]
+    return finish(rec)
+
+
+def _read_document(rec: SourceRecord, doc: dict[str, Any], annotator: str) -> None:
+    passages = [_obj(p, "passage") for p in _items(doc.get("passages"), "passages")]
+    rec.year = _year(doc, passages)
+    journal = doc.get("journal")
+    rec.journal = journal if isinstance(journal, str) and journal else None
+    kinds = [_obj(p.get("infons"), "passage infons").get("type") for p in passages]
+    title = [p for p, k in zip(passages, kinds, strict=True) if k in ("title", "front")]
+    abstract = [p for p, k in zip(passages, kinds, strict=True) if k == "abstract"]
     other = len(passages) - len(title) - len(abstract)
     if other:
         rec.warnings.append(f"{other} non-abstract passages ignored")
-        rec.problem(record_no, "extra_passages", f"{other} passages are neither title nor abstract")
-    rec.title = " ".join(str(p.get("text") or "") for p in title[:1])
-    rec.abstract = " ".join(str(p.get("text") or "") for p in abstract)
+        rec.problem(
+            rec.record_no, "extra_passages", f"{other} passages are neither title nor abstract"
+        )
+    rec.title = " ".join(_text(p.get("text"), "passage text") for p in title[:1])
+    rec.abstract = " ".join(_text(p.get("text"), "passage text") for p in abstract)
     # Where each kept passage starts in our text, versus where BioC says it starts.
     placed: list[tuple[dict[str, Any], int]] = [(p, 0) for p in title[:1]]
     pos = len(rec.title) + 1
     for p in abstract:
         placed.append((p, pos))
-        pos += len(str(p.get("text") or "")) + 1
+        pos += len(_text(p.get("text"), "passage text")) + 1
     for passage, ours in placed:
-        base = int(passage.get("offset") or 0)
-        for ann in passage.get("annotations") or []:
+        base = _int(passage.get("offset") or 0, "passage offset")
+        try:
+            annotations = _items(passage.get("annotations"), "passage annotations")
+        except Malformed as exc:  # the text is fine: build it, without these annotations
+            rec.problem(rec.record_no, "malformed_annotation", str(exc))
+            annotations = []
+        for ann in annotations:
             _annotation(rec, ann, base, ours, annotator)
-    for rel in doc.get("relations") or []:
-        infons = rel.get("infons") or {}
+    try:
+        relations = _items(doc.get("relations"), "relations")
+    except Malformed as exc:
+        rec.problem(rec.record_no, "malformed_relation", str(exc))
+        relations = []
+    for rel in relations:
+        try:
+            infons = _obj(_obj(rel, "relation").get("infons"), "relation infons")
+        except Malformed as exc:
+            rec.problem(rec.record_no, "malformed_relation", f"{exc}: {short(rel)}")
+            continue
         r1, r2 = infons.get("role1"), infons.get("role2")
         id1 = r1.get("identifier") if isinstance(r1, dict) else r1
         id2 = r2.get("identifier") if isinstance(r2, dict) else r2
         rec.relations.append(
-            (str(infons.get("type")), str(id1), str(id2), str(infons.get("score", "")))
+            (_scalar(infons.get("type")), _scalar(id1), _scalar(id2), _scalar(infons.get("score")))
         )
-    return finish(rec)
 
 
 def _annotation(rec: SourceRecord, ann: Any, base: int, ours: int, annotator: str) -> None:
+    """One annotation; a malformed one is a problem row, the document is still built."""
     try:
-        infons = ann.get("infons") or {}
-        loc = (ann.get("locations") or [])[0]
-        start = int(loc["offset"]) - base + ours
-        end = start + int(loc["length"])
-        text, source_type = str(ann["text"]), str(infons.get("type") or "")
+        ann = _obj(ann, "annotation")
+        infons = _obj(ann.get("infons"), "annotation infons")
+        locations = _items(ann.get("locations"), "annotation locations")
+        if not locations:
+            raise Malformed("annotation has no location")
+        loc = _obj(locations[0], "annotation location")
+        start = _int(loc.get("offset"), "annotation offset") - base + ours
+        end = start + _int(loc.get("length"), "annotation length")
+        text = _text(ann.get("text"), "annotation text")
+        source_type = _scalar(infons.get("type"))
         raw_id = infons.get("identifier")
-    except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
-        rec.problem(rec.record_no, "malformed_annotation", f"{type(exc).__name__}: {ann!r:.80}")
+    except Malformed as exc:
+        rec.problem(rec.record_no, "malformed_annotation", f"{exc}: {short(ann)}")
         return
-    raw = "" if raw_id in (None, "None", "-") else str(raw_id)
+    raw = "" if raw_id in (None, "None", "-") else _scalar(raw_id)
     mention = make_mention(rec, rec.record_no, start, end, text, source_type, raw, annotator)
     if mention is not None:
         rec.mentions.append(mention)
@@ -117,17 +214,18 @@ def read_bioc(
     """Records of one BioC-JSON file; an unreadable file yields one rejected record saying why."""
     source_file = label or path.name
     try:
-        payload = json.loads(path.read_bytes().decode("utf-8", errors="strict"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        payload = json.loads(path.read_bytes().decode("utf-8-sig", errors="strict"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
         bad = SourceRecord(pmid="", source_file=source_file, record_no=0, line_no=0)
-        bad.reject_reason = f"unreadable BioC-JSON: {exc}"
-        bad.problem(0, "malformed_file", str(exc)[:200])
+        bad.reject_reason = f"unreadable BioC-JSON: {why}"
+        bad.problem(0, "malformed_file", why)
         yield bad
         return
     docs = bioc_documents(payload)
     if not docs:
         bad = SourceRecord(pmid="", source_file=source_file, record_no=0, line_no=0)
-        bad.reject_reason = "no BioC documents in file"
+        bad.reject_reason = f"no BioC documents in file (top level: {short(payload)})"
         yield bad
         return
     for i, doc in enumerate(docs, start=1):

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kgbuild.errors import InputError
+from kgbuild.errors import InputError, IntegrityError
 from kgbuild.records import DocStatus, Document, Mention, Problem, SourceRelation
 from kgbuild.sources.bioc import read_bioc
-from kgbuild.sources.pubtator_files import read_pubtator
-from kgbuild.sources.record import SourceRecord
+from kgbuild.sources.pubtator_files import count_records, read_pubtator
+from kgbuild.sources.record import MAX_DOCUMENT_CHARS, SourceRecord
 
 _YEAR_IN_NAME = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _PUBTATOR_SUFFIXES = {".pubtator", ".txt", ".pubtator.txt"}
@@ -79,9 +79,20 @@ def discover(source: Path) -> list[SourceFile]:
 
 
 def read_file(sf: SourceFile, root: Path) -> Iterator[SourceRecord]:
+    """The records of one file; a PubTator file's record count is checked against the title
+    lines in its bytes (counted apart from the parser), so a record cannot vanish silently."""
     label = str(sf.path.relative_to(root)) if root.is_dir() else sf.path.name
-    reader = read_pubtator if sf.fmt == "pubtator" else read_bioc
-    yield from reader(sf.path, year=sf.year, label=label)
+    if sf.fmt == "bioc":  # one record per document entry, by construction
+        yield from read_bioc(sf.path, year=sf.year, label=label)
+        return
+    expected, n = count_records(sf.path.read_bytes()), 0
+    for rec in read_pubtator(sf.path, year=sf.year, label=label):
+        n += rec.record_no > 0
+        yield rec
+    if n < expected:
+        raise IntegrityError(
+            f"{expected - n} of {expected} records were lost reading {label}; nothing was built"
+        )
 
 
 def parse_years(spec: str | None) -> tuple[int, int] | None:
@@ -103,6 +114,7 @@ def read_slices(
     default_year: int | None = None,
     seen: dict[str, tuple[str, int, str]] | None = None,
     files: Iterable[SourceFile] | None = None,
+    max_chars: int = MAX_DOCUMENT_CHARS,
 ) -> Iterator[YearSlice]:
     """Year slices in year order; ``seen`` (PMID → (file, year, text digest)) carries dedupe.
 
@@ -116,8 +128,10 @@ def read_slices(
     by_year: dict[int, list[SourceRecord]] = defaultdict(list)
     files_by_year: dict[int, list[SourceFile]] = defaultdict(list)
     unplaced: list[SourceRecord] = []
+    read: Counter[str] = Counter()
     for sf in files:
         for rec in read_file(sf, source):
+            read[rec.source_file] += 1
             year = rec.year if rec.year is not None else default_year
             if year is None:
                 rec.reject_reason = (
@@ -145,11 +159,14 @@ def read_slices(
             "no record has a publication year in the requested range",
             hint="name files by year (2014.pubtator), or pass --default-year",
         )
+    placed = Counter(r.source_file for recs in (*by_year.values(), unplaced) for r in recs)
+    if placed != read:
+        raise IntegrityError("records read but not placed in a year slice", files=read - placed)
     seen = {} if seen is None else seen
     ordered = sorted(by_year)
     for i, year in enumerate(ordered):
         extra = unplaced if i == 0 else []
-        yield make_slice(year, files_by_year[year], by_year[year] + extra, seen)
+        yield make_slice(year, files_by_year[year], by_year[year] + extra, seen, max_chars)
 
 
 def text_digest(title: str, abstract: str) -> str:
@@ -161,11 +178,19 @@ def make_slice(
     files: list[SourceFile],
     records: list[SourceRecord],
     seen: dict[str, tuple[str, int, str]],
+    max_chars: int = MAX_DOCUMENT_CHARS,
 ) -> YearSlice:
+    """One year's slice: every record gets exactly one status (built, duplicate, rejected)."""
     out = YearSlice(year=year, files=files)
     for rec in records:
         out.problems.extend(rec.problems)
         status, reason = "built", "; ".join(rec.warnings) or "ok"
+        size = len(rec.title) + 1 + len(rec.abstract)
+        if not rec.reject_reason and size > max_chars:
+            rec.reject_reason = (
+                f"document of {size:,} characters is over the {max_chars:,}-character limit "
+                "(--max-doc-chars); not built"
+            )
         if rec.reject_reason:
             status, reason = "rejected", rec.reject_reason
         elif rec.pmid in seen:
@@ -203,4 +228,6 @@ def make_slice(
                 n_problems=len(rec.problems),
             )
         )
+    if len(out.statuses) != len(records):
+        raise IntegrityError("a record of the slice has no status", year=year)
     return out

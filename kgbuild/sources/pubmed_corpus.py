@@ -20,7 +20,7 @@ from kgbuild.errors import InputError
 from kgbuild.records import stable_id
 from kgbuild.sources import pubmed
 from kgbuild.sources.local import YearSlice, make_slice, parse_years
-from kgbuild.sources.record import SourceRecord
+from kgbuild.sources.record import MAX_DOCUMENT_CHARS, SourceRecord
 
 ANNOTATORS = ("pubtator", "scispacy")
 
@@ -36,7 +36,9 @@ class PubMedCorpus:
         annotator: str = "pubtator",
         scispacy_model: str | None = None,
         cache_dir: Path = Path("warehouse/raw"),
+        max_doc_chars: int = MAX_DOCUMENT_CHARS,
     ) -> None:
+        self.max_doc_chars = max_doc_chars
         if annotator not in ANNOTATORS:
             raise InputError("unknown annotator", annotator=annotator, known=", ".join(ANNOTATORS))
         bounds = parse_years(years)
@@ -53,7 +55,12 @@ class PubMedCorpus:
         self._annotate: Any = None
 
     def config(self) -> dict[str, Any]:
-        cfg: dict[str, Any] = {"source": "pubmed", "query": self.query, "annotator": self.annotator}
+        cfg: dict[str, Any] = {
+            "source": "pubmed",
+            "query": self.query,
+            "annotator": self.annotator,
+            "max_doc_chars": self.max_doc_chars,
+        }
         if self.annotator == "scispacy":
             cfg["scispacy_model"] = self.scispacy_model
         return cfg
@@ -74,7 +81,7 @@ class PubMedCorpus:
         self, years: list[int], seen: dict[str, tuple[str, int, str]]
     ) -> Iterator[YearSlice]:
         for year in years:
-            yield make_slice(year, [], self.records(year), seen)
+            yield make_slice(year, [], self.records(year), seen, self.max_doc_chars)
 
     def records(self, year: int) -> list[SourceRecord]:
         """The year's records, fetched (or read from the raw cache) and annotated, once."""

@@ -6,6 +6,11 @@ relation lines ``PMID\\ttype\\tid1\\tid2[...]``; a blank line ends a document.
 
 The reader never raises on content: each undecodable byte, malformed line or stray annotation
 becomes a Problem attached to its record (or to a placeholder record when no document owns it).
+Line endings (CRLF, CR-only) and byte-order marks (UTF-8, UTF-16) are normalized before lines are
+split: a CR-only file read as one line would lose all but its first record, and a BOM glued to
+the first PMID makes a second, bogus one. :func:`count_records` counts record starts in the raw
+bytes independently of the parser, so a reader that loses a record is caught (see
+:func:`kgbuild.sources.local.read_slices`).
 """
 
 from __future__ import annotations
@@ -17,6 +22,38 @@ from pathlib import Path
 from kgbuild.sources.record import SourceRecord, finish, make_mention
 
 _TEXT_LINE = re.compile(r"^([^|\t]+)\|([ta])\|(.*)$")
+#: A title line in raw bytes (a BOM allowed): what :func:`count_records` counts.
+_TITLE_LINE = re.compile(rb"^(?:\xef\xbb\xbf)?[^|\t\r\n]+\|t\|")
+_INT = re.compile(r"^[+-]?\d+$")
+#: A relation line's type: a word (CID, Association, Positive_Correlation, Bind…).
+_REL_TYPE = re.compile(r"^[A-Za-z][\w\-]*$")
+_BOM = b"\xef\xbb\xbf"
+
+
+def normalize_bytes(data: bytes) -> tuple[bytes, list[str]]:
+    """UTF-16 → UTF-8, byte-order marks at line starts removed, CRLF/CR line endings → LF;
+    returns the bytes and what was changed (each becomes a problem row of the first record)."""
+    notes = []
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        data = data.decode("utf-16").encode("utf-8")
+        notes.append("UTF-16 file read as UTF-8")
+    if b"\n" not in data and b"\r" in data:
+        data = data.replace(b"\r", b"\n")
+        notes.append("CR-only line endings read as LF")
+    if _BOM in data:
+        lines = data.split(b"\n")
+        n = sum(line.startswith(_BOM) for line in lines)
+        if n:
+            data = b"\n".join(line.removeprefix(_BOM) for line in lines)
+            notes.append(f"{n} byte-order mark(s) removed from line starts")
+    return data, notes
+
+
+def count_records(data: bytes) -> int:
+    """Title lines in the raw ``data`` (LF or CRLF lines, or CR lines in a file without LF; a
+    BOM or not): every one starts a record, so a reader yielding fewer records lost some."""
+    sep = b"\n" if b"\n" in data else b"\r"
+    return sum(bool(_TITLE_LINE.match(line)) for line in data.split(sep))
 
 
 def decode_line(raw: bytes) -> tuple[str, bool]:
@@ -35,7 +72,7 @@ def read_pubtator(
 ) -> Iterator[SourceRecord]:
     """Records of one PubTator text file, in file order, each with its problems."""
     source_file = label or path.name
-    data = path.read_bytes()
+    data, notes = normalize_bytes(path.read_bytes())
     rec: SourceRecord | None = None
     record_no = 0
     orphans = SourceRecord(pmid="", source_file=source_file, record_no=-1, line_no=0)
@@ -66,6 +103,9 @@ def read_pubtator(
                 )
                 if kind == "a":
                     rec.problem(line_no, "missing_title", "abstract line without a title line")
+                if record_no == 1:
+                    for note in notes:
+                        rec.problem(0, "normalized", note)
             if not ok:
                 rec.problem(line_no, "non_utf8", "line is not UTF-8; decoded as cp1252")
                 rec.warnings.append("non-UTF-8 bytes decoded as cp1252")
@@ -82,6 +122,9 @@ def read_pubtator(
     if orphans.problems:
         orphans.reject_reason = "lines outside any document"
         yield orphans
+    elif record_no == 0:  # nothing in the file was a record: say so rather than say nothing
+        orphans.reject_reason = "no PubTator records in file (empty or not PubTator text)"
+        yield orphans
 
 
 def _annotation_line(rec: SourceRecord, line_no: int, line: str, annotator: str) -> None:
@@ -92,14 +135,14 @@ def _annotation_line(rec: SourceRecord, line_no: int, line: str, annotator: str)
     if parts[0].strip() != rec.pmid:
         rec.problem(line_no, "pmid_mismatch", f"line PMID {parts[0]!r} inside {rec.pmid}")
         return
-    if len(parts) >= 5 and parts[1].isdigit() and parts[2].isdigit():
+    if len(parts) >= 5 and _INT.match(parts[1]) and _INT.match(parts[2]):
         raw_id = parts[5] if len(parts) > 5 else ""
         mention = make_mention(
             rec, line_no, int(parts[1]), int(parts[2]), parts[3], parts[4], raw_id, annotator
         )
         if mention is not None:
             rec.mentions.append(mention)
-    elif len(parts) >= 4 and not parts[1].isdigit():
+    elif len(parts) >= 4 and _REL_TYPE.match(parts[1]):
         rec.relations.append(tuple(parts[1:]))
     else:
         rec.problem(line_no, "malformed_line", f"{len(parts)} fields: {line[:80]!r}")

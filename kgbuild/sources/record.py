@@ -14,6 +14,10 @@ from kgbuild.schema import hetionet_kind, to_curies
 
 #: How far (characters) a mention may be moved to the nearest exact occurrence of its text.
 OFFSET_REPAIR_WINDOW = 64
+#: Longest title + abstract built (characters; ``--max-doc-chars``). PubMed abstracts stay far
+#: below it (DALK's longest is about 4,000); a 2 MB "abstract" is hostile input: it would be
+#: sent to an LLM as a ~500k-token prompt. Longer documents end ``rejected`` with the reason.
+MAX_DOCUMENT_CHARS = 100_000
 
 
 @dataclass(slots=True)
@@ -62,9 +66,11 @@ def make_mention(
     ``offset_repaired``); anything else is ``bad_offset`` and not used.
     """
     doc_text = rec.text
-    if not (0 <= start < end <= len(doc_text)) or doc_text[start:end] != text:
-        lo = max(0, start - OFFSET_REPAIR_WINDOW)
-        found = doc_text.find(text, lo, end + OFFSET_REPAIR_WINDOW) if text else -1
+    if start < 0 or end <= start:
+        rec.problem(line_no, "bad_offset", f"{start}-{end} {text!r}: not a span")
+        return None
+    if not (start < end <= len(doc_text)) or doc_text[start:end] != text:
+        found = nearest_occurrence(doc_text, text, start, end)
         if found < 0:
             got = doc_text[start:end] if 0 <= start < end <= len(doc_text) else "<out of range>"
             rec.problem(line_no, "bad_offset", f"{start}-{end} {text!r} != text {got!r}")
@@ -85,6 +91,20 @@ def make_mention(
         concept_ids=curies,
         annotator=annotator,
     )
+
+
+def nearest_occurrence(doc_text: str, text: str, start: int, end: int) -> int:
+    """Where ``text`` occurs within the repair window around ``start..end``, nearest to
+    ``start`` (ties: the earlier); -1 if nowhere (or the offsets are nowhere near the text)."""
+    if not text or end < -OFFSET_REPAIR_WINDOW or start > len(doc_text) + OFFSET_REPAIR_WINDOW:
+        return -1
+    lo, hi = max(0, start - OFFSET_REPAIR_WINDOW), max(0, end + OFFSET_REPAIR_WINDOW)
+    best, at = -1, doc_text.find(text, lo, hi)
+    while at >= 0:
+        if best < 0 or abs(at - start) < abs(best - start):
+            best = at
+        at = doc_text.find(text, at + 1, hi)
+    return best
 
 
 def finish(rec: SourceRecord) -> SourceRecord:
