@@ -1,7 +1,8 @@
 """A real HTTP server on 127.0.0.1 speaking OpenAI chat-completions, with scripted faults.
 
 Each request takes the next step of ``script`` (then ``default``): ``("ok", text)``,
-``("status", code, retry_after[, message])``, ``("sleep", seconds, text)`` or ``("garbage",)``.
+``("status", code, retry_after[, message])``, ``("sleep", seconds, text)``, ``("garbage",)`` or
+``("answer", fn)`` (``fn(request_body) -> text``: a model that reads its prompt).
 It records
 every request's time, body and headers, and the most requests it had in flight at once.
 """
@@ -77,6 +78,8 @@ def serve(llm: ScriptedLLM) -> Iterator[str]:
                 if step[0] == "sleep":
                     time.sleep(step[1])
                     step = ("ok", step[2])
+                if step[0] == "answer":
+                    step = ("ok", step[1](body))
                 if step[0] == "status":
                     self.send_response(step[1])
                     if step[2] is not None:

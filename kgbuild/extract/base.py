@@ -171,6 +171,10 @@ class LLMExtractor:
             problem = self.read(ask, res.content, claims)
             if problem:
                 problems.append(problem)
+        if claims.instruction_spans:
+            problems.append(
+                "instruction-like sentence in the abstract (prompt injection suspected)"
+            )
         if n["failed"]:
             status = "failed"
             head = f"{n['failed']} of {len(asks)} call(s) failed"

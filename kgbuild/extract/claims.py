@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from kgbuild.extract.ground import DocumentGrounder, Grounding
+from kgbuild.extract.guard import instruction_spans, not_entity_like, overlaps
 from kgbuild.extract.sentences import sentence_spans
 from kgbuild.records import Document, Evidence, Rejection, Triple, stable_id
 from kgbuild.schema import hetionet_relations, relations_for
@@ -81,6 +82,7 @@ class DocClaims:
     rejections: list[Rejection] = field(default_factory=list)
     free_nodes: dict[str, str] = field(default_factory=dict)
     _sentences: list[tuple[int, int]] | None = None
+    _instructions: list[tuple[int, int]] | None = None
 
     @property
     def abbreviation_pairs(self) -> list[tuple[str, str]]:
@@ -108,10 +110,23 @@ class DocClaims:
             return
         h, t = self.grounder.ground(head), self.grounder.ground(tail)
         for g, name, which in ((h, head, "head"), (t, tail, "tail")):
-            if not g.grounded and not self.grounder.occurs(name):
+            if g.grounded:
+                continue
+            if not self.grounder.occurs(name):
                 self.reject(head, relation, tail, f"{which} not in title/abstract (hallucinated)")
                 return
+            why = not_entity_like(name)
+            if why:
+                self.reject(head, relation, tail, f"{which} {why} (not an entity)")
+                return
         self.add(h, head, relation, t, tail)
+
+    @property
+    def instruction_spans(self) -> list[tuple[int, int]]:
+        """Sentences of the document that address a model (see :mod:`kgbuild.extract.guard`)."""
+        if self._instructions is None:
+            self._instructions = instruction_spans(self.doc.text)
+        return self._instructions
 
     def add(self, h: Grounding, head: str, relation_raw: str, t: Grounding, tail: str) -> None:
         relation = normalize_relation(relation_raw)
@@ -132,17 +147,25 @@ class DocClaims:
         metaedge, swap = orient(h.node_id, h.kind, relation, t.node_id, t.kind)
         if swap:
             h, t, head, tail = t, h, tail, head
+        tid = triple_key(h.node_id, relation, t.node_id)
+        eid = stable_id(tid, self.doc.pmid, self.prov.method)
+        if eid in self.evidence:
+            return
+        ev = self._evidence(eid, tid, h, t, relation_raw, head, tail)
+        if self.instruction_spans and overlaps(self.instruction_spans, ev.sent_start, ev.sent_end):
+            self.reject(
+                head, relation_raw, tail,
+                "evidence is an instruction-like sentence (prompt injection suspected)",
+            )  # fmt: skip
+            return
         for g, name in ((h, head), (t, tail)):
             if not g.grounded:
                 self.free_nodes.setdefault(g.node_id, name)
-        tid = triple_key(h.node_id, relation, t.node_id)
         self.triples.setdefault(
             tid,
             Triple(tid, h.node_id, relation, t.node_id, relation_raw, self.prov.method, metaedge),
         )
-        eid = stable_id(tid, self.doc.pmid, self.prov.method)
-        if eid not in self.evidence:
-            self.evidence[eid] = self._evidence(eid, tid, h, t, relation_raw, head, tail)
+        self.evidence[eid] = ev
 
     def _evidence(
         self,
