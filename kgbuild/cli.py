@@ -21,7 +21,7 @@ from kgbuild.annotate.eval_cli import eval_app
 from kgbuild.build.corpus import Corpus
 from kgbuild.build.pipeline import ExtractionOptions, YearReport, build_kg, estimate_build
 from kgbuild.build.spec import BuildSpec
-from kgbuild.config import warehouse_path
+from kgbuild.config import check_kg_name, warehouse_path
 from kgbuild.domains import list_domains, load_domain
 from kgbuild.errors import InputError, KgbuildError
 from kgbuild.extract.pairwise import CHUNK_SIZE
@@ -77,6 +77,10 @@ LLM_COUNTS = [
 
 def _wh(path: Path | None) -> Warehouse:
     return Warehouse(warehouse_path(path))
+
+
+def _kg(name: str | None) -> str | None:
+    return None if name is None else check_kg_name(name)
 
 
 def _table(title: str, cols: list[str], rows: list[Any]) -> Table:
@@ -263,7 +267,7 @@ def domains(as_json: JsonOpt = False) -> None:
 @app.command()
 def snapshots(kg: KgOpt = None, warehouse: WarehouseOpt = None, as_json: JsonOpt = False) -> None:
     """List published snapshots."""
-    rows = _wh(warehouse).snapshots(kg)
+    rows = _wh(warehouse).snapshots(_kg(kg))
     cols = [
         "snapshot_id",
         "kg",
@@ -292,7 +296,7 @@ def stats(
     as_json: JsonOpt = False,
 ) -> None:
     """DALK Table 1 per snapshot (#corpus, #nodes, #relations, #triples) and document statuses."""
-    wh = _wh(warehouse)
+    wh, kg = _wh(warehouse), _kg(kg)
     if snapshot:
         ids = [wh.resolve(snapshot)]
     else:
@@ -446,7 +450,9 @@ def sql(
 
     The statement runs confined: it can read the warehouse's tables, views and macros and
     nothing else (no other file, URL, extension or environment variable), and write nothing."""
-    cols, rows = run_sql(warehouse_path(warehouse), query, timeout_s=timeout)
+    if timeout <= 0:
+        raise InputError("--timeout must be positive", timeout=timeout)
+    cols, rows = run_sql(_wh(warehouse).root, query, timeout_s=timeout)
     if fmt == "json":
         out.print_json(json.dumps([dict(zip(cols, r, strict=True)) for r in rows], default=str))
     elif fmt == "csv":

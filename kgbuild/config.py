@@ -6,6 +6,7 @@ Nothing is written at import; reading a setting never creates folders.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from functools import cache
 from pathlib import Path
@@ -52,3 +53,19 @@ def setting(name: str) -> Any:
 
 def warehouse_path(override: Path | None = None) -> Path:
     return Path(override) if override else Path(setting("warehouse"))
+
+
+#: What a KG name may be: it names snapshots (``KG@YEAR``), reports and exported files.
+_KG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+
+
+def check_kg_name(name: str) -> str:
+    """``name`` if it is a usable KG name, else ConfigError (an empty ``--kg ""`` must not
+    silently become the default KG)."""
+    if not _KG_NAME.match(name):
+        raise ConfigError(
+            "KG name must be 1-64 letters, digits, '_', '.' or '-' (starting with a letter or "
+            "digit)",
+            kg=repr(name),
+        )
+    return name

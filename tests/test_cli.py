@@ -49,9 +49,29 @@ def test_build_stats_snapshots_diff_sql(corpus, warehouse, tmp_path):
     assert "triples" in out and (tmp_path / "x" / "evidence.parquet").exists()
 
 
-def test_user_errors_are_one_clear_line(corpus, warehouse):
+def test_user_errors_are_one_clear_line(corpus, warehouse, tmp_path):
     kgbuild("build", "--source", str(corpus), warehouse=warehouse)
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    binary = tmp_path / "kg.tsv"
+    binary.write_bytes(bytes(range(256)) * 4)
+    llm = ["--extractor", "generative", "--llm-base-url", "http://127.0.0.1:9/v1"]
     cases = [
+        (["stats", "-w", str(a_file)], "is a file"),
+        (["build", "--source", str(corpus), "-w", str(a_file)], "is a file"),
+        (["quality", "--tsv", str(binary)], "UTF-8"),
+        (["build", "--source", str(corpus), "--chunk-size", "0", *llm], "chunk size"),
+        (["build", "--source", str(corpus), "--llm-concurrency", "-1", *llm], "concurrency"),
+        (["build", "--source", str(corpus), "--llm-concurrency", "0", *llm], "concurrency"),
+        (["build", "--source", str(corpus), "--llm-timeout", "0", *llm], "timeout_s"),
+        (["build", "--source", str(corpus), "--llm-max-tokens", "0", *llm], "max_tokens"),
+        (["build", "--source", str(corpus), "--kg", ""], "KG name"),
+        (["build", "--source", str(corpus), "--kg", "../../etc"], "KG name"),
+        (["build", "--source", str(corpus), "--max-doc-chars", "0"], "max-doc-chars"),
+        (["stats", "--kg", ""], "KG name"),
+        (["sql", "SELECT 1", "--timeout", "0"], "--timeout"),
+        (["sql", "SELECT * FROM read_text('/etc/passwd')"], "SQL error"),
+        (["sql", "EXPLAIN ANALYZE COPY (SELECT 1) TO 'x.csv'"], "read-only"),
         (["sql", "DELETE FROM snapshots"], "read-only"),
         (["sql", "COPY (SELECT 1) TO 'x.csv'"], "read-only"),
         (["sql", "SELEC 1"], "SQL error"),

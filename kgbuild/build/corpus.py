@@ -48,6 +48,8 @@ class LocalCorpus:
         max_doc_chars: int = MAX_DOCUMENT_CHARS,
     ) -> None:
         self.source, self.bounds, self.default_year = source, parse_years(years), default_year
+        if max_doc_chars < 1:
+            raise InputError("--max-doc-chars must be at least 1", max_doc_chars=max_doc_chars)
         self.max_doc_chars = max_doc_chars
         files = discover(source)
         if self.bounds:

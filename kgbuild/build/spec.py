@@ -19,7 +19,7 @@ from typing import Any
 from kgbuild.build.corpus import Corpus, KeptKinds
 from kgbuild.build.open import open_corpus
 from kgbuild.build.pipeline import ExtractionOptions
-from kgbuild.config import setting, warehouse_path
+from kgbuild.config import check_kg_name, setting, warehouse_path
 from kgbuild.domains import DEFAULT_KINDS, load_domain
 from kgbuild.errors import InputError
 from kgbuild.extract.select import choose_extractor
@@ -79,7 +79,7 @@ class BuildSpec:
         env_model = os.environ.get("KGBUILD_LLM_MODEL")
         return cls(
             source=source or "pubmed",
-            kg=kg or (dom.kg if dom else None) or setting("kg"),
+            kg=check_kg_name(kg if kg is not None else (dom.kg if dom else None) or setting("kg")),
             warehouse=str(warehouse_path(Path(warehouse) if warehouse else None).resolve()),
             years=expand_years(years or (dom.years if dom else None)),
             query=query or (dom.query if dom else None),
@@ -92,7 +92,7 @@ class BuildSpec:
             llm_base_url=llm_base_url,
             embed_model=embed_model or setting("embed_model"),
             default_year=default_year,
-            max_doc_chars=max_doc_chars or MAX_DOCUMENT_CHARS,
+            max_doc_chars=max_doc_chars if max_doc_chars is not None else MAX_DOCUMENT_CHARS,
         )
 
     # ---- what the spec opens --------------------------------------------------------------

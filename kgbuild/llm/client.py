@@ -76,6 +76,24 @@ class LLMSettings:
     #: USD per million (prompt, completion) tokens, by model name (default: the shipped table).
     prices: dict[str, tuple[float, float]] = field(default_factory=lambda: default_prices())
 
+    def __post_init__(self) -> None:
+        """Limits that would hang (0 requests in flight) or make no sense are refused here,
+        whichever of CLI, environment or config file they came from."""
+        checks = (
+            ("concurrency", self.concurrency >= 1, "at least 1"),
+            ("timeout_s", self.timeout_s > 0, "positive"),
+            ("max_tokens", self.max_tokens >= 1, "at least 1"),
+            ("max_retries", self.max_retries >= 0, "0 or more"),
+            ("truncation_retries", self.truncation_retries >= 0, "0 or more"),
+            ("temperature", 0 <= self.temperature <= 2, "between 0 and 2"),
+            ("backoff_s", self.backoff_s >= 0 and self.backoff_cap_s >= 0, "0 or more"),
+        )
+        for name, ok, what in checks:
+            if not ok:
+                raise ConfigError(f"LLM setting {name} must be {what}", value=getattr(self, name))
+        if not self.model.strip():
+            raise ConfigError("LLM model name is empty")
+
     @classmethod
     def from_env(cls, **overrides: Any) -> LLMSettings:
         """Settings from (highest first) ``overrides`` (CLI), the environment, the ``[llm]``

@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from kgbuild.errors import InputError
 from kgbuild.extract.ground import norm
 from kgbuild.schema import hetionet_relation_names, hetionet_relations
 from kgbuild.store.snapshots import Warehouse
@@ -91,7 +92,14 @@ def tsv_quality(path: Path) -> dict[str, Any]:
     """The same figures for a ``head<TAB>relation<TAB>tail`` KG (DALK's ``train_s2s.txt``): every
     distinct string is a node with no ID; support is the number of identical lines."""
     lines: Counter[tuple[str, str, str]] = Counter()
-    for line in path.read_text(encoding="utf-8").splitlines():
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError("not a UTF-8 text file (expected head<TAB>relation<TAB>tail lines)",
+                         path=path, at_byte=exc.start) from exc  # fmt: skip
+    if "\x00" in text:
+        raise InputError("binary file, not head<TAB>relation<TAB>tail lines", path=path)
+    for line in text.splitlines():
         parts = line.split("\t")
         if len(parts) == 3:
             lines[(parts[0], parts[1], parts[2])] += 1

@@ -74,6 +74,8 @@ class Warehouse:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        if self.root.exists() and not self.root.is_dir():
+            raise StoreError("the warehouse path is a file, not a folder", warehouse=self.root)
         self.catalog_path = self.root / "kg.duckdb"
         self.manifests = self.root / "snapshots"
 
