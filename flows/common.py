@@ -32,7 +32,7 @@ from prefect.exceptions import ObjectNotFound
 from prefect.states import State
 from prefect.transactions import get_transaction
 
-from kgbuild.errors import ConfigError, InputError
+from kgbuild.errors import Busy, SourceError
 from kgbuild.version import code_version
 
 #: Global concurrency limit on LLM requests in flight, across every flow run on the server.
@@ -86,14 +86,27 @@ class IncompleteYear(Exception):
     received come from the LLM cache, only the failures are sent again)."""
 
 
+#: Failures a later attempt can fix: a year published with failed extractions, a literature
+#: source that did not answer, a warehouse held by another build, the network.
+RETRYABLE: tuple[type[BaseException], ...] = (
+    IncompleteYear,
+    SourceError,
+    Busy,
+    ConnectionError,
+    TimeoutError,
+)
+
+
 def transient(task: Task[..., Any], task_run: TaskRun, state: State[Any]) -> bool:
-    """Retry condition: retry anything but a user's mistake (bad input or config)."""
+    """Retry condition: retry only :data:`RETRYABLE` failures. A user's mistake (bad input or
+    config) or a bug (``TypeError``, a broken invariant) fails at once, loudly, instead of
+    being run again after 60 s and 300 s."""
     try:
         state.result()
-    except (InputError, ConfigError):
-        return False
-    except Exception:
+    except RETRYABLE:
         return True
+    except Exception:
+        return False
     return True
 
 

@@ -29,6 +29,11 @@ class StoreError(KgbuildError):
     """The warehouse or catalog cannot do what was asked (unknown snapshot, locked file...)."""
 
 
+class Busy(StoreError):
+    """Another process holds the warehouse (a build) or its catalog (a publish) longer than
+    this one would wait: nothing is wrong, a later attempt will get through."""
+
+
 class QueryError(KgbuildError):
     """A query was refused or failed (bad SQL, write on a read-only connection)."""
 

@@ -2,7 +2,8 @@
 
 Each request takes the next step of ``script`` (then ``default``): ``("ok", text)``,
 ``("status", code, retry_after[, message])``, ``("sleep", seconds, text)``, ``("garbage",)`` or
-``("answer", fn)`` (``fn(request_body) -> text``: a model that reads its prompt).
+``("answer", fn)`` (``fn(request_body) -> text``: a model that reads its prompt) or
+``("raw", bytes)`` (a 200 with exactly that body).
 It records
 every request's time, body and headers, and the most requests it had in flight at once.
 """
@@ -89,6 +90,9 @@ def serve(llm: ScriptedLLM) -> Iterator[str]:
                 elif step[0] == "garbage":
                     self.send_response(200)
                     payload = b'{"choices": [ {"message": '
+                elif step[0] == "raw":
+                    self.send_response(200)
+                    payload = step[1]
                 else:
                     self.send_response(200)
                     payload = _completion(step[1], body, llm.finish_reason)

@@ -117,3 +117,45 @@ def test_structured_output_degrades_json_schema_then_json_object_then_text(tmp_p
     assert sent == [fmt, {"type": "json_object", "schema": {"type": "object"}}, None, None]
     assert res.content == later.content == '{"a": 1}' and c.usage["format_fallbacks"] == 2
     assert c.usage["retries"] == 0
+
+
+def test_answers_are_cached_under_the_request_as_asked(tmp_path):
+    """After a dialect fallback (llama.cpp), a fresh client — and ``--estimate`` — finds the
+    answer before it has learnt the fallback: the key is the request as asked."""
+    fmt = {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}}
+    llm = ScriptedLLM(
+        [("status", 500, None, "response_format.type: Input should be 'text' or 'json_object'")],
+        default=("ok", '{"a": 1}'),
+    )
+    ask = LLMRequest([{"role": "user", "content": "q"}], "t/1", fmt)
+    with serve(llm) as url:
+        client(url, tmp_path).complete_many([ask])
+        fresh = client(url, tmp_path)
+        assert fresh.cached(ask) is not None
+        (again,) = fresh.complete_many([ask])
+    assert again.cached and len(llm.requests) == 2
+
+
+def test_malformed_bodies_are_retried_but_our_own_bugs_fail_loud(tmp_path, monkeypatch):
+    from kgbuild.llm import client as client_module
+
+    shapes = [
+        b'{"choices": []}',
+        b'{"id": "x"}',
+        b"[1, 2]",
+        b'{"choices": [{"index": 0, "message": null}]}',
+        b'{"choices": [{"index": 0, "message": {"role": "assistant", "content": 5}}]}',
+    ]
+    llm = ScriptedLLM([("raw", body) for body in shapes], default=("ok", "fine"))
+    with serve(llm) as url:
+        (res,) = client(url, tmp_path, max_retries=6).complete_many([req()])
+    assert res.content == "fine" and res.attempts == 6  # each wrong shape retried
+
+    def buggy(resp):
+        raise TypeError("a bug in our own parsing")
+
+    monkeypatch.setattr(client_module, "read_completion", buggy)
+    llm = ScriptedLLM(default=("ok", "fine"))
+    with serve(llm) as url, pytest.raises(TypeError, match="our own parsing"):
+        client(url, tmp_path / "other").complete_many([req()])
+    assert len(llm.requests) == 1  # not retried as a "malformed response"

@@ -10,6 +10,7 @@ attempt is counted here. Permanent errors (400, 401, 404…) fail at once with t
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections import Counter
 from collections.abc import Sequence
@@ -42,6 +43,33 @@ USAGE_KEYS = (
 
 class LLMError(KgbuildError):
     """An LLM call that failed for good (permanent error, or retries exhausted)."""
+
+
+class MalformedResponse(Exception):
+    """The endpoint answered 200 with a body that is not a chat completion (no choices, no
+    message, content that is not text): retried like a transport failure."""
+
+
+def read_completion(resp: Any) -> tuple[str, int, int, bool]:
+    """(content, prompt tokens, completion tokens, cut off at max_tokens?) of a completion.
+
+    The ``openai`` package builds its response objects without validating them, so a body of
+    the wrong shape arrives as missing attributes; it is checked here, explicitly, so that only
+    a malformed *body* is retried and a bug in our own code fails loud."""
+    choices = getattr(resp, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise MalformedResponse("no choices")
+    message = getattr(choices[0], "message", None)
+    if message is None:
+        raise MalformedResponse("choice without a message")
+    content = getattr(message, "content", None)
+    if content is not None and not isinstance(content, str):
+        raise MalformedResponse("content is not text")
+    usage = getattr(resp, "usage", None)
+    pt, ct = getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0
+    if not isinstance(pt, int) or not isinstance(ct, int):
+        raise MalformedResponse("token counts are not integers")
+    return content or "", pt, ct, getattr(choices[0], "finish_reason", None) == "length"
 
 
 #: Environment variables → settings (``OPENAI_*`` are the openai package's own names).
@@ -191,12 +219,14 @@ class LLMClient:
         #: 1 json_object + schema (llama.cpp's server), 2 none (plain text, parsed leniently).
         self._format_level = 0
 
-    def _params(self, req: LLMRequest) -> dict[str, Any]:
+    def _params(self, req: LLMRequest, level: int | None = None) -> dict[str, Any]:
+        """Request parameters at a structured-output dialect ``level`` (default: the one the
+        endpoint has shown it accepts)."""
         p: dict[str, Any] = {
             "temperature": self.settings.temperature,
             "max_tokens": max(self.settings.max_tokens, req.max_tokens or 0),
         }
-        fmt = _degrade(req.response_format, self._format_level)
+        fmt = _degrade(req.response_format, self._format_level if level is None else level)
         if fmt:
             p["response_format"] = fmt
         return p
@@ -213,7 +243,11 @@ class LLMClient:
         return self.cache.get(self._key(req))
 
     def _key(self, req: LLMRequest) -> str:
-        return cache_key(self.settings.model, req.prompt_version, req.messages, self._params(req))
+        """The request *as asked* (dialect 0): an endpoint that needed a fallback dialect finds
+        its answers again, and ``--estimate`` counts them, before it learns the fallback."""
+        return cache_key(
+            self.settings.model, req.prompt_version, req.messages, self._params(req, level=0)
+        )
 
     def close(self) -> None:
         """Close the cache (SQLite checkpoints its write-ahead log into the file)."""
@@ -266,12 +300,7 @@ class LLMClient:
                 resp = await client.chat.completions.create(
                     model=s.model, messages=req.messages, **self._params(req)
                 )  # type: ignore[arg-type]
-                choice = resp.choices[0]
-                content = choice.message.content or ""
-                usage = resp.usage
-                pt = usage.prompt_tokens if usage else 0
-                ct = usage.completion_tokens if usage else 0
-                truncated = choice.finish_reason == "length"
+                content, pt, ct, truncated = read_completion(resp)
                 if truncated:
                     self.usage["truncated"] += 1
                     self._account(pt, ct)  # a cut-off answer is still paid for
@@ -297,9 +326,8 @@ class LLMClient:
                 reason, retry_after = type(exc).__name__, None
             except (
                 openai.APIResponseValidationError,
-                ValueError,
-                IndexError,
-                AttributeError,
+                json.JSONDecodeError,  # a body cut off or not JSON at all
+                MalformedResponse,
             ) as exc:
                 reason, retry_after = f"malformed response ({type(exc).__name__})", None
             if attempt > s.max_retries:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import duckdb
 
-from kgbuild.errors import StoreError
+from kgbuild.errors import Busy, StoreError
 from kgbuild.records import SCHEMAS
 
 #: 2: part paths relative to the warehouse (version 1 views held absolute paths) and
@@ -80,8 +80,10 @@ def open_with_retry(
         try:
             return opener()
         except duckdb.IOException as exc:
-            if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+            if "lock" not in str(exc).lower():
                 raise StoreError(f"cannot open catalog: {first_line(exc)}", catalog=path) from exc
+            if time.monotonic() > deadline:
+                raise Busy(f"catalog busy: {first_line(exc)}", catalog=path) from exc
             time.sleep(0.2)
 
 
