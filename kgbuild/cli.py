@@ -26,6 +26,7 @@ from kgbuild.domains import list_domains, load_domain
 from kgbuild.errors import InputError, KgbuildError
 from kgbuild.extract.pairwise import CHUNK_SIZE
 from kgbuild.llm.client import LLMSettings
+from kgbuild.store.lock import DEFAULT_WAIT_S
 from kgbuild.store.snapshots import Warehouse
 from kgbuild.store.sql import run_sql
 
@@ -149,6 +150,10 @@ def build(
         int | None,
         typer.Option(help="Longest title+abstract built; longer ones are rejected [100000]"),
     ] = None,
+    wait: Annotated[
+        float,
+        typer.Option(help="Seconds to wait for another build of this warehouse to finish"),
+    ] = DEFAULT_WAIT_S,
     warehouse: WarehouseOpt = None,
 ) -> None:
     """Build a KG year by year and publish one snapshot per year."""
@@ -211,7 +216,21 @@ def build(
             )
             progress.advance(task)
 
-        report = build_kg(corpus, kg=kg_name, extractor=options, warehouse=wh_path, on_year=on_year)
+        def on_wait(who: dict[str, Any]) -> None:
+            progress.console.print(
+                f"waiting for build {who.get('build_id', '?')} (pid {who.get('pid', '?')}, "
+                f"started {who.get('started', '?')}) to finish with this warehouse…"
+            )
+
+        report = build_kg(
+            corpus,
+            kg=kg_name,
+            extractor=options,
+            warehouse=wh_path,
+            on_year=on_year,
+            lock_wait_s=wait,
+            on_wait=on_wait,
+        )
         progress.update(task, total=len(report.years), completed=len(report.years))
     head = report.head
     if head:

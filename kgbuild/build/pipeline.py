@@ -24,6 +24,7 @@ from kgbuild.extract.pairwise import CHUNK_SIZE
 from kgbuild.extract.select import choose_extractor, make_extractor
 from kgbuild.llm.client import LLMSettings
 from kgbuild.records import Mention, stable_id
+from kgbuild.store.lock import DEFAULT_WAIT_S, build_lock
 from kgbuild.store.snapshots import SnapshotInfo, Warehouse
 from kgbuild.version import code_version
 
@@ -213,12 +214,16 @@ def build_kg(
     warehouse: Path = Path("warehouse"),
     default_year: int | None = None,
     on_year: Callable[[YearReport], None] | None = None,
+    lock_wait_s: float = DEFAULT_WAIT_S,
+    on_wait: Callable[[dict[str, Any]], None] | None = None,
 ) -> BuildReport:
     """Build (or reuse) one snapshot per publication year of ``source``; return what happened.
 
     A year slice is reused only when it is complete: a snapshot in which some document's
     extraction failed is rebuilt (its finished LLM answers come from the cache), so a re-run
-    retries exactly the failures.
+    retries exactly the failures. One build at a time holds the warehouse
+    (:mod:`kgbuild.store.lock`): a second one waits up to ``lock_wait_s`` (``on_wait`` is told
+    who it waits for), then finds the first one's snapshots and reuses them.
     """
     options = _as_options(extractor)
     chosen, slice_extractor = options.make(Path(warehouse))
@@ -226,63 +231,79 @@ def build_kg(
         corpus = _as_corpus(source, years, default_year)
         config = _config(kg, chosen, options, slice_extractor, corpus)
         wh = Warehouse(warehouse)
-        wh.init()
-        wh.repair()
         report = BuildReport(new_build_id(), kg)
-        started = datetime.now(UTC).replace(tzinfo=None)
-        parent: str | None = None
-        todo = corpus.years()
-        if corpus.reusable:  # per-year fingerprints are known before reading
-            for year, info, seconds in _reusable(wh, kg, config, corpus, list(todo)):
-                _emit(report, on_year, YearReport(year, info, True, seconds))
-                parent = info.snapshot_id
-                todo.pop(0)
-            if not todo:
-                return report
-        state = KGState.restore(wh, parent) if parent else KGState()
-        if options.embed_model != "none":
-            from kgbuild.resolve.embed import Embedder
-
-            model = None if options.embed_model == "default" else options.embed_model
-            state.resolver.embedder = Embedder(model, cache_path=wh.root / EMBED_CACHE)
-        writer = wh.writer(kg, parent)
-        t0 = time.perf_counter()
-        for ys in corpus.slices(todo, state.seen):
-            changes = state.apply(ys, slice_extractor)
-            for table, rows in changes.items():
-                writer.add(table, rows)
-            inputs = _fingerprint(config, writer.parent_id, corpus.digest(ys.year))
-            info = writer.commit(
-                ys.year, report.build_id, config, inputs, code_version(), state.counts()
-            )
-            _emit(
-                report,
-                on_year,
-                YearReport(ys.year, info, not info.created, time.perf_counter() - t0),
-            )
-            t0 = time.perf_counter()
-        report.resolution = dict(state.resolver.stats)
-        if state.resolver.embedder is not None:
-            report.resolution["names_embedded"] = state.resolver.embedder.encoded
-            state.resolver.embedder.close()
-        if isinstance(slice_extractor, LLMExtractor):
-            client = slice_extractor.client
-            report.llm_usage = {**client.usage, "spent_usd": round(client.cost_usd, 6)}
-        wh.log_build(
-            {
-                "build_id": report.build_id,
-                "kg": kg,
-                "started_at": started,
-                "finished_at": datetime.now(UTC).replace(tzinfo=None),
-                "extractor": chosen,
-                "published": sum(1 for y in report.years if not y.reused),
-                "reused": sum(1 for y in report.years if y.reused),
-                "llm_usage": report.llm_usage,
-            }
-        )
+        with build_lock(wh.root, report.build_id, lock_wait_s, on_wait):
+            _build_locked(wh, report, corpus, config, chosen, options, slice_extractor, on_year)
         return report
     finally:
         slice_extractor.close()
+
+
+def _build_locked(
+    wh: Warehouse,
+    report: BuildReport,
+    corpus: Corpus,
+    config: dict[str, Any],
+    chosen: str,
+    options: ExtractionOptions,
+    slice_extractor: SliceExtractor,
+    on_year: Callable[[YearReport], None] | None,
+) -> None:
+    """The year loop of :func:`build_kg`, run while holding the warehouse's build lock."""
+    kg = report.kg
+    wh.init()
+    wh.repair()
+    started = datetime.now(UTC).replace(tzinfo=None)
+    parent: str | None = None
+    todo = corpus.years()
+    if corpus.reusable:  # per-year fingerprints are known before reading
+        for year, info, seconds in _reusable(wh, kg, config, corpus, list(todo)):
+            _emit(report, on_year, YearReport(year, info, True, seconds))
+            parent = info.snapshot_id
+            todo.pop(0)
+        if not todo:
+            return
+    state = KGState.restore(wh, parent) if parent else KGState()
+    if options.embed_model != "none":
+        from kgbuild.resolve.embed import Embedder
+
+        model = None if options.embed_model == "default" else options.embed_model
+        state.resolver.embedder = Embedder(model, cache_path=wh.root / EMBED_CACHE)
+    writer = wh.writer(kg, parent)
+    t0 = time.perf_counter()
+    for ys in corpus.slices(todo, state.seen):
+        changes = state.apply(ys, slice_extractor)
+        for table, rows in changes.items():
+            writer.add(table, rows)
+        inputs = _fingerprint(config, writer.parent_id, corpus.digest(ys.year))
+        info = writer.commit(
+            ys.year, report.build_id, config, inputs, code_version(), state.counts()
+        )
+        _emit(
+            report,
+            on_year,
+            YearReport(ys.year, info, not info.created, time.perf_counter() - t0),
+        )
+        t0 = time.perf_counter()
+    report.resolution = dict(state.resolver.stats)
+    if state.resolver.embedder is not None:
+        report.resolution["names_embedded"] = state.resolver.embedder.encoded
+        state.resolver.embedder.close()
+    if isinstance(slice_extractor, LLMExtractor):
+        client = slice_extractor.client
+        report.llm_usage = {**client.usage, "spent_usd": round(client.cost_usd, 6)}
+    wh.log_build(
+        {
+            "build_id": report.build_id,
+            "kg": kg,
+            "started_at": started,
+            "finished_at": datetime.now(UTC).replace(tzinfo=None),
+            "extractor": chosen,
+            "published": sum(1 for y in report.years if not y.reused),
+            "reused": sum(1 for y in report.years if y.reused),
+            "llm_usage": report.llm_usage,
+        }
+    )
 
 
 def estimate_build(
