@@ -88,7 +88,7 @@ def build_through(
         logger.info(
             "%s: %s %s (docs %s, triples %s, evidence %s, LLM calls %s, failed %s) %.1fs",
             y.year,
-            "reused" if y.reused else "published",
+            y.action,
             y.snapshot.snapshot_id,
             c["documents"],
             c["triples"],

@@ -23,7 +23,7 @@ from kgbuild.build.pipeline import ExtractionOptions, YearReport, build_kg, esti
 from kgbuild.build.spec import BuildSpec
 from kgbuild.config import check_kg_name, warehouse_path
 from kgbuild.domains import list_domains, load_domain
-from kgbuild.errors import InputError, KgbuildError
+from kgbuild.errors import InputError, KgbuildError, StoreError
 from kgbuild.extract.pairwise import CHUNK_SIZE
 from kgbuild.llm.client import LLMSettings
 from kgbuild.store.lock import DEFAULT_WAIT_S
@@ -154,6 +154,10 @@ def build(
         float,
         typer.Option(help="Seconds to wait for another build of this warehouse to finish"),
     ] = DEFAULT_WAIT_S,
+    verify: Annotated[
+        bool,
+        typer.Option("--verify", help="Re-hash every part first; rebuild years whose parts differ"),
+    ] = False,
     warehouse: WarehouseOpt = None,
 ) -> None:
     """Build a KG year by year and publish one snapshot per year."""
@@ -204,7 +208,7 @@ def build(
 
         def on_year(y: YearReport) -> None:
             c = y.snapshot.counts
-            how = "reused" if y.reused else "published"
+            how = y.action
             llm = (
                 f" failed={c.get('extraction_failed', 0):,} rejected={c.get('rejections', 0):,}"
                 if c.get("llm_calls")
@@ -230,6 +234,7 @@ def build(
             on_year=on_year,
             lock_wait_s=wait,
             on_wait=on_wait,
+            verify=verify,
         )
         progress.update(task, total=len(report.years), completed=len(report.years))
     head = report.head
@@ -337,6 +342,7 @@ def stats(
         [ids],
     )
     rows = [(*r[: 1 + len(cols)], *(_num(v) for v in r[1 + len(cols) :])) for r in rows]
+    _warn_if_damaged(wh, ids)
     if as_json:
         names = ["snapshot_id", *cols, *llm]
         out.print_json(json.dumps([dict(zip(names, r, strict=True)) for r in rows]))
@@ -388,8 +394,75 @@ def stats(
         )
 
 
+def _warn_if_damaged(wh: Warehouse, ids: list[str]) -> None:
+    """One line on stderr when a part these snapshots need is missing or truncated: the counts
+    come from manifests and would look fine while the tables no longer read."""
+    from kgbuild.store.check import quick_damage
+
+    parts = {p["path"]: p for sid in ids for p in wh.manifest(sid)["parts"]}
+    damaged = quick_damage(wh.root, list(parts.values()))
+    if damaged:
+        err.print(
+            f"[yellow]warning:[/yellow] {len(damaged)} part(s) of these snapshots are missing or "
+            f"unreadable (e.g. {damaged[0].path}: {damaged[0].problem}); run `kgbuild check`",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
 def _num(v: float) -> int | float:
     return int(v) if float(v).is_integer() else round(v, 6)
+
+
+@app.command()
+def check(
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Only check that every part exists and reads")
+    ] = False,
+    warehouse: WarehouseOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Verify every part of every snapshot against its manifest (exit 1 when damaged).
+
+    Each row is re-hashed and compared with its stored hash and its part's name, and each
+    snapshot's tables with the row counts and hashes of its manifest. `kgbuild build` with the
+    same inputs rewrites damaged parts."""
+    from kgbuild.store.check import check_warehouse
+
+    wh = _wh(warehouse)
+    if not wh.manifests.is_dir():
+        raise StoreError("no snapshots here: not a warehouse, or nothing built yet", path=wh.root)
+    report = check_warehouse(wh.root, full=not quick)
+    if as_json:
+        out.print_json(json.dumps(report.to_dict()))
+    else:
+        verified = f"{report.rows:,} rows re-hashed" if not quick else "footers read"
+        out.print(f"{report.snapshots} snapshots, {report.parts} parts ({verified})")
+        if report.damaged:
+            out.print(
+                _table(
+                    f"{len(report.damaged)} damaged",
+                    ["path", "table", "problem", "snapshots"],
+                    [
+                        [d.path, d.table, d.problem, " ".join(s[:10] for s in d.snapshots)]
+                        for d in report.damaged
+                    ],
+                )  # fmt: skip
+            )
+            out.print(
+                "repair: run the same `kgbuild build … --verify`; it rebuilds the years whose "
+                "parts are damaged (LLM answers come from the cache)"
+            )
+        else:
+            out.print("ok: every part matches its manifest")
+        for name, files in (
+            ("temporary", report.temp_files),
+            ("unreferenced", report.unreferenced),
+        ):
+            if files:
+                out.print(f"{len(files)} {name} part file(s) (harmless; the next build cleans up)")
+    if not report.ok:
+        raise typer.Exit(1)
 
 
 @app.command()

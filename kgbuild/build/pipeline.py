@@ -24,6 +24,7 @@ from kgbuild.extract.pairwise import CHUNK_SIZE
 from kgbuild.extract.select import choose_extractor, make_extractor
 from kgbuild.llm.client import LLMSettings
 from kgbuild.records import Mention, stable_id
+from kgbuild.store.check import check_warehouse, quick_damage
 from kgbuild.store.lock import DEFAULT_WAIT_S, build_lock
 from kgbuild.store.snapshots import SnapshotInfo, Warehouse
 from kgbuild.version import code_version
@@ -59,10 +60,19 @@ class ExtractionOptions:
 
 @dataclass(slots=True)
 class YearReport:
+    """One year of a build: ``reused`` (found published, not built) or built; a built year's
+    snapshot may still be one published before (``snapshot.created`` False: same content)."""
+
     year: int
     snapshot: SnapshotInfo
     reused: bool
     seconds: float
+
+    @property
+    def action(self) -> str:
+        if self.reused:
+            return "reused"
+        return "published" if self.snapshot.created else "rebuilt (same content)"
 
 
 @dataclass(slots=True)
@@ -127,9 +137,13 @@ def _reusable(
         sid = wh.find_by_inputs(kg, _fingerprint(config, parent, corpus.digest(year)), parent)
         if sid is None:
             return
-        info = SnapshotInfo.from_manifest(wh.manifest(sid))
+        manifest = wh.manifest(sid)
+        info = SnapshotInfo.from_manifest(manifest)
         if info.counts.get("extraction_failed", 0):
             return  # incomplete: rebuild this year so its failed documents are retried
+        own = [p for p in manifest["parts"] if p["depth"] == manifest["depth"]]
+        if quick_damage(wh.root, own):
+            return  # a part of this year is missing or truncated: rebuilding rewrites it
         yield year, info, time.perf_counter() - t0
         parent = sid
 
@@ -141,7 +155,7 @@ class YearPlan:
     ``reason``: ``published`` (reused), ``new`` (no snapshot of this KG for the year),
     ``inputs changed`` / ``config changed`` / ``code changed`` (a snapshot of the year exists on
     this lineage but from other inputs, config or code), ``incomplete`` (published with failed
-    extractions), ``parent rebuilt`` (an earlier year is rebuilt) or ``years unknown`` (a corpus
+    extractions), ``damaged`` (a part of it is missing or truncated; rebuilding rewrites it), ``parent rebuilt`` (an earlier year is rebuilt) or ``years unknown`` (a corpus
     whose years are known only after reading it).
     """
 
@@ -202,7 +216,9 @@ def _why_changed(
     if json.dumps(manifest["config"], sort_keys=True) != json.dumps(config, sort_keys=True):
         return "config changed"
     inputs = _fingerprint(config, manifest["parent_id"], corpus.digest(year))
-    return "incomplete" if manifest["inputs"] == inputs else "inputs changed"
+    if manifest["inputs"] != inputs:
+        return "inputs changed"
+    return "incomplete" if manifest["counts"].get("extraction_failed", 0) else "damaged"
 
 
 def build_kg(
@@ -216,6 +232,7 @@ def build_kg(
     on_year: Callable[[YearReport], None] | None = None,
     lock_wait_s: float = DEFAULT_WAIT_S,
     on_wait: Callable[[dict[str, Any]], None] | None = None,
+    verify: bool = False,
 ) -> BuildReport:
     """Build (or reuse) one snapshot per publication year of ``source``; return what happened.
 
@@ -223,7 +240,10 @@ def build_kg(
     extraction failed is rebuilt (its finished LLM answers come from the cache), so a re-run
     retries exactly the failures. One build at a time holds the warehouse
     (:mod:`kgbuild.store.lock`): a second one waits up to ``lock_wait_s`` (``on_wait`` is told
-    who it waits for), then finds the first one's snapshots and reuses them.
+    who it waits for), then finds the first one's snapshots and reuses them. A year whose
+    parts are missing or truncated is rebuilt, which rewrites them; ``verify`` re-hashes every
+    part first (:func:`kgbuild.store.check.check_warehouse`) so that parts whose content was
+    altered are rebuilt too.
     """
     options = _as_options(extractor)
     chosen, slice_extractor = options.make(Path(warehouse))
@@ -233,10 +253,20 @@ def build_kg(
         wh = Warehouse(warehouse)
         report = BuildReport(new_build_id(), kg)
         with build_lock(wh.root, report.build_id, lock_wait_s, on_wait):
+            if verify:
+                _drop_damaged_parts(wh)
             _build_locked(wh, report, corpus, config, chosen, options, slice_extractor, on_year)
         return report
     finally:
         slice_extractor.close()
+
+
+def _drop_damaged_parts(wh: Warehouse) -> None:
+    """Remove the part files a full check finds altered: the years that need them then read
+    as damaged and are rebuilt, which writes the parts again from the inputs."""
+    for d in check_warehouse(wh.root).damaged:
+        if d.path.startswith("parts/"):
+            (wh.root / d.path).unlink(missing_ok=True)
 
 
 def _build_locked(
@@ -282,7 +312,7 @@ def _build_locked(
         _emit(
             report,
             on_year,
-            YearReport(ys.year, info, not info.created, time.perf_counter() - t0),
+            YearReport(ys.year, info, False, time.perf_counter() - t0),
         )
         t0 = time.perf_counter()
     report.resolution = dict(state.resolver.stats)

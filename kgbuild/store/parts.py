@@ -70,8 +70,8 @@ def write_part(root: Path, table: str, op: str, data: pa.Table | None, hashes: l
     """
     pid = part_id(table, op, hashes)
     path = part_path(root, table, pid)
-    if path.exists():
-        return pid
+    if _intact(path, len(hashes)):
+        return pid  # written before (same rows, same name); a damaged copy is rewritten
     path.parent.mkdir(parents=True, exist_ok=True)
     if data is None:
         base = pa.table({"_row": pa.array(hashes, pa.string())})
@@ -84,6 +84,14 @@ def write_part(root: Path, table: str, op: str, data: pa.Table | None, hashes: l
         os.fsync(fh.fileno())
     os.replace(tmp, path)
     return pid
+
+
+def _intact(path: Path, rows: int) -> bool:
+    """The part file exists, its footer reads and it holds ``rows`` rows."""
+    try:
+        return pq.read_metadata(path).num_rows == rows
+    except (OSError, ValueError):  # missing, truncated, not Parquet
+        return False
 
 
 def part_path(root: Path, table: str, pid: str) -> Path:

@@ -266,7 +266,9 @@ class Warehouse:
             )
 
     def repair(self) -> list[str]:
-        """Register complete manifests the catalog lacks (a crash between steps 2 and 3)."""
+        """Register complete manifests the catalog lacks (a crash between steps 2 and 3) and
+        remove temporary files killed writers left. Call only while holding the build lock
+        (:mod:`kgbuild.store.lock`): another writer's temporary files are in use."""
         self.init()
         with catalog.connect(self.catalog_path) as con:
             known = {r[0] for r in con.execute("SELECT snapshot_id FROM snapshots").fetchall()}
@@ -276,6 +278,8 @@ class Warehouse:
                 path.unlink(missing_ok=True)
                 continue
             manifests.append(json.loads(path.read_text()))
+        for path in (self.root / "parts").glob("*/.tmp-*.parquet"):  # likewise, for parts
+            path.unlink(missing_ok=True)
         added = []
         for m in sorted(manifests, key=lambda m: m["depth"]):
             if m["snapshot_id"] not in known:
@@ -355,16 +359,15 @@ class SnapshotWriter:
         sid = stable_id(self.kg, as_of_year, self.parent_id, content, size=10)
         existing = self.wh.manifests / f"{sid}.json"
         new_parts = []
-        if not existing.exists():
-            for t in catalog.TABLES:
-                st = self.tables[t]
-                if st.add_hashes:
-                    pid = write_part(
-                        self.wh.root, t, "add", pa.concat_tables(st.adds), st.add_hashes
-                    )
-                    new_parts.append((t, pid, "add"))
-                if st.dels:
-                    new_parts.append((t, write_part(self.wh.root, t, "del", None, st.dels), "del"))
+        # Parts are written even when the manifest exists: a rebuild of a damaged year
+        # rewrites its missing or truncated parts (same rows, same names).
+        for t in catalog.TABLES:
+            st = self.tables[t]
+            if st.add_hashes:
+                pid = write_part(self.wh.root, t, "add", pa.concat_tables(st.adds), st.add_hashes)
+                new_parts.append((t, pid, "add"))
+            if st.dels:
+                new_parts.append((t, write_part(self.wh.root, t, "del", None, st.dels), "del"))
         parts = self.parts + [
             {
                 "table": t,
