@@ -155,7 +155,8 @@ class YearPlan:
     ``reason``: ``published`` (reused), ``new`` (no snapshot of this KG for the year),
     ``inputs changed`` / ``config changed`` / ``code changed`` (a snapshot of the year exists on
     this lineage but from other inputs, config or code), ``incomplete`` (published with failed
-    extractions), ``damaged`` (a part of it is missing or truncated; rebuilding rewrites it), ``parent rebuilt`` (an earlier year is rebuilt) or ``years unknown`` (a corpus
+    extractions), ``damaged`` (a part of it is missing or truncated; rebuilding rewrites it),
+    ``parent rebuilt`` (an earlier year is rebuilt) or ``years unknown`` (a corpus
     whose years are known only after reading it).
     """
 
