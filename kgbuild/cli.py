@@ -447,7 +447,7 @@ def check(
                         [d.path, d.table, d.problem, " ".join(s[:10] for s in d.snapshots)]
                         for d in report.damaged
                     ],
-                )  # fmt: skip
+                )
             )
             out.print(
                 "repair: run the same `kgbuild build … --verify`; it rebuilds the years whose "
