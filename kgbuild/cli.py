@@ -23,7 +23,7 @@ from kgbuild.build.pipeline import ExtractionOptions, YearReport, build_kg, esti
 from kgbuild.build.spec import BuildSpec
 from kgbuild.config import check_kg_name, warehouse_path
 from kgbuild.domains import list_domains, load_domain
-from kgbuild.errors import InputError, KgbuildError, StoreError
+from kgbuild.errors import InputError, KgbuildError, StoreError, disk_full
 from kgbuild.extract.pairwise import CHUNK_SIZE
 from kgbuild.llm.client import LLMSettings
 from kgbuild.store.lock import DEFAULT_WAIT_S
@@ -571,11 +571,23 @@ def export(
 
 
 def main() -> None:
-    """Console entry point: user errors become one line on stderr and exit status 2."""
+    """Console entry point: user errors, and a full disk, become one line on stderr and exit
+    status 2; anything else is a bug and keeps its traceback."""
     try:
         app()
     except KgbuildError as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except Exception as exc:
+        full = disk_full(exc)
+        if not full:
+            raise
+        err.print(
+            f"[red]error:[/red] disk full ({full}); nothing was published half-written: free "
+            "some space and run the same command again",
+            highlight=False,
+            soft_wrap=True,
+        )
         sys.exit(2)
 
 

@@ -6,6 +6,8 @@ and keeps its traceback.
 
 from __future__ import annotations
 
+import errno
+
 
 class KgbuildError(Exception):
     """Base of all errors a user can cause; ``context`` adds key=value detail to the message."""
@@ -46,3 +48,23 @@ class SourceError(KgbuildError):
 class IntegrityError(KgbuildError):
     """An invariant kgbuild checks on its own work failed (a record read but given no status, a
     part whose content does not match its manifest): the build stops rather than lose data."""
+
+
+#: How a full disk shows through the libraries that write: the OS (ENOSPC, EDQUOT, EFBIG),
+#: DuckDB and pyarrow (their own messages), SQLite ("database or disk is full").
+_DISK_FULL = ("no space left on device", "disk is full", "disk quota exceeded", "file too large")
+
+
+def disk_full(exc: BaseException) -> str:
+    """A short description when ``exc`` (or what caused it) is a full disk, else ''."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, OSError) and cur.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            return f"{cur.strerror}: {cur.filename}" if cur.filename else str(cur.strerror)
+        text = str(cur).lower()
+        if any(k in text for k in _DISK_FULL):
+            return str(cur).strip().splitlines()[0][:200]
+        cur = cur.__cause__ or cur.__context__
+    return ""
