@@ -163,7 +163,7 @@ def kill_at(phase: str, cmd: list[str], llm: LoggingReplay, wh: Path, rng: rando
             where = "parsing" if new == 0 else "llm"
         elif phase == "llm" and new >= target:
             where = "llm"
-        elif phase == "resolution" and new > 0 and 0.25 < quiet:
+        elif phase == "resolution" and new > 0 and quiet > 0.25:
             where = "resolution"
         elif phase == "publishing" and new > 0 and temp_files(wh):
             where = "publishing"
@@ -270,9 +270,11 @@ def main() -> None:
     args = ap.parse_args()
     if not DALK.exists():
         raise SystemExit(f"needs DALK's corpus and recordings under {DALK}")
-    log: dict[str, Any] = {"kill_points": 0, "resumed_builds": 0, "hash_matches": 0,
-                           "repeated_llm_calls": 0, "half_snapshots_seen": 0, "tracebacks": 0,
-                           "reader_checks": 0, "kills_by_phase": Counter(), "scenarios": {}}  # fmt: skip
+    log: dict[str, Any] = dict.fromkeys(
+        ("kill_points", "resumed_builds", "hash_matches", "repeated_llm_calls",
+         "half_snapshots_seen", "tracebacks", "reader_checks"), 0,
+    )  # fmt: skip
+    log.update(kills_by_phase=Counter(), scenarios={})
     with tempfile.TemporaryDirectory(prefix="drill-") as d:
         tmp = Path(d)
         t0 = time.perf_counter()

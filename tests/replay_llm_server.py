@@ -456,6 +456,11 @@ def make_server(llm: ReplayLLM, port: int = 0) -> ThreadingHTTPServer:
         daemon_threads = True
         block_on_close = False  # idle keep-alive connections must not hold up shutdown
 
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            """A client killed mid-request (the reliability drill's kill -9) is expected."""
+            if not isinstance(sys.exc_info()[1], ConnectionError):
+                super().handle_error(request, client_address)
+
     return Server(("127.0.0.1", port), Handler)
 
 
