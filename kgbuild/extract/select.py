@@ -40,8 +40,6 @@ def make_extractor(
     """The extractor ``name`` (already chosen); LLM ones share the warehouse's response cache."""
     if chunk_size < 1:
         raise InputError("chunk size must be at least 1 pair per call", chunk_size=chunk_size)
-    if pairwise_mode not in ("batched", "per-pair"):
-        raise InputError("pairwise mode must be batched or per-pair", mode=pairwise_mode)
     if name == "cooccurrence":
         return CooccurrenceExtractor()
     client = LLMClient(settings, ResponseCache(cache_path))
