@@ -19,7 +19,9 @@ process, builds are `kgbuild build` processes (the user's path), killed with SIG
 
 ``repeated_llm_calls``: answers delivered (HTTP 200, complete) for a request that had already
 been delivered before. Answers are cached as they arrive, so these can only be requests in
-flight at the instant of a kill (at most the client's concurrency per kill).
+flight at the instant of a kill (at most the client's concurrency per kill);
+``repeated_after_cached`` counts the repeats whose first answer left more than 2 s before the
+kill that ended its build — answers the build had received, asked again (must be 0).
 
     .venv/bin/python bench/reliability_drill.py [--kills 20] [--fault-rate 0.2] [--years 2011-2020]
 
@@ -63,6 +65,8 @@ class LoggingReplay(ReplayLLM):
         super().__init__(*a, **kw)
         self.tl = threading.local()
         self.delivered: Counter[str] = Counter()
+        self.first: dict[str, float] = {}  # request -> when its first complete answer left
+        self.repeats: list[str] = []
         self.answers = 0
         self.last_answer = 0.0
 
@@ -78,6 +82,9 @@ class LoggingReplay(ReplayLLM):
             ).hexdigest()
             with self.lock:
                 self.delivered[key] += 1
+                if self.delivered[key] > 1:
+                    self.repeats.append(key)
+                self.first.setdefault(key, time.monotonic())
                 self.answers += 1
                 self.last_answer = time.monotonic()
         return out
@@ -86,6 +93,16 @@ class LoggingReplay(ReplayLLM):
     def repeated(self) -> int:
         with self.lock:
             return sum(n - 1 for n in self.delivered.values())
+
+    def repeated_after_cached(self, kills: list[float], grace_s: float = 2.0) -> int:
+        """Repeats whose first answer left more than ``grace_s`` before the kill that ended
+        its build: answers the build had received and cached, asked again (should be 0)."""
+        out = 0
+        for key in self.repeats:
+            t1 = self.first[key]
+            kill = next((k for k in kills if k >= t1), None)
+            out += kill is None or kill - t1 > grace_s
+        return out
 
 
 class Readers(threading.Thread):
@@ -169,6 +186,7 @@ def kill_at(phase: str, cmd: list[str], llm: LoggingReplay, wh: Path, rng: rando
             where = "publishing"
         if where:
             proc.send_signal(signal.SIGKILL)
+            log["kill_times"].append(time.monotonic())
             break
         time.sleep(0.002 if phase == "publishing" else 0.01)
     proc.wait()
@@ -228,6 +246,9 @@ def scenario(name: str, kills: int, fault_rate: float, years: str, tmp: Path,
         "reader_errors": readers.errors,
     }
     log["repeated_llm_calls"] += llm.repeated
+    cached_again = llm.repeated_after_cached(log["kill_times"])
+    log["scenarios"][name]["repeated_after_cached"] = cached_again
+    log["repeated_after_cached"] += cached_again
     log["half_snapshots_seen"] += readers.half
     log["reader_checks"] += readers.checks
     print(f"{name}: {'same' if match else 'DIFFERENT'} hashes as the clean build; "
@@ -274,7 +295,7 @@ def main() -> None:
         ("kill_points", "resumed_builds", "hash_matches", "repeated_llm_calls",
          "half_snapshots_seen", "tracebacks", "reader_checks"), 0,
     )  # fmt: skip
-    log.update(kills_by_phase=Counter(), scenarios={})
+    log.update(kills_by_phase=Counter(), scenarios={}, kill_times=[], repeated_after_cached=0)
     with tempfile.TemporaryDirectory(prefix="drill-") as d:
         tmp = Path(d)
         t0 = time.perf_counter()
@@ -289,6 +310,7 @@ def main() -> None:
                  tmp, reference, log, args.seed + 1)  # fmt: skip
         bad_inputs(tmp, log)
     log["kills_by_phase"] = dict(log["kills_by_phase"])
+    del log["kill_times"]
     log["scenarios_run"] = len(log["scenarios"])
     log["machine"] = f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}"
     print(json.dumps(log))
