@@ -32,17 +32,21 @@ class RateLimiter:
         self._lock = threading.Lock()
 
     def wait(self) -> float:
-        """Block until this caller may start a request; returns the start time."""
-        with self._lock:  # reserve a slot in order, then sleep outside the lock
-            at = time.monotonic()
-            if self._slots:
-                at = max(at, self._slots[-1] + self.interval)
-                if len(self._slots) == self._slots.maxlen:
-                    at = max(at, self._slots[0] + 1.0 + self.margin_s)
-            self._slots.append(at)
-        while (delay := at - time.monotonic()) > 0:
-            time.sleep(delay)
-        start = time.monotonic()
-        with self._lock:
-            self.starts.append(start)
-        return start
+        """Block until this caller may start a request; returns the start time.
+
+        A start is granted, and recorded, under the lock at the moment it is allowed: a thread
+        that wakes late from its sleep (a loaded machine) checks again instead of starting on a
+        reservation made earlier, which could put more than ``rate`` starts in one window."""
+        while True:
+            with self._lock:
+                now = time.monotonic()
+                at = now
+                if self._slots:
+                    at = max(at, self._slots[-1] + self.interval)
+                    if len(self._slots) == self._slots.maxlen:
+                        at = max(at, self._slots[0] + 1.0 + self.margin_s)
+                if at <= now:
+                    self._slots.append(now)
+                    self.starts.append(now)
+                    return now
+            time.sleep(at - now)
