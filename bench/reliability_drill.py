@@ -233,9 +233,15 @@ def scenario(name: str, kills: int, fault_rate: float, years: str, tmp: Path,
     readers.join()
     got = heads(wh)
     match = got == reference
+    statuses = dict(
+        Warehouse(wh).query("SELECT status, count(*) FROM extraction_status GROUP BY 1")
+    )
+    differ = [y for (y, h), (_, r) in zip(got, reference, strict=False) if h != r]
     log["hash_matches"] += match
     log["scenarios"][name] = {
         "same_hashes_as_clean_build": match,
+        "first_differing_year": differ[0] if differ else None,
+        "extraction_status": statuses,
         "years": len(got),
         "answers_delivered": llm.answers,
         "repeated_llm_calls": llm.repeated,

@@ -1,5 +1,7 @@
 """The LLM client against a real loopback OpenAI-compatible server."""
 
+import json
+
 import pytest
 
 from kgbuild.llm.cache import ResponseCache
@@ -159,3 +161,31 @@ def test_malformed_bodies_are_retried_but_our_own_bugs_fail_loud(tmp_path, monke
     with serve(llm) as url, pytest.raises(TypeError, match="our own parsing"):
         client(url, tmp_path / "other").complete_many([req()])
     assert len(llm.requests) == 1  # not retried as a "malformed response"
+
+
+def test_an_answer_cut_off_well_below_max_tokens_is_malformed_not_partial(tmp_path):
+    """finish_reason "length" with a fraction of the budget used is a broken body (a proxy cut
+    the stream): retried, never cached as the model's answer; a genuine cut-off is kept."""
+
+    def cut(content, tokens):
+        return json.dumps(
+            {
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "length",
+                        "message": {"role": "assistant", "content": content},
+                    }
+                ],
+                "usage": {"prompt_tokens": 2, "completion_tokens": tokens},
+            }
+        ).encode()
+
+    llm = ScriptedLLM([("raw", cut("half an", 2))], default=("ok", "the whole answer"))
+    with serve(llm) as url:
+        (res,) = client(url, tmp_path, max_tokens=100).complete_many([req()])
+    assert res.content == "the whole answer" and res.attempts == 2 and not res.truncated
+    llm = ScriptedLLM(default=("raw", cut("a long answer that used it all", 100)))
+    with serve(llm) as url:
+        (res,) = client(url, tmp_path / "b", max_tokens=100).complete_many([req()])
+    assert res.truncated and res.content.startswith("a long answer")  # kept: genuine

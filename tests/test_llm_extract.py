@@ -206,7 +206,8 @@ def test_truncated_answers_keep_whole_triples_and_mark_the_document_partial(tmp_
     llm = ScriptedLLM(default=("ok", cut))
     llm.finish_reason = "length"
     with serve(llm) as url:
-        report = build(url, tmp_path / "wh", years="2020", truncation_retries=1)
+        # the whole budget used (8 tokens: the scripted server counts words): a genuine cut-off
+        report = build(url, tmp_path / "wh", years="2020", truncation_retries=1, max_tokens=8)
     (status,) = rows(tmp_path / "wh", "SELECT status, reason, n_triples FROM extraction_status")
     assert status[0] == "partial" and "cut off" in status[1]
     assert report.head.counts["extraction_partial"] == 1 and len(llm.requests) == 2

@@ -45,6 +45,12 @@ class LLMError(KgbuildError):
     """An LLM call that failed for good (permanent error, or retries exhausted)."""
 
 
+#: An answer reported as cut off at max_tokens ("length") that holds fewer than this share of
+#: max_tokens was cut by something else (a proxy, a dropped stream): retried as malformed, never
+#: kept as the model's answer. A genuine cut-off uses (nearly) the whole budget.
+CUT_OFF_SHARE = 0.9
+
+
 class MalformedResponse(Exception):
     """The endpoint answered 200 with a body that is not a chat completion (no choices, no
     message, content that is not text): retried like a transport failure."""
@@ -301,6 +307,9 @@ class LLMClient:
                     model=s.model, messages=req.messages, **self._params(req)
                 )  # type: ignore[arg-type]
                 content, pt, ct, truncated = read_completion(resp)
+                budget = self._params(req)["max_tokens"]
+                if truncated and 0 < ct < CUT_OFF_SHARE * budget:
+                    raise MalformedResponse(f"cut off at {ct} of {budget} tokens")
                 if truncated:
                     self.usage["truncated"] += 1
                     self._account(pt, ct)  # a cut-off answer is still paid for
