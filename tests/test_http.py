@@ -12,7 +12,8 @@ import time
 import pytest
 
 from kgbuild.errors import SourceError
-from kgbuild.sources.http import HttpClient, RateLimiter, _retry_after
+from kgbuild.retry import parse_retry_after
+from kgbuild.sources.http import HttpClient, RateLimiter
 from tests.eutils_server import FakeNCBI, serve
 
 SECRET = "S3CRET-api-key-0123456789"
@@ -71,8 +72,8 @@ def test_retry_after_is_honoured_and_capped():
         started = time.monotonic()
         client(fake, backoff_cap_s=0.3).get("echo")
         assert time.monotonic() - started < 2  # Retry-After: 120 capped at 0.3 s
-    assert _retry_after("2.5") == 2.5 and _retry_after("soon") is None
-    assert 0 <= _retry_after("Wed, 21 Oct 2015 07:28:00 GMT") < 0.001  # a date in the past
+    assert parse_retry_after("2.5") == 2.5 and parse_retry_after("soon") is None
+    assert 0 <= parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") < 0.001  # a date in the past
 
 
 def test_permanent_4xx_fails_at_once_with_path_and_reason():

@@ -4,7 +4,8 @@ Every extractor goes through :meth:`LLMClient.complete_many` (nano-graphrag's si
 seam): hash the request → cache → call with retries on transient errors only (429, 5xx,
 timeouts, connection resets, malformed bodies), honouring ``Retry-After`` and capping both the
 wait and the attempts. The ``openai`` package's own retries are switched off so that every
-attempt is counted here. Permanent errors (400, 401, 404…) fail at once with the reason.
+attempt is counted here; the retry policy itself is :mod:`kgbuild.retry`'s (tenacity), the same
+one the literature sources use. Permanent errors (400, 401, 404…) fail at once with the reason.
 """
 
 from __future__ import annotations
@@ -17,15 +18,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from tenacity import AsyncRetrying, RetryCallState
+
 from kgbuild.config import file_section
 from kgbuild.errors import ConfigError, KgbuildError
 from kgbuild.llm.cache import ResponseCache, cache_key
+from kgbuild.retry import Transient, is_transient_status, parse_retry_after, policy
 from kgbuild.schema import read_tsv
 
 if TYPE_CHECKING:  # openai takes ~0.6 s to import: only builds that call an LLM pay for it
     import openai
-
-_TRANSIENT_STATUS = {408, 409, 429, 500, 502, 503, 504}
 
 
 #: What a client counts: requests sent (attempts), answers from the cache, retries, requests that
@@ -290,33 +292,46 @@ class LLMClient:
             await client.close()
 
     async def _complete(self, client: openai.AsyncOpenAI, req: LLMRequest) -> LLMResult:
-        import openai
-
+        """One request: the cache, else the endpoint under the shared retry policy
+        (:mod:`kgbuild.retry`); a permanent refusal or exhausted retries is an LLMError."""
         s = self.settings
         key = self._key(req)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.usage["cache_hits"] += 1
             return LLMResult(hit[0], hit[1], hit[2], True, 0, self.cost(hit[1], hit[2]), req.tag)
-        attempt = truncations = 0
+        sends = [0]
+        retrying = AsyncRetrying(
+            **policy(s.max_retries, s.backoff_s, s.backoff_cap_s, self._count_retry)
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    content, pt, ct, truncated = await self._send(client, req, sends)
+        except Transient as exc:
+            raise LLMError(
+                f"LLM call failed after {sends[0]} attempts: {exc.reason}", tag=req.tag
+            ) from None
+        if self.cache is not None:  # a still-truncated answer is the endpoint's answer at
+            self.cache.put(key, s.model, req.prompt_version, content, pt, ct)  # this max_tokens
+        return LLMResult(content, pt, ct, False, sends[0], self.cost(pt, ct), req.tag, truncated)
+
+    async def _send(
+        self, client: openai.AsyncOpenAI, req: LLMRequest, sends: list[int]
+    ) -> tuple[str, int, int, bool]:
+        """One attempt: (content, prompt tokens, completion tokens, truncated). Moving to the
+        next structured-output dialect and re-asking a cut-off answer happen within it;
+        transport and service failures and malformed bodies raise :class:`Transient`."""
+        import openai
+
+        s, truncations = self.settings, 0
         while True:
-            attempt += 1
+            sends[0] += 1
             self.usage["calls"] += 1
             level = self._format_level
             try:
                 resp = await client.chat.completions.create(
                     model=s.model, messages=req.messages, **self._params(req)
                 )  # type: ignore[arg-type]
-                content, pt, ct, truncated = read_completion(resp)
-                budget = self._params(req)["max_tokens"]
-                if truncated and 0 < ct < CUT_OFF_SHARE * budget:
-                    raise MalformedResponse(f"cut off at {ct} of {budget} tokens")
-                if truncated:
-                    self.usage["truncated"] += 1
-                    self._account(pt, ct)  # a cut-off answer is still paid for
-                    if truncations < s.truncation_retries:
-                        truncations += 1
-                        continue
-                break
             except openai.APIStatusError as exc:
                 if (
                     exc.status_code in (400, 422, 500)
@@ -326,30 +341,35 @@ class LLMClient:
                     self._format_level = max(self._format_level, level + 1)
                     self.usage["format_fallbacks"] += 1
                     continue
-                if exc.status_code not in _TRANSIENT_STATUS:
+                if not is_transient_status(exc.status_code):
                     raise LLMError(
                         f"LLM endpoint refused the request: HTTP {exc.status_code}", tag=req.tag
                     ) from exc
-                reason, retry_after = f"HTTP {exc.status_code}", _retry_after(exc)
+                retry_after = (
+                    exc.response.headers.get("retry-after") if exc.response is not None else None
+                )
+                raise Transient(f"HTTP {exc.status_code}", parse_retry_after(retry_after)) from None
             except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-                reason, retry_after = type(exc).__name__, None
-            except (
-                openai.APIResponseValidationError,
-                json.JSONDecodeError,  # a body cut off or not JSON at all
-                MalformedResponse,
-            ) as exc:
-                reason, retry_after = f"malformed response ({type(exc).__name__})", None
-            if attempt > s.max_retries:
-                raise LLMError(f"LLM call failed after {attempt} attempts: {reason}", tag=req.tag)
-            self.usage["retries"] += 1
-            backoff = min(s.backoff_cap_s, s.backoff_s * 2 ** (attempt - 1))
-            wait = min(s.backoff_cap_s, retry_after) if retry_after is not None else backoff
-            await asyncio.sleep(wait)
-        if not truncated:
-            self._account(pt, ct)
-        if self.cache is not None:  # a still-truncated answer is the endpoint's answer at
-            self.cache.put(key, s.model, req.prompt_version, content, pt, ct)  # this max_tokens
-        return LLMResult(content, pt, ct, False, attempt, self.cost(pt, ct), req.tag, truncated)
+                raise Transient(type(exc).__name__) from None
+            except (openai.APIResponseValidationError, json.JSONDecodeError) as exc:
+                raise Transient(f"malformed response ({type(exc).__name__})") from None
+            try:
+                content, pt, ct, truncated = read_completion(resp)
+            except MalformedResponse as exc:
+                raise Transient(f"malformed response ({exc})") from None
+            budget = self._params(req)["max_tokens"]
+            if truncated and 0 < ct < CUT_OFF_SHARE * budget:
+                raise Transient(f"malformed response (cut off at {ct} of {budget} tokens)")
+            self._account(pt, ct)  # a cut-off answer is still paid for
+            if not truncated:
+                return content, pt, ct, False
+            self.usage["truncated"] += 1
+            if truncations >= s.truncation_retries:
+                return content, pt, ct, True
+            truncations += 1
+
+    def _count_retry(self, state: RetryCallState) -> None:
+        self.usage["retries"] += 1
 
     def _account(self, prompt: int, completion: int) -> None:
         """What this client actually spent (cache hits cost nothing)."""
@@ -365,11 +385,3 @@ def _degrade(fmt: dict[str, Any] | None, level: int) -> dict[str, Any] | None:
     if level == 1 and fmt.get("type") == "json_schema":
         return {"type": "json_object", "schema": fmt["json_schema"]["schema"]}
     return fmt
-
-
-def _retry_after(exc: openai.APIStatusError) -> float | None:
-    value = exc.response.headers.get("retry-after") if exc.response is not None else None
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None

@@ -15,23 +15,22 @@ masked in every message and log line (urllib3's debug lines included).
 
 from __future__ import annotations
 
-import email.utils
 import hashlib
 import json
 import logging
 import os
 import tempfile
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
 import requests
-from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
+from tenacity import RetryCallState, Retrying
 
 from kgbuild.errors import SourceError
+from kgbuild.retry import Transient, is_transient_status, parse_retry_after, policy
 from kgbuild.sources.ratelimit import RateLimiter
 
 __all__ = ["BodyCache", "HttpClient", "RateLimiter", "SourceError"]
@@ -40,9 +39,6 @@ log = logging.getLogger(__name__)
 
 #: Parameter names whose values are credentials: never cached, logged or put in a message.
 SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token"})
-#: Statuses worth retrying (besides every 5xx): timeouts, conflicts, rate limiting.
-TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
-
 #: Failures below HTTP that may pass when tried again.
 TRANSIENT_ERRORS = (
     requests.Timeout,
@@ -64,15 +60,6 @@ class CallOptions(TypedDict, total=False):
     validate: Validator | None
     cache_as: Fields | None
     refresh: bool
-
-
-class _Transient(Exception):
-    """One failed attempt that may succeed when tried again."""
-
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.retry_after = retry_after
 
 
 class _MaskSecrets(logging.Filter):
@@ -116,19 +103,6 @@ class BodyCache:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
             os.replace(tmp, target)  # atomic: a killed run never leaves half a body
-
-
-def _retry_after(value: str | None) -> float | None:
-    """``Retry-After`` as seconds: a number, or an HTTP date (RFC 9110 §10.2.3)."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        try:
-            return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
-        except (TypeError, ValueError):
-            return None
 
 
 class HttpClient:
@@ -225,15 +199,16 @@ class HttpClient:
                 return body
         log.debug("%s %s %s", method, path, self._public(fields))
         retrying = Retrying(
-            stop=stop_after_attempt(self.max_retries + 1),
-            wait=self._wait,
-            retry=retry_if_exception_type(_Transient),
-            before_sleep=lambda state: self._before_sleep(method, path, state),
-            reraise=True,
+            **policy(
+                self.max_retries,
+                self.backoff_s,
+                self.backoff_cap_s,
+                lambda state: self._before_sleep(method, path, state),
+            )
         )
         try:
             body = retrying(self._attempt, method, path, fields, validate)
-        except _Transient as exc:
+        except Transient as exc:
             self._count("failed")
             attempts = self.max_retries + 1
             raise SourceError(
@@ -259,7 +234,7 @@ class HttpClient:
             )
             body = resp.content
         except TRANSIENT_ERRORS as exc:
-            raise _Transient(self._redact(f"{type(exc).__name__}: {exc}")) from None
+            raise Transient(self._redact(f"{type(exc).__name__}: {exc}")) from None
         except requests.RequestException as exc:
             self._count("failed")
             raise SourceError(f"{method} {path}: {self._redact(str(exc))}", path=path) from None
@@ -267,24 +242,16 @@ class HttpClient:
         if status >= 400:
             snippet = self._redact(" ".join(body[:200].decode("utf-8", "replace").split()))
             reason = f"HTTP {status} {resp.reason}: {snippet}".rstrip(": ")
-            if status >= 500 or status in TRANSIENT_STATUS:
-                raise _Transient(reason, _retry_after(resp.headers.get("Retry-After")))
+            if is_transient_status(status):
+                raise Transient(reason, parse_retry_after(resp.headers.get("Retry-After")))
             self._count("failed")
             raise SourceError(f"{method} {path}: {reason}", path=path, status=status)
         if validate is not None:
             try:
                 validate(body)
             except ValueError as exc:
-                raise _Transient(f"malformed body ({len(body)} bytes): {exc}") from None
+                raise Transient(f"malformed body ({len(body)} bytes): {exc}") from None
         return body
-
-    def _wait(self, state: RetryCallState) -> float:
-        """Exponential backoff, or longer when the server's Retry-After says so; both capped."""
-        backoff = self.backoff_s * 2 ** (state.attempt_number - 1)
-        exc = state.outcome.exception() if state.outcome else None
-        retry_after = getattr(exc, "retry_after", None)
-        wait = max(backoff, retry_after) if retry_after is not None else backoff
-        return min(wait, self.backoff_cap_s)
 
     def _before_sleep(self, method: str, path: str, state: RetryCallState) -> None:
         self._count("retries")
