@@ -65,8 +65,8 @@ def bioc_record(
         rec.reject_reason = "BioC document without id/pmid"
         return rec
     passages = [p for p in doc.get("passages") or [] if isinstance(p, dict)]
-    title = [p for p in passages if (p.get("infons") or {}).get("type") in ("title", "front")]
-    abstract = [p for p in passages if (p.get("infons") or {}).get("type") == "abstract"]
+    title = [p for p in passages if _role(p, passages) == "title"]
+    abstract = [p for p in passages if _role(p, passages) == "abstract"]
     other = len(passages) - len(title) - len(abstract)
     if other:
         rec.warnings.append(f"{other} non-abstract passages ignored")
@@ -84,14 +84,32 @@ def bioc_record(
         for ann in passage.get("annotations") or []:
             _annotation(rec, ann, base, ours, annotator)
     for rel in doc.get("relations") or []:
-        infons = rel.get("infons") or {}
-        r1, r2 = infons.get("role1"), infons.get("role2")
-        id1 = r1.get("identifier") if isinstance(r1, dict) else r1
-        id2 = r2.get("identifier") if isinstance(r2, dict) else r2
-        rec.relations.append(
-            (str(infons.get("type")), str(id1), str(id2), str(infons.get("score", "")))
-        )
+        rec.relations.append(_relation(rel.get("infons") or {} if isinstance(rel, dict) else {}))
     return finish(rec)
+
+
+def _role(passage: dict[str, Any], passages: list[dict[str, Any]]) -> str:
+    """``title``, ``abstract`` or ``other``: the passage's ``type`` infon; a collection whose
+    passages carry no type at all (BioRED's BioC-JSON) is title first, abstract after."""
+    kind = (passage.get("infons") or {}).get("type")
+    if kind in ("title", "front"):
+        return "title"
+    if kind == "abstract":
+        return "abstract"
+    if kind is None and not any((p.get("infons") or {}).get("type") for p in passages):
+        return "title" if passage is passages[0] else "abstract"
+    return "other"
+
+
+def _relation(infons: dict[str, Any]) -> tuple[str, ...]:
+    """(type, id1, id2, extra): PubTator3's ``role1``/``role2`` (+ ``score``) or BioRED's
+    ``entity1``/``entity2`` (+ ``novel``), as PubTator relation lines carry them."""
+    r1 = infons.get("role1", infons.get("entity1"))
+    r2 = infons.get("role2", infons.get("entity2"))
+    id1 = r1.get("identifier") if isinstance(r1, dict) else r1
+    id2 = r2.get("identifier") if isinstance(r2, dict) else r2
+    extra = infons.get("novel", infons.get("score", ""))
+    return (str(infons.get("type")), str(id1), str(id2), str(extra))
 
 
 def _annotation(rec: SourceRecord, ann: Any, base: int, ours: int, annotator: str) -> None:
