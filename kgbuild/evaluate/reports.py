@@ -34,7 +34,7 @@ def _digest(report: dict[str, Any]) -> str:
 
 def run_id(report: dict[str, Any]) -> str:
     """A readable, content-derived id: kind, gold file, what was evaluated, digest."""
-    stem = Path(report["gold"]["file"]).stem
+    stem = Path(report["gold"]["file"]).stem.replace(".", "_")
     if report["kind"] == "re":
         ex = report["extractor"]
         parts = [ex["chosen"]]
@@ -66,8 +66,8 @@ def write_report(warehouse: Path, report: dict[str, Any]) -> tuple[Path, Path]:
 
     folder = reports_dir(warehouse)
     folder.mkdir(parents=True, exist_ok=True)
-    base = folder / report["run_id"]
-    json_path, md_path = base.with_suffix(".json"), base.with_suffix(".md")
+    json_path = folder / f"{report['run_id']}.json"
+    md_path = folder / f"{report['run_id']}.md"
     json_path.write_text(dumps(report), encoding="utf-8")
     md_path.write_text(render(report), encoding="utf-8")
     return json_path, md_path
