@@ -375,3 +375,13 @@ def test_bc5cdr_dev_cooccurrence_figures(tmp_path):
     report, _ = evaluate_re(dev, EvalExtraction("cooccurrence", embed_model="none"), resamples=200)
     assert report["gold"]["documents"] == 500 and report["gold"]["relations"] == 1012
     assert f1s(report)["pair+type"] == (0.3086, 0.7431, 0.4361)
+
+
+def test_a_slice_keeps_the_first_documents_in_the_same_format(tmp_path):
+    from kgbuild.evaluate.run_re import slice_gold
+
+    for i, path in enumerate((BIORED, BIORED_BIOC)):
+        gold = read_gold_corpus(path)
+        part = read_gold_corpus(slice_gold(gold, 2, tmp_path / str(i)))
+        assert (part.fmt, part.pmids, len(part.relations)) == (gold.fmt, ["101", "102"], 9)
+        assert part.relations == [r for r in gold.relations if r.pmid != "103"]

@@ -36,6 +36,7 @@ from kgbuild.evaluate.relations import (
 from kgbuild.evaluate.reports import run_id
 from kgbuild.extract.base import SliceExtractor
 from kgbuild.extract.select import choose_extractor, make_extractor
+from kgbuild.sources.bioc import doc_pmid
 from kgbuild.store.snapshots import Warehouse
 
 KG = "eval"
@@ -81,7 +82,7 @@ def slice_gold(gold: GoldCorpus, limit: int | None, folder: Path) -> Path:
         if gold.fmt == "bioc":
             payload = json.loads(data)
             docs = payload["documents"] if isinstance(payload, dict) else payload
-            kept = [d for d in docs if str(d.get("id") or d.get("pmid") or "") in keep]
+            kept = [d for d in docs if isinstance(d, dict) and doc_pmid(d) in keep]
             payload = {**payload, "documents": kept} if isinstance(payload, dict) else kept
             data = json.dumps(payload).encode()
         else:
