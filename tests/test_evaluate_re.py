@@ -28,9 +28,12 @@ from kgbuild.evaluate.relations import PredictedTriple, predicted_facts
 from kgbuild.evaluate.reports import load_report
 from kgbuild.evaluate.run_re import EvalExtraction, evaluate_re
 from kgbuild.llm.client import LLMSettings
+from tests import test_local_llm
 from tests.conftest import FIXTURES, shared
 from tests.replay_llm_server import serve_replay
 
+#: The llama.cpp server fixture of test_local_llm (SmolLM2 on 127.0.0.1), shared here.
+smollm2 = test_local_llm.smollm2
 EVAL = FIXTURES / "eval"
 BIORED = EVAL / "biored_small.PubTator"
 BIORED_BIOC = EVAL / "biored_small.BioC.JSON"
@@ -385,3 +388,17 @@ def test_a_slice_keeps_the_first_documents_in_the_same_format(tmp_path):
         part = read_gold_corpus(slice_gold(gold, 2, tmp_path / str(i)))
         assert (part.fmt, part.pmids, len(part.relations)) == (gold.fmt, ["101", "102"], 9)
         assert part.relations == [r for r in gold.relations if r.pmid != "103"]
+
+
+def test_a_real_small_model_is_scored_on_every_document(smollm2, tmp_path):
+    """SmolLM2-135M through llama.cpp's server (the local-llm extra): its answers are nonsense,
+    what counts is that every gold document is built, has an extraction status and is scored."""
+    s = LLMSettings(model="smollm2", base_url=smollm2, max_tokens=200, concurrency=2, timeout_s=120)
+    for extractor in ("generative", "pairwise"):
+        opts = EvalExtraction(extractor, s, embed_model="none", cache_path=tmp_path / "c.sqlite")
+        report, facts = evaluate_re(BIORED, opts, limit=2, resamples=100)
+        assert report["build"]["documents"] == {"built": 2}
+        assert sum(report["build"]["extraction"].values()) == 2
+        assert set(report["build"]["extraction"]) <= {"done", "partial"}
+        assert len(report["per_document"]["pair"]) == 2 and facts["llm_usage"]["failed"] == 0
+        assert 0 <= report["measures"]["pair"]["f1"] <= 1

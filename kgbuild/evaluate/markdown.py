@@ -185,7 +185,7 @@ def render_compare(c: dict[str, Any]) -> str:
     for row in c["rows"]:
         diff = row.get("difference")
         d = (
-            f"{diff['f1_difference']:+.3f} [{diff['ci'][0]:+.3f}–{diff['ci'][1]:+.3f}]"
+            f"{diff['f1_difference']:+.3f} [{diff['ci'][0]:+.3f}, {diff['ci'][1]:+.3f}]"
             if diff
             else ""
         )

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbuild.build.corpus import LocalCorpus
-from kgbuild.build.pipeline import LLM_CACHE, BuildReport, ExtractionOptions, build_kg
+from kgbuild.build.pipeline import LLM_CACHE, ExtractionOptions, build_kg
 from kgbuild.evaluate.bootstrap import N_RESAMPLES, SEED, resample_indices
 from kgbuild.evaluate.ceilings import ceilings
 from kgbuild.evaluate.gold import EVAL_YEAR, NOVEL, GoldCorpus, read_gold_corpus
@@ -104,7 +104,7 @@ def _predictions(wh: Warehouse, sid: str) -> list[PredictedTriple]:
     return [PredictedTriple(p, h, r, t, n) for p, h, r, t, n in rows]
 
 
-def _build_facts(wh: Warehouse, sid: str, report: BuildReport) -> dict[str, Any]:
+def _build_facts(wh: Warehouse, sid: str) -> dict[str, Any]:
     """Per-document statuses and LLM accounting of the scratch build (every document must end
     with a status: the robustness half of an evaluation)."""
     docs = dict(wh.query("SELECT status, count(*) FROM doc_status_at(?) GROUP BY 1", [sid]))
@@ -163,8 +163,8 @@ def evaluate_re(
             raise RuntimeError("scratch build published nothing")
         sid = head.snapshot_id
         triples = _predictions(wh, sid)
-        build = _build_facts(wh, sid, report)
-        chosen = json.loads(json.dumps(wh.manifest(sid)["config"]))
+        build = _build_facts(wh, sid)
+        chosen = wh.manifest(sid)["config"]
     seconds = time.perf_counter() - t0
     idx = resample_indices(len(gold.pmids), resamples, seed)
     pred, aside = predicted_facts(triples, gold, chosen_scheme, novelty)
