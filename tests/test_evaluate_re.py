@@ -26,7 +26,7 @@ from kgbuild.evaluate.gold import read_gold_corpus
 from kgbuild.evaluate.mapping import detect_scheme, get_scheme, reachable_types
 from kgbuild.evaluate.relations import PredictedTriple, predicted_facts
 from kgbuild.evaluate.reports import load_report
-from kgbuild.evaluate.run_re import EvalExtraction, evaluate_re
+from kgbuild.evaluate.run_re import EvalExtraction, estimate_re, evaluate_re
 from kgbuild.llm.client import LLMSettings
 from tests import test_local_llm
 from tests.conftest import FIXTURES, shared
@@ -318,7 +318,10 @@ def test_generative_and_pairwise_through_the_replay_server(tmp_path):
     cache = tmp_path / "llm_cache.sqlite"
     with serve_replay(EVAL / "recordings") as url:
         opts = EvalExtraction("generative", _llm(url), embed_model="none", cache_path=cache)
+        before = estimate_re(BIORED, opts)
+        assert (before["docs"], before["calls"], before["cached"]) == (3, 3, 0)
         gen, facts = evaluate_re(BIORED, opts, resamples=200)
+        assert estimate_re(BIORED, opts)["cached"] == 3  # what a re-run costs: nothing
         assert facts["llm_usage"]["calls"] == 3 and facts["scratch"] is None
         # Every recorded claim between gold entities is right at pair level; "combined with"
         # (related_to: Association) is not the gold Cotreatment.

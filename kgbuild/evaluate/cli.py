@@ -107,13 +107,16 @@ def re_(
     ] = None,
     resamples: ResamplesOpt = N_RESAMPLES,
     seed: SeedOpt = SEED,
+    estimate: Annotated[
+        bool, typer.Option("--estimate", help="Print LLM calls/tokens/cost; spend nothing")
+    ] = False,
     warehouse: WarehouseOpt = None,
     save: SaveOpt = True,
     as_json: JsonOpt = False,
 ) -> None:
     """Relation extraction: build the gold abstracts with an extractor, score the triples."""
     from kgbuild.build.pipeline import LLM_CACHE
-    from kgbuild.evaluate.run_re import EvalExtraction, evaluate_re
+    from kgbuild.evaluate.run_re import EvalExtraction, estimate_re, evaluate_re
     from kgbuild.extract.pairwise import CHUNK_SIZE
     from kgbuild.llm.client import LLMSettings
 
@@ -137,6 +140,21 @@ def re_(
         embed_model or setting("embed_model"),
         cache_path=llm_cache or warehouse_path(warehouse) / LLM_CACHE,
     )
+    if estimate:
+        figures = estimate_re(gold, options, limit)
+        if as_json:
+            sys.stdout.write(json.dumps(figures) + "\n")
+            return
+        out.print(
+            f"estimate: {figures['extractor']} with {figures['model']} on {figures['docs']:,} "
+            f"documents: {figures['calls']:,} LLM calls ({figures['cached']:,} answered from the "
+            f"cache), ≈{figures['prompt_tokens']:,} prompt + {figures['completion_tokens']:,} "
+            f"completion tokens, ${figures['cost_usd']:.4f}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        return
     report, facts = evaluate_re(
         gold,
         options,

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbuild.build.corpus import LocalCorpus
-from kgbuild.build.pipeline import LLM_CACHE, ExtractionOptions, build_kg
+from kgbuild.build.pipeline import LLM_CACHE, ExtractionOptions, build_kg, estimate_build
 from kgbuild.evaluate.bootstrap import N_RESAMPLES, SEED, resample_indices
 from kgbuild.evaluate.ceilings import ceilings
 from kgbuild.evaluate.gold import EVAL_YEAR, NOVEL, GoldCorpus, read_gold_corpus
@@ -128,6 +128,23 @@ def _build_facts(wh: Warehouse, sid: str) -> dict[str, Any]:
         "completion_tokens": int(calls[2]),
         "cost_usd": round(float(calls[3]), 6),
     }
+
+
+def estimate_re(
+    gold_path: Path, options: EvalExtraction, limit: int | None = None
+) -> dict[str, Any]:
+    """What ``eval re`` would send for this gold file, before spending anything: documents,
+    LLM calls (answers already in the cache cost nothing), tokens (≈ characters/4) and cost."""
+    gold = read_gold_corpus(gold_path)
+    with scratch_dir(None) as root:
+        source = slice_gold(gold, limit, root / "input")
+        corpus = LocalCorpus(source, None, EVAL_YEAR)
+        chosen, per_year = estimate_build(corpus, extractor=options, warehouse=root / "warehouse")
+    total = {"extractor": chosen, "model": options.settings().model}
+    for field in ("docs", "calls", "cached", "prompt_tokens", "completion_tokens", "cost_usd"):
+        total[field] = sum(getattr(e, field) for e in per_year.values())
+    total["cost_usd"] = round(total["cost_usd"], 4)
+    return total
 
 
 def evaluate_re(
