@@ -12,7 +12,8 @@ Rows: ``scheme, gold_type, kind_a, kind_b, relation``. Kinds are Hetionet kinds 
 unordered); ``relation`` ``*`` is every relation the scheme does not list; ``gold_type`` ``-``
 means "asserts no relation of this scheme" (such predictions are set aside and counted, never
 scored as errors); ``relation`` ``-`` declares a gold type no canonical relation expresses.
-Lookup takes the most specific row: exact kinds before ``*``, a named relation before ``*``.
+Lookup takes the most specific row: exact kinds before ``*`` (so "no relation of this scheme
+between these kinds" overrides every relation row), then a named relation before ``*``.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class Scheme:
     def gold_type(self, relation: str, kind_a: str, kind_b: str) -> str | None:
         """The gold type ``relation`` between the two kinds asserts; None: outside the scheme."""
         kinds = frozenset((kind_a, kind_b))
-        for key in ((relation, kinds), (relation, None), (ANY, kinds), (ANY, None)):
+        for key in ((relation, kinds), (ANY, kinds), (relation, None), (ANY, None)):
             if key in self.rows:
                 return self.rows[key]
         return None

@@ -121,7 +121,8 @@ def render_re(r: dict[str, Any]) -> str:
         f"- {p['triples']:,} (document, triple) claims → {p['pairs_scored']:,} pairs scored; "
         "set aside: "
         f"{p['outside_gold_entities']:,} with an endpoint outside the gold entities, "
-        f"relations outside the scheme: {aside}",
+        f"claims the scheme has no type for (by relation; a kind pair it does not annotate "
+        f"counts here too): {aside}",
         f"- documents: {_counts(b['documents'])}; extraction: {_counts(b['extraction'])}; "
         f"rejected claims: {b['rejected_claims']:,}",
     ]
