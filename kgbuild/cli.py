@@ -17,13 +17,13 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kgbuild.annotate.eval_cli import eval_app
 from kgbuild.build.corpus import Corpus
 from kgbuild.build.pipeline import ExtractionOptions, YearReport, build_kg, estimate_build
 from kgbuild.build.spec import BuildSpec
 from kgbuild.config import check_kg_name, warehouse_path
 from kgbuild.domains import list_domains, load_domain
 from kgbuild.errors import InputError, KgbuildError, StoreError, disk_full
+from kgbuild.evaluate.cli import eval_app
 from kgbuild.extract.pairwise import CHUNK_SIZE
 from kgbuild.llm.client import LLMSettings
 from kgbuild.store.lock import DEFAULT_WAIT_S
@@ -36,7 +36,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="Build versioned biomedical knowledge graphs from literature.",
 )
-app.add_typer(eval_app, name="eval", help="Evaluate annotators against gold files (NER P/R/F1).")
+app.add_typer(eval_app, name="eval", help="Extraction quality on gold files: relations, NER.")
 # Piped output keeps whole rows instead of wrapping at rich's 80-column default.
 out = Console(width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True)

@@ -125,6 +125,10 @@ _PREFIX_ALIASES = {
     "tmvar": "tmVar",
 }
 _BARE_ID = re.compile(r"^[A-Za-z]{0,3}[0-9][0-9A-Za-z_.]*$")
+#: tmVar's normalized variant forms (``p|SUB|R|140|Q``, ``c|Allele|A|-1082``) and HGVS
+#: (``p.G593S``), as BioRED writes them without a ``tmVar:`` prefix.
+_TMVAR = re.compile(r"^(?:[cgmnpr]?\|[A-Za-z]+\||[cgmnpr]\.)\S*$")
+_COMPOSITE = re.compile(r"[;,|]")
 
 
 def to_curies(source_type: str, raw: str) -> list[str]:
@@ -132,15 +136,18 @@ def to_curies(source_type: str, raw: str) -> list[str]:
 
     Bare IDs get the type's prefix from ``type_map.tsv``; a variant's extra fields (``;HGVS:…``,
     ``;VariantGroup:…``) and a cell line's taxon are qualifiers of its first ID, not more IDs.
+    A composite mention ("cleft lip and palate") lists its concepts with ``,`` (BioRED) or ``|``
+    (BC5CDR) as well as ``;``; a bare tmVar ID (BioRED's ``c|DEL|1314_1328|``) is one ID.
     Returns [] for no ID ('-', '') or text that is not an identifier (e.g. 'T cell').
     """
     raw = raw.strip()
     if raw in ("", "-"):
         return []
     prefix = _type_map().get(source_type.lower(), (None, None))[1]
-    parts = [p.strip() for p in raw.split(";") if p.strip()]
     if prefix in ("tmVar", "cellosaurus"):
-        parts = parts[:1]
+        parts = [p.strip() for p in raw.split(";") if p.strip()][:1]
+    else:
+        parts = [p.strip() for p in _COMPOSITE.split(raw) if p.strip()]
     out: list[str] = []
     for part in parts:
         if part.upper().startswith("CVCL_"):
@@ -154,6 +161,6 @@ def to_curies(source_type: str, raw: str) -> list[str]:
             if pre == "cellosaurus" and not local.upper().startswith("CVCL_"):
                 local = f"CVCL_{local}"
             out.append(f"{pre}:{local}")
-        elif _BARE_ID.match(part) and prefix:
+        elif (_BARE_ID.match(part) or (prefix == "tmVar" and _TMVAR.match(part))) and prefix:
             out.append(f"{prefix}:{part}")
     return list(dict.fromkeys(out))

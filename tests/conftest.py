@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SHARED = ROOT.parent / "shared" / "data"
+#: ../shared/data beside the project; KGBUILD_SHARED_DATA points a worktree elsewhere at it.
+SHARED = Path(os.environ.get("KGBUILD_SHARED_DATA") or ROOT.parent / "shared" / "data")
 
 
 def shared(*parts: str) -> Path:

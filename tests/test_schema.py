@@ -48,6 +48,14 @@ def test_curies():
         "tmVar:p|SUB|M|146|V"
     ]
     assert schema.to_curies("Gene", "-") == []
+    # Composite mentions: BioRED lists concepts with ",", BC5CDR with "|".
+    assert schema.to_curies("GeneOrGeneProduct", "836,840") == ["NCBIGene:836", "NCBIGene:840"]
+    assert schema.to_curies("Disease", "D002971|D002972") == ["MESH:D002971", "MESH:D002972"]
+    assert schema.to_curies("SequenceVariant", "c|DEL|1314_1328|") == ["tmVar:c|DEL|1314_1328|"]
+    assert schema.to_curies("SequenceVariant", "rs1800562") == ["tmVar:rs1800562"]
+    assert schema.to_curies("SequenceVariant", "c|Allele|A|-1082") == ["tmVar:c|Allele|A|-1082"]
+    assert schema.to_curies("SequenceVariant", "p.G593S") == ["tmVar:p.G593S"]
+    assert schema.to_curies("Chemical", "-1") == []
     assert schema.to_curies("CellLine", "T cell") == []
 
 

@@ -68,6 +68,24 @@ def test_bioc_rebases_offsets_and_records_bad_annotations():
     assert recs[1].year is None and recs[1].warnings == ["empty abstract (title only)"]
 
 
+def test_bioc_biored_shape_untyped_passages_and_entity_relations():
+    """BioRED's BioC-JSON: passages carry no type infon (title first, then abstract) and
+    relations name ``entity1``/``entity2`` with a ``novel`` flag; read as its PubTator twin."""
+    bioc = {r.pmid: r for r in read_bioc(FIXTURES / "eval" / "biored_small.BioC.JSON")}
+    text = {r.pmid: r for r in read_pubtator(FIXTURES / "eval" / "biored_small.PubTator")}
+    assert list(bioc) == ["101", "102", "103"]
+    for pmid, rec in bioc.items():
+        twin = text[pmid]
+        assert (rec.title, rec.abstract, rec.reject_reason) == (twin.title, twin.abstract, None)
+        assert [(m.start, m.end, m.concept_ids) for m in rec.mentions] == [
+            (m.start, m.end, m.concept_ids) for m in twin.mentions
+        ]
+        assert rec.relations == [tuple(r) for r in twin.relations]
+    assert bioc["101"].relations[0] == ("Positive_Correlation", "D008094", "D018500", "Novel")
+    caspases = next(m for m in bioc["102"].mentions if m.text == "Caspase-3/7")
+    assert caspases.concept_ids == ["NCBIGene:836", "NCBIGene:840"]  # a composite mention
+
+
 def test_bioc_unreadable_file_is_one_rejected_record(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text('{"PubTator3": [')

@@ -86,7 +86,7 @@ def _int(value: Any, what: str) -> int:
 
 def _scalar(value: Any) -> str:
     """An id-like field: a string or number, else ''."""
-    if isinstance(value, bool) or not isinstance(value, str | int):
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
         return ""
     return str(value).strip()
 
@@ -140,9 +140,9 @@ def _read_document(rec: SourceRecord, doc: dict[str, Any], annotator: str) -> No
     rec.year = _year(doc, passages)
     journal = doc.get("journal")
     rec.journal = journal if isinstance(journal, str) and journal else None
-    kinds = [_obj(p.get("infons"), "passage infons").get("type") for p in passages]
-    title = [p for p, k in zip(passages, kinds, strict=True) if k in ("title", "front")]
-    abstract = [p for p, k in zip(passages, kinds, strict=True) if k == "abstract"]
+    roles = _roles([_obj(p.get("infons"), "passage infons").get("type") for p in passages])
+    title = [p for p, r in zip(passages, roles, strict=True) if r == "title"]
+    abstract = [p for p, r in zip(passages, roles, strict=True) if r == "abstract"]
     other = len(passages) - len(title) - len(abstract)
     if other:
         rec.warnings.append(f"{other} non-abstract passages ignored")
@@ -177,12 +177,29 @@ def _read_document(rec: SourceRecord, doc: dict[str, Any], annotator: str) -> No
         except Malformed as exc:
             rec.problem(rec.record_no, "malformed_relation", f"{exc}: {short(rel)}")
             continue
-        r1, r2 = infons.get("role1"), infons.get("role2")
-        id1 = r1.get("identifier") if isinstance(r1, dict) else r1
-        id2 = r2.get("identifier") if isinstance(r2, dict) else r2
-        rec.relations.append(
-            (_scalar(infons.get("type")), _scalar(id1), _scalar(id2), _scalar(infons.get("score")))
-        )
+        rec.relations.append(_relation(infons))
+
+
+def _roles(kinds: list[Any]) -> list[str]:
+    """``title``, ``abstract`` or ``other`` per passage, by its ``type`` infon; a collection
+    whose passages carry no type at all (BioRED's BioC-JSON) is title first, abstract after."""
+    if kinds and all(k is None for k in kinds):
+        return ["title", *["abstract"] * (len(kinds) - 1)]
+    return [
+        "title" if k in ("title", "front") else "abstract" if k == "abstract" else "other"
+        for k in kinds
+    ]
+
+
+def _relation(infons: dict[str, Any]) -> tuple[str, ...]:
+    """(type, id1, id2, extra): PubTator3's ``role1``/``role2`` (+ ``score``) or BioRED's
+    ``entity1``/``entity2`` (+ ``novel``), as PubTator relation lines carry them."""
+    r1 = infons.get("role1", infons.get("entity1"))
+    r2 = infons.get("role2", infons.get("entity2"))
+    id1 = r1.get("identifier") if isinstance(r1, dict) else r1
+    id2 = r2.get("identifier") if isinstance(r2, dict) else r2
+    extra = infons.get("novel", infons.get("score"))
+    return (_scalar(infons.get("type")), _scalar(id1), _scalar(id2), _scalar(extra))
 
 
 def _annotation(rec: SourceRecord, ann: Any, base: int, ours: int, annotator: str) -> None:

@@ -14,46 +14,21 @@ no predictions has all its gold spans missed. Micro averages pool the counts of 
 
 Types are compared by **Hetionet kind** when a mention has one, else by its source type, so
 BC5CDR's Chemical, BioRED's ChemicalEntity and scispaCy's CHEMICAL all score as Compound;
-``types`` may name either vocabulary ("Chemical" means Compound).
+``types`` may name either vocabulary ("Chemical" means Compound). Intervals (:mod:`.bootstrap`)
+resample documents, from the per-document counts of :func:`ner_counts`.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from kgbuild.records import Document, Mention, Problem
+import numpy as np
+
+from kgbuild.records import Mention
 from kgbuild.schema import hetionet_kind
-from kgbuild.sources.pubtator_files import read_pubtator
 
 SpanKey = tuple[str, int, int, str]
-
-
-@dataclass(slots=True)
-class GoldSet:
-    """Documents and gold mentions of an annotated corpus, and the lines that were not usable."""
-
-    documents: list[Document]
-    mentions: dict[str, list[Mention]]
-    problems: list[Problem] = field(default_factory=list)
-
-
-def read_gold(path: Path) -> GoldSet:
-    """A PubTator gold file (BC5CDR, BioRED) read by the project's own reader.
-
-    Mentions whose offsets do not index the text are left out by the reader (``bad_offset``
-    problems); empty and repeated records are skipped.
-    """
-    gold = GoldSet([], {})
-    for rec in read_pubtator(path, label=path.name):
-        gold.problems.extend(rec.problems)
-        if rec.record_no < 0 or rec.reject_reason or rec.pmid in gold.mentions:
-            continue
-        gold.documents.append(rec.document(rec.year or 0, path.name))
-        gold.mentions[rec.pmid] = rec.mentions
-    return gold
 
 
 def entity_type(m: Mention) -> str:
@@ -75,14 +50,16 @@ def _spans(by_pmid: dict[str, list[Mention]], pmids: set[str]) -> set[SpanKey]:
     }
 
 
-def _overlapping(spans: set[SpanKey], others: set[SpanKey]) -> int:
-    """How many of ``spans`` overlap at least one span of ``others`` of the same type."""
+def _overlapping(spans: set[SpanKey], others: set[SpanKey]) -> list[SpanKey]:
+    """The spans of ``spans`` that overlap at least one span of ``others`` of the same type."""
     index: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
     for pmid, start, end, typ in others:
         index[(pmid, typ)].append((start, end))
-    return sum(
-        any(s < e2 and s2 < e for s2, e2 in index.get((pmid, typ), ())) for pmid, s, e, typ in spans
-    )
+    return [
+        (pmid, s, e, typ)
+        for pmid, s, e, typ in spans
+        if any(s < e2 and s2 < e for s2, e2 in index.get((pmid, typ), ()))
+    ]
 
 
 def _prf(tp_pred: int, n_pred: int, tp_gold: int, n_gold: int) -> dict[str, float]:
@@ -94,7 +71,7 @@ def _prf(tp_pred: int, n_pred: int, tp_gold: int, n_gold: int) -> dict[str, floa
 
 def _score(gold: set[SpanKey], pred: set[SpanKey]) -> dict[str, Any]:
     tp = len(gold & pred)
-    tp_pred, tp_gold = _overlapping(pred, gold), _overlapping(gold, pred)
+    tp_pred, tp_gold = len(_overlapping(pred, gold)), len(_overlapping(gold, pred))
     return {
         "n_gold": len(gold),
         "n_predicted": len(pred),
@@ -105,6 +82,12 @@ def _score(gold: set[SpanKey], pred: set[SpanKey]) -> dict[str, Any]:
             **_prf(tp_pred, len(pred), tp_gold, len(gold)),
         },
     }
+
+
+def _wanted(g: set[SpanKey], p: set[SpanKey], types: list[str] | None) -> list[str]:
+    if types:
+        return list(dict.fromkeys(canonical_type(t) for t in types))
+    return sorted({s[3] for s in g} | {s[3] for s in p})
 
 
 def ner_scores(
@@ -119,11 +102,39 @@ def ner_scores(
     """
     pmids = set(gold)
     g, p = _spans(gold, pmids), _spans(predicted, pmids)
-    if types:
-        wanted = list(dict.fromkeys(canonical_type(t) for t in types))
-    else:
-        wanted = sorted({s[3] for s in g} | {s[3] for s in p})
+    wanted = _wanted(g, p, types)
     g = {s for s in g if s[3] in wanted}
     p = {s for s in p if s[3] in wanted}
     per_type = {t: _score({s for s in g if s[3] == t}, {s for s in p if s[3] == t}) for t in wanted}
     return {"n_documents": len(pmids), "types": per_type, "micro": _score(g, p)}
+
+
+def ner_counts(
+    pmids: list[str],
+    gold: dict[str, list[Mention]],
+    predicted: dict[str, list[Mention]],
+    types: list[str],
+) -> dict[str, dict[str, np.ndarray]]:
+    """Per type (and ``micro`` over ``types``), per match (``strict``, ``overlap``), one row per
+    document of ``pmids``: (tp_predicted, n_predicted, tp_gold, n_gold)."""
+    row = {p: i for i, p in enumerate(pmids)}
+    g, p = _spans(gold, set(row)), _spans(predicted, set(row))
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for name, kinds in [*((t, {t}) for t in types), ("micro", set(types))]:
+        gs = {s for s in g if s[3] in kinds}
+        ps = {s for s in p if s[3] in kinds}
+        strict = np.zeros((len(pmids), 4), dtype=np.int64)
+        overlap = np.zeros((len(pmids), 4), dtype=np.int64)
+        for col, spans in ((1, ps), (3, gs)):
+            for s in spans:
+                strict[row[s[0]], col] += 1
+                overlap[row[s[0]], col] += 1
+        for s in gs & ps:
+            strict[row[s[0]], 0] += 1
+            strict[row[s[0]], 2] += 1
+        for s in _overlapping(ps, gs):
+            overlap[row[s[0]], 0] += 1
+        for s in _overlapping(gs, ps):
+            overlap[row[s[0]], 2] += 1
+        out[name] = {"strict": strict, "overlap": overlap}
+    return out
