@@ -78,7 +78,7 @@ def make_mention(
         rec.problem(line_no, "offset_repaired", f"{text!r} moved {start}->{found}")
         start, end = found, found + len(text)
     curies = to_curies(source_type, raw_id)
-    if raw_id.strip() not in ("", "-") and not curies:
+    if raw_id.strip() not in ("", "-", "-1") and not curies:  # CDR writes -1 for "no ID"
         rec.problem(line_no, "unparsable_id", f"{source_type} id {raw_id!r} kept as no ID")
     return Mention(
         pmid=rec.pmid,
