@@ -5,7 +5,9 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-SOURCE ?= ../shared/data/dalk/by_year
+DALK   := ../shared/data/dalk/by_year
+# The Alzheimer's corpus: DALK's annotated abstracts where they are, else live from PubMed.
+SOURCE ?= $(if $(wildcard $(DALK)),$(DALK),pubmed)
 DOMAIN ?= alzheimers
 KG     ?= alzheimers
 YEARS  ?=
@@ -39,6 +41,7 @@ install-test: $(BIN)/.installed-test
 # The Alzheimer's domain (data/domains/alzheimers.toml). Offline it reads DALK's annotated corpus;
 # SOURCE=pubmed builds it live from PubMed E-utilities + the PubTator3 API.
 build: install
+	@if [ "$(SOURCE)" = "pubmed" ]; then echo "make build: no DALK corpus at $(DALK); building the $(DOMAIN) domain live from PubMed E-utilities + PubTator3 (its documented default; network needed)"; fi
 	$(BIN)/kgbuild build --domain $(DOMAIN) --source $(SOURCE) --extractor $(EXTRACTOR) $(if $(YEARS),--years $(YEARS))
 	$(BIN)/kgbuild stats --kg $(KG)
 
