@@ -237,11 +237,15 @@ def scenario(name: str, kills: int, fault_rate: float, years: str, tmp: Path,
         Warehouse(wh).query("SELECT status, count(*) FROM extraction_status GROUP BY 1")
     )
     differ = [y for (y, h), (_, r) in zip(got, reference, strict=False) if h != r]
+    usage = [json.loads(u or "{}") for (u,) in Warehouse(wh).query("SELECT llm_usage FROM builds")]
     log["hash_matches"] += match
     log["scenarios"][name] = {
         "same_hashes_as_clean_build": match,
         "first_differing_year": differ[0] if differ else None,
         "extraction_status": statuses,
+        # attempts the clients retried (timeouts on a loaded machine, injected faults): a
+        # timed-out request the server did answer is delivered twice without any kill
+        "client_retries": sum(int(u.get("retries", 0)) for u in usage),
         "years": len(got),
         "answers_delivered": llm.answers,
         "repeated_llm_calls": llm.repeated,
