@@ -453,14 +453,25 @@ def sql(
 @app.command()
 def export(
     snapshot: Annotated[str, typer.Argument(help="Snapshot id/prefix, KG@YEAR or latest")],
-    out_dir: Annotated[Path, typer.Argument(help="Folder for one Parquet file per table")],
+    out_dir: Annotated[
+        Path | None, typer.Argument(help="Output folder (or --out)", show_default=False)
+    ] = None,
+    out_opt: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder")] = None,
+    fmt: Annotated[
+        list[str],
+        typer.Option(
+            "--format",
+            "-f",
+            help="parquet | tsv | kgx | neo4j | ladybug (repeat, or comma-separate)",
+        ),
+    ] = ["parquet"],  # noqa: B006 (typer reads the default, never mutates it)
     warehouse: WarehouseOpt = None,
 ) -> None:
-    """Write a snapshot as whole standalone Parquet files (entities, triples, evidence, …)."""
-    wh = _wh(warehouse)
-    sid = wh.resolve(snapshot)
-    for table, path in wh.export(sid, out_dir).items():
-        out.print(f"{table}: {path}")
+    """Export a snapshot: Parquet/TSV tables, KGX (Biolink), Neo4j import CSVs, LadybugDB."""
+    from kgbuild.export.summary import run_export
+
+    for line in run_export(_wh(warehouse), snapshot, out_opt or out_dir, fmt):
+        out.print(line, highlight=False, markup=False)
 
 
 def main() -> None:

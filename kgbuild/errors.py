@@ -36,3 +36,8 @@ class QueryError(KgbuildError):
 class SourceError(KgbuildError):
     """A live literature source (E-utilities, PubTator3) failed for good: a permanent HTTP error,
     retries exhausted, or a body that stayed malformed; the message names the URL path."""
+
+
+class ExportError(KgbuildError):
+    """An export cannot be written: the output path is a file, is not writable, or a format is
+    unknown."""
