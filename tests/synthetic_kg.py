@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from kgbuild.records import (
-    Document,
     DocStatus,
+    Document,
     Entity,
     Evidence,
     ExtractionStatus,

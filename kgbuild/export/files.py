@@ -13,6 +13,7 @@ import contextlib
 import csv
 import os
 import re
+import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -51,8 +52,6 @@ def atomic_path(path: Path) -> Iterator[Path]:
         os.replace(tmp, path)
     except BaseException:
         if tmp.is_dir():
-            import shutil
-
             shutil.rmtree(tmp, ignore_errors=True)
         else:
             tmp.unlink(missing_ok=True)
