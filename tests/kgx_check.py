@@ -3,7 +3,7 @@
 duckdb<2 and pyarrow 15, which the project's venv cannot take), so it imports nothing from
 kgbuild and prints one JSON object.
 
-    <kgx venv>/bin/python tests/kgx_check.py NODES.tsv EDGES.tsv [--mapping DATA_DIR]
+    <kgx venv>/bin/python tests/kgx_check.py [--graph NODES.tsv EDGES.tsv]… [--mapping DATA_DIR]
 
 Offline: bmt and kgx fetch the Biolink model YAML, its predicate map and its JSON-LD context from
 GitHub by default. The ``biolink-model`` package ships the model YAML and the prefix map, so
@@ -115,16 +115,14 @@ def check_mapping(data_dir: str) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("nodes", nargs="?")
-    ap.add_argument("edges", nargs="?")
+    ap.add_argument("--graph", nargs=2, action="append", default=[], metavar=("NODES", "EDGES"))
     ap.add_argument("--mapping", help="data/ folder with the Biolink mapping tables")
     args = ap.parse_args()
     out: dict = {"schema": offline_biolink()}
     import kgx
 
     out["kgx_version"] = getattr(kgx, "__version__", "")
-    if args.nodes:
-        out["validation"] = validate(args.nodes, args.edges)
+    out["validation"] = [validate(nodes, edges) for nodes, edges in args.graph]
     if args.mapping:
         out["mapping"] = check_mapping(args.mapping)
     json.dump(out, sys.stdout, default=str)

@@ -55,7 +55,8 @@ def _entities(rng: random.Random, n_nodes: int, free_share: float, tricky: bool)
         if tricky and i % 7 == 0:
             name = f"{name} {TRICKY[i % len(TRICKY)]}"
         if rng.random() < free_share:
-            out.append(Entity(f"free:{name.lower()} {i}", name, "", [name], 0))
+            norm = " ".join(name.lower().split())  # free ids are normalized names (one line)
+            out.append(Entity(f"free:{norm} {i}", name, "", [name], 0))
             continue
         kind = KINDS[i % 3]
         aliases = [name, name.upper()] + ([TRICKY[(i + 3) % len(TRICKY)]] if tricky else [])

@@ -27,7 +27,15 @@ from typing import Any
 import duckdb
 
 from kgbuild.export import biolink
-from kgbuild.export.files import atomic_text, fmt_number, join_list, one_line, writer
+from kgbuild.export.files import (
+    DELIMITER_STANDIN,
+    LIST_DELIMITER,
+    atomic_text,
+    fmt_number,
+    join_list,
+    one_line,
+    writer,
+)
 from kgbuild.export.source import edge_rows, node_rows
 from kgbuild.schema import data_dir
 
@@ -47,18 +55,23 @@ EDGE_COLUMNS = [
 FILES = ("nodes.tsv", "edges.tsv", "unlinked_nodes.tsv", "unlinked_edges.tsv")
 
 
+def cell(value: object) -> str:
+    """A single-valued KGX cell: one line, and no ``|`` (kgx splits every cell on it)."""
+    return one_line(value).replace(LIST_DELIMITER, DELIMITER_STANDIN)
+
+
 def is_unlinked(node_id: str) -> bool:
     return node_id.startswith(UNLINKED_PREFIX)
 
 
 def node_line(row: dict[str, Any]) -> list[str]:
     return [
-        one_line(row["id"]),
+        cell(row["id"]),
         biolink.category(row["kind"]),
-        one_line(row["name"]),
+        cell(row["name"]),
         join_list(row["aliases"]),
         PRIMARY_SOURCE,
-        one_line(row["kind"]),
+        cell(row["kind"]),
         fmt_number(row["first_year"]),
     ]
 
@@ -68,10 +81,10 @@ def edge_line(row: dict[str, Any]) -> list[str]:
     subject, obj = (row["tail_id"], row["head_id"]) if m.swap else (row["head_id"], row["tail_id"])
     level, agent = biolink.provenance(row["methods"])
     return [
-        one_line(row["triple_id"]),
-        one_line(subject),
+        cell(row["triple_id"]),
+        cell(subject),
         m.predicate,
-        one_line(obj),
+        cell(obj),
         m.qualified_predicate,
         m.object_aspect_qualifier,
         m.object_direction_qualifier,
@@ -81,9 +94,9 @@ def edge_line(row: dict[str, Any]) -> list[str]:
         join_list(f"PMID:{p}" for p in row["pmids"]),
         join_list(row["sentences"]),
         fmt_number(row["n_evidence"]),
-        one_line(row["relation"]),
-        one_line(row["relation_raw"]),
-        one_line(row["metaedge"]),
+        cell(row["relation"]),
+        cell(row["relation_raw"]),
+        cell(row["metaedge"]),
         fmt_number(row["support"]),
         fmt_number(row["confidence"]),
         fmt_number(row["first_year"]),
