@@ -474,6 +474,24 @@ def export(
         out.print(line, highlight=False, markup=False)
 
 
+@app.command()
+def report(
+    snapshot: Annotated[
+        list[str] | None,
+        typer.Argument(help="Snapshots (id, prefix, KG@YEAR, latest); default: each KG's newest"),
+    ] = None,
+    out_opt: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder")] = None,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """One self-contained HTML page (charts and tables) about one or more snapshots."""
+    from kgbuild.report.page import report_targets, write_report
+
+    if out_opt is None:
+        raise InputError("give an output folder: kgbuild report [SNAPSHOT…] --out DIR")
+    wh = _wh(warehouse)
+    out.print(f"report: {write_report(wh, report_targets(wh, snapshot or []), out_opt)}")
+
+
 def main() -> None:
     """Console entry point: user errors become one line on stderr and exit status 2."""
     try:

@@ -15,6 +15,8 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
+from kgbuild.build.pipeline import ExtractionOptions, build_kg
+from kgbuild.llm.client import LLMSettings
 from kgbuild.records import (
     DocStatus,
     Document,
@@ -174,3 +176,18 @@ def _evidence(
                 "generative/v1" if method == "generative" else None, t.relation_raw,
                 "head", "tail", 0.7 if method == "generative" else 0.3,
             )  # fmt: skip
+
+
+def build_fixture_kgs(base: Path) -> dict[str, Warehouse]:
+    """KGs the pipeline builds from the fixture corpora: ``cooc`` (co-occurrence, with input
+    problems) and ``gen`` (generative through the replayed DALK LLM outputs, one unlinked node)."""
+    from tests.conftest import FIXTURES
+    from tests.replay_llm_server import ReplayLLM, serve_llm
+
+    cooc = ExtractionOptions("cooccurrence", None, embed_model="none")
+    build_kg(FIXTURES / "corpus", kg="cooc", warehouse=base / "cooc", extractor=cooc)
+    with serve_llm(ReplayLLM(FIXTURES / "llm" / "recordings")) as url:
+        settings = LLMSettings(model="dalk-replay", base_url=url, api_key="sk-x", backoff_s=0.05)
+        opts = ExtractionOptions("generative", settings, "batched", 80, embed_model="none")
+        build_kg(FIXTURES / "llm" / "corpus", kg="gen", extractor=opts, warehouse=base / "gen")
+    return {k: Warehouse(base / k) for k in ("cooc", "gen")}

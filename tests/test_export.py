@@ -17,16 +17,12 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from kgbuild.build.pipeline import ExtractionOptions, build_kg
 from kgbuild.errors import ExportError
 from kgbuild.export import FORMATS, export_snapshot, ladybug, parse_formats
 from kgbuild.export.biolink import predicate
-from kgbuild.llm.client import LLMSettings
 from kgbuild.store.snapshots import Warehouse
-from tests.conftest import FIXTURES
 from tests.kgx_venv import ensure_kgx_venv, run_check
-from tests.replay_llm_server import ReplayLLM, serve_llm
-from tests.synthetic_kg import publish_synthetic
+from tests.synthetic_kg import build_fixture_kgs, publish_synthetic
 
 
 @pytest.fixture(scope="module")
@@ -40,14 +36,7 @@ def syn(tmp_path_factory):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """Pipeline-built KGs: co-occurrence on the fixture corpus, generative with the replayed LLM."""
-    base = tmp_path_factory.mktemp("built")
-    cooc = ExtractionOptions("cooccurrence", None, embed_model="none")
-    build_kg(FIXTURES / "corpus", kg="cooc", warehouse=base / "cooc", extractor=cooc)
-    with serve_llm(ReplayLLM(FIXTURES / "llm" / "recordings")) as url:
-        settings = LLMSettings(model="dalk-replay", base_url=url, api_key="sk-x", backoff_s=0.05)
-        opts = ExtractionOptions("generative", settings, "batched", 80, embed_model="none")
-        build_kg(FIXTURES / "llm" / "corpus", kg="gen", extractor=opts, warehouse=base / "gen")
-    return {k: Warehouse(base / k) for k in ("cooc", "gen")}
+    return build_fixture_kgs(tmp_path_factory.mktemp("built"))
 
 
 @pytest.fixture(scope="session")

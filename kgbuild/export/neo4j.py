@@ -7,8 +7,10 @@ kind, Biolink category, ``aliases:string[]``, ``first_year:int``, ``degree:int``
 in upper case: ``TREATS``, ``ASSOCIATES``, ``IS_A``…), triple id, relation, relation as written,
 Hetionet metaedge, Biolink predicate, ``support:int``, ``evidence:int``, ``confidence:float``,
 ``first_year:int``, ``last_year:int``, ``pmids:string[]``, ``methods:string[]``,
-``models:string[]``. Arrays use ``|`` (``--array-delimiter="|"``), a ``|`` inside a value is
-written ``¦``; cells are one line (``--multiline-fields`` not needed); quotes are RFC 4180.
+``models:string[]``; rows grouped by relation and kind pair (one bulk load per relationship
+table and label pair in a graph database), then by triple id. Arrays use ``|``
+(``--array-delimiter="|"``), a ``|`` inside a value is written ``¦``; cells are one line
+(``--multiline-fields`` not needed); quotes are RFC 4180.
 
 ``import.sh`` holds the exact command. Nothing needs Neo4j to be tested: the tests load these
 CSVs into LadybugDB (an embedded Cypher database) with :mod:`kgbuild.export.ladybug`.
@@ -25,7 +27,7 @@ import duckdb
 from kgbuild.export import biolink
 from kgbuild.export.files import LIST_DELIMITER, atomic_text, fmt_number, join_list, one_line
 from kgbuild.export.files import writer as csv_writer
-from kgbuild.export.source import edge_rows, node_rows
+from kgbuild.export.source import BY_TYPE, edge_rows, node_rows
 
 NODE_HEADER = [
     "id:ID", ":LABEL", "name", "kind", "category", "aliases:string[]", "first_year:int",
@@ -119,7 +121,7 @@ def export_neo4j(con: duckdb.DuckDBPyConnection, sid: str, out_dir: Path) -> dic
     with atomic_text(out_dir / "relationships.csv") as fh:
         w = csv_writer(fh, ",")
         w.writerow(REL_HEADER)
-        for batch in edge_rows(con, sid):
+        for batch in edge_rows(con, sid, BY_TYPE):
             for row in batch.to_pylist():
                 w.writerow(rel_line(row))
                 n_rels += 1

@@ -120,13 +120,19 @@ SELECT t.triple_id, t.head_id, coalesce(h.type, '') AS head_kind, t.relation,
        coalesce(ev.sentences, []::VARCHAR[]) AS sentences
 FROM triples_at($sid) t LEFT JOIN ev USING (triple_id)
 LEFT JOIN ent h ON h.id = t.head_id LEFT JOIN ent x ON x.id = t.tail_id
-ORDER BY t.triple_id
+ORDER BY {{order}}
 """
+#: Edge orders: by triple id, or grouped by (relation, head kind, tail kind) — what a graph
+#: database loads in one bulk copy per relationship table and label pair.
+BY_ID = "t.triple_id"
+BY_TYPE = "t.relation, head_kind, tail_kind, t.triple_id"
 
 
 def node_rows(con: duckdb.DuckDBPyConnection, sid: str) -> Iterator[pa.RecordBatch]:
     return stream(con, NODES_SQL, {"sid": sid})
 
 
-def edge_rows(con: duckdb.DuckDBPyConnection, sid: str) -> Iterator[pa.RecordBatch]:
-    return stream(con, EDGES_SQL, {"sid": sid})
+def edge_rows(
+    con: duckdb.DuckDBPyConnection, sid: str, order: str = BY_ID
+) -> Iterator[pa.RecordBatch]:
+    return stream(con, EDGES_SQL.replace("{order}", order), {"sid": sid})
