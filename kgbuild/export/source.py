@@ -72,11 +72,6 @@ def stream(
             yield batch
 
 
-def count(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | dict[str, Any]) -> int:
-    row = con.execute(f"SELECT count(*) FROM ({sql})", params).fetchone()
-    return int(row[0]) if row else 0
-
-
 #: Graph nodes: every triple endpoint (DALK Table 1's #nodes), with its entity row when there
 #: is one (an endpoint without one keeps its id as name and no kind; nothing is dropped).
 NODES_SQL = """
