@@ -122,11 +122,10 @@ def export_kgx(
         outs = {False: writer(nodes, "\t"), True: writer(free_nodes, "\t")}
         for w in outs.values():
             w.writerow(NODE_COLUMNS)
-        for batch in node_rows(con, sid):
-            for row in batch.to_pylist():
-                unlinked = is_unlinked(row["id"])
-                outs[unlinked].writerow(node_line(row))
-                counts["unlinked_nodes.tsv" if unlinked else "nodes.tsv"] += 1
+        for row in node_rows(con, sid):
+            unlinked = is_unlinked(row["id"])
+            outs[unlinked].writerow(node_line(row))
+            counts["unlinked_nodes.tsv" if unlinked else "nodes.tsv"] += 1
     with (
         atomic_text(out_dir / "edges.tsv") as edges,
         atomic_text(out_dir / "unlinked_edges.tsv") as free_edges,
@@ -134,11 +133,10 @@ def export_kgx(
         outs = {False: writer(edges, "\t"), True: writer(free_edges, "\t")}
         for w in outs.values():
             w.writerow(EDGE_COLUMNS)
-        for batch in edge_rows(con, sid):
-            for row in batch.to_pylist():
-                unlinked = is_unlinked(row["head_id"]) or is_unlinked(row["tail_id"])
-                outs[unlinked].writerow(edge_line(row))
-                counts["unlinked_edges.tsv" if unlinked else "edges.tsv"] += 1
+        for row in edge_rows(con, sid):
+            unlinked = is_unlinked(row["head_id"]) or is_unlinked(row["tail_id"])
+            outs[unlinked].writerow(edge_line(row))
+            counts["unlinked_edges.tsv" if unlinked else "edges.tsv"] += 1
     meta = {
         **about,
         "format": "KGX TSV",

@@ -114,17 +114,15 @@ def export_neo4j(con: duckdb.DuckDBPyConnection, sid: str, out_dir: Path) -> dic
     with atomic_text(out_dir / "nodes.csv") as fh:
         w = csv_writer(fh, ",")
         w.writerow(NODE_HEADER)
-        for batch in node_rows(con, sid):
-            for row in batch.to_pylist():
-                w.writerow(node_line(row))
-                n_nodes += 1
+        for row in node_rows(con, sid):
+            w.writerow(node_line(row))
+            n_nodes += 1
     with atomic_text(out_dir / "relationships.csv") as fh:
         w = csv_writer(fh, ",")
         w.writerow(REL_HEADER)
-        for batch in edge_rows(con, sid, BY_TYPE):
-            for row in batch.to_pylist():
-                w.writerow(rel_line(row))
-                n_rels += 1
+        for row in edge_rows(con, sid, BY_TYPE):
+            w.writerow(rel_line(row))
+            n_rels += 1
     with atomic_text(out_dir / "import.sh") as fh:
         fh.write(import_script())
     (out_dir / "import.sh").chmod(0o755)

@@ -14,6 +14,7 @@ sentences and the noisy-OR confidence of ``kg_edges`` (iKraph: 1 − ∏(1 − p
 
 from __future__ import annotations
 
+import math
 import tempfile
 import time
 from collections.abc import Iterator
@@ -87,35 +88,25 @@ FROM ends e LEFT JOIN entities_at($sid) n USING (id) JOIN deg USING (id)
 ORDER BY e.id
 """
 
-#: Graph edges: a triple with its evidence aggregated (one pass over the evidence).
-EDGES_SQL = f"""
-WITH per_doc AS (
-    SELECT triple_id, pmid, count(*) AS n, max(confidence) AS p,
-           min(year) AS y0, max(year) AS y1,
-           list(DISTINCT method ORDER BY method) AS methods,
-           list(DISTINCT model ORDER BY model) FILTER (WHERE model IS NOT NULL) AS models,
-           min_by(sentence, evidence_id) AS sentence
-    FROM evidence_at($sid) GROUP BY triple_id, pmid),
-ev AS (
-    SELECT triple_id, count(*) AS support, sum(n)::BIGINT AS n_evidence,
-           round(1 - exp(sum(ln(greatest(1 - p, 1e-9)))), 4) AS confidence,
-           min(y0) AS first_year, max(y1) AS last_year,
-           list(pmid ORDER BY pmid) AS pmids,
-           list_sort(list_distinct(flatten(list(methods)))) AS methods,
-           list_sort(list_distinct(flatten(list(models)))) AS models,
-           min_by(sentence, pmid, {MAX_SENTENCES}) AS sentences
-    FROM per_doc GROUP BY triple_id),
-ent AS (SELECT id, type FROM entities_at($sid))
+#: Triples with their endpoints' kinds, in an export order (``{order}``).
+TRIPLES_SQL = """
+WITH ent AS (SELECT id, type FROM entities_at($sid))
 SELECT t.triple_id, t.head_id, coalesce(h.type, '') AS head_kind, t.relation,
-       t.tail_id, coalesce(x.type, '') AS tail_kind, t.relation_raw, t.metaedge,
-       coalesce(ev.support, 0) AS support, coalesce(ev.n_evidence, 0) AS n_evidence,
-       ev.confidence, ev.first_year, ev.last_year,
-       coalesce(ev.pmids, []::VARCHAR[]) AS pmids, coalesce(ev.methods, []::VARCHAR[]) AS methods,
-       coalesce(ev.models, []::VARCHAR[]) AS models,
-       coalesce(ev.sentences, []::VARCHAR[]) AS sentences
-FROM triples_at($sid) t LEFT JOIN ev USING (triple_id)
-LEFT JOIN ent h ON h.id = t.head_id LEFT JOIN ent x ON x.id = t.tail_id
-ORDER BY {{order}}
+       t.tail_id, coalesce(x.type, '') AS tail_kind, t.relation_raw, t.metaedge
+FROM triples_at($sid) t LEFT JOIN ent h ON h.id = t.head_id LEFT JOIN ent x ON x.id = t.tail_id
+ORDER BY {order}
+"""
+#: Evidence in the same order as TRIPLES_SQL, then by PMID and evidence id. Only the columns
+#: the edge figures need; the sort spills to disk, so memory stays bounded.
+EVIDENCE_SQL = """
+WITH ent AS (SELECT id, type FROM entities_at($sid)),
+t AS (SELECT t.triple_id, t.relation, coalesce(h.type, '') AS head_kind,
+             coalesce(x.type, '') AS tail_kind
+      FROM triples_at($sid) t LEFT JOIN ent h ON h.id = t.head_id
+      LEFT JOIN ent x ON x.id = t.tail_id)
+SELECT t.triple_id, e.pmid, e.year, e.method, e.model, e.confidence, e.sentence
+FROM evidence_at($sid) e JOIN t USING (triple_id)
+ORDER BY {order}, e.pmid, e.evidence_id
 """
 #: Edge orders: by triple id, or grouped by (relation, head kind, tail kind) — what a graph
 #: database loads in one bulk copy per relationship table and label pair.
@@ -123,11 +114,74 @@ BY_ID = "t.triple_id"
 BY_TYPE = "t.relation, head_kind, tail_kind, t.triple_id"
 
 
-def node_rows(con: duckdb.DuckDBPyConnection, sid: str) -> Iterator[pa.RecordBatch]:
-    return stream(con, NODES_SQL, {"sid": sid})
+def node_rows(con: duckdb.DuckDBPyConnection, sid: str) -> Iterator[dict[str, Any]]:
+    """Graph nodes, one dict per node, ordered by id."""
+    for batch in stream(con, NODES_SQL, {"sid": sid}):
+        yield from batch.to_pylist()
+
+
+def noisy_or(ps: list[float]) -> float | None:
+    """1 − ∏(1 − p) over documents (iKraph), computed as ``kg_edges`` does in DuckDB: a sum of
+    logs, then ``round(x, 4)`` the C way (half away from zero on x·10⁴). Python's ``round``
+    rounds the exact binary value instead and differs at ties such as 0.96985."""
+    if not ps:
+        return None
+    v = 1 - math.exp(sum(math.log(max(1 - p, 1e-9)) for p in ps))
+    return math.floor(v * 10_000 + 0.5) / 10_000
+
+
+def _aggregate(triple: dict[str, Any], evidence: list[dict[str, Any]]) -> dict[str, Any]:
+    """A triple with its evidence's figures: support (distinct PMIDs), evidence count, year span,
+    PMIDs, methods, models, the first sentence of each of the first PMIDs, noisy-OR confidence
+    (per PMID the best evidence, as in ``kg_edges``)."""
+    per_pmid: dict[str, float | None] = {}
+    sentences: list[str] = []
+    for e in evidence:  # ordered by pmid, evidence id
+        if e["pmid"] not in per_pmid:
+            per_pmid[e["pmid"]] = None
+            if len(sentences) < MAX_SENTENCES and e["sentence"] is not None:
+                sentences.append(e["sentence"])
+        p = e["confidence"]
+        if p is not None:
+            best = per_pmid[e["pmid"]]
+            per_pmid[e["pmid"]] = p if best is None else max(best, p)
+    years = [e["year"] for e in evidence if e["year"] is not None]
+    return {
+        **triple,
+        "support": len(per_pmid),
+        "n_evidence": len(evidence),
+        "confidence": noisy_or([p for p in per_pmid.values() if p is not None]),
+        "first_year": min(years) if years else None,
+        "last_year": max(years) if years else None,
+        "pmids": list(per_pmid),
+        "methods": sorted({e["method"] for e in evidence if e["method"] is not None}),
+        "models": sorted({e["model"] for e in evidence if e["model"] is not None}),
+        "sentences": sentences,
+    }
 
 
 def edge_rows(
     con: duckdb.DuckDBPyConnection, sid: str, order: str = BY_ID
-) -> Iterator[pa.RecordBatch]:
-    return stream(con, EDGES_SQL.replace("{order}", order), {"sid": sid})
+) -> Iterator[dict[str, Any]]:
+    """Graph edges, one dict per triple, in ``order``: two sorted streams (triples, evidence)
+    merged here, so no per-triple list is ever held by DuckDB (an aggregate with list states
+    cannot spill: at 1M triples it ran out of the export's memory limit)."""
+    params = {"sid": sid}
+    triples = stream(con, TRIPLES_SQL.replace("{order}", order), params)
+    cur2 = con.cursor()  # the second stream needs its own cursor
+    evidence = (
+        row
+        for batch in stream(cur2, EVIDENCE_SQL.replace("{order}", order), params)
+        for row in batch.to_pylist()
+    )
+    pending = next(evidence, None)
+    for batch in triples:
+        for triple in batch.to_pylist():
+            ev = []
+            while pending is not None and pending["triple_id"] == triple["triple_id"]:
+                ev.append(pending)
+                pending = next(evidence, None)
+            yield _aggregate(triple, ev)
+    if pending is not None:
+        raise StoreError("evidence of a triple the snapshot does not have",
+                         triple=pending["triple_id"])  # fmt: skip

@@ -97,7 +97,7 @@ def added_by_year(f: SnapshotFigures) -> bytes:
 def relation_mix(f: SnapshotFigures) -> bytes:
     plt = _plt()
     rels = f.relations[::-1]
-    fig, ax = plt.subplots(figsize=(7.5, 0.6 + 0.24 * len(rels)))
+    fig, ax = plt.subplots(figsize=(7.5, max(2.6, 0.6 + 0.24 * len(rels))))
     ax.barh([r for r, _, _ in rels], [n for _, _, n in rels],
             color=[HETIONET if h else OPEN for _, h, _ in rels])  # fmt: skip
     ax.set_title("Relation mix: triples per relation")
@@ -129,7 +129,7 @@ def relation_share_by_year(f: SnapshotFigures) -> bytes:
 
 def node_kinds(f: SnapshotFigures) -> bytes:
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(7.5, 3.0))
+    fig, ax = plt.subplots(figsize=(7.5, max(2.6, 0.9 + 0.4 * len(f.kinds))))
     kinds = f.kinds[::-1]
     colors = [GREY if k.startswith("unlinked") else HETIONET for k, _ in kinds]
     ax.barh([k for k, _ in kinds], [n for _, n in kinds], color=colors)
@@ -160,7 +160,7 @@ def document_statuses(f: SnapshotFigures) -> bytes:
 def _reason_bars(rows: list[tuple[str, int]], title: str, xlabel: str) -> bytes:
     plt = _plt()
     rows = rows[::-1]
-    fig, ax = plt.subplots(figsize=(7.5, 1.1 + 0.34 * len(rows)))
+    fig, ax = plt.subplots(figsize=(7.5, max(2.6, 1.1 + 0.34 * len(rows))))
     ax.barh([_short(k, 48) for k, _ in rows], [n for _, n in rows], color=BAD)
     ax.set_title(title)
     ax.set_xlabel(xlabel)
@@ -249,7 +249,7 @@ def confidence_histogram(f: SnapshotFigures) -> bytes:
 def hubs(f: SnapshotFigures) -> bytes:
     plt = _plt()
     rows = f.hubs[::-1]
-    fig, ax = plt.subplots(figsize=(7.5, 0.7 + 0.28 * len(rows)))
+    fig, ax = plt.subplots(figsize=(7.5, max(2.6, 0.7 + 0.28 * len(rows))))
     # Positions, not names, place the bars: distinct nodes may share a name (human and mouse
     # APP are both "Abeta"), so each label also carries the node's id.
     ax.barh(range(len(rows)), [n for *_, n, _ in rows], color=HETIONET)
