@@ -206,7 +206,10 @@ def llm_usage(f: SnapshotFigures) -> bytes:
                color=OPEN, label="completion")  # fmt: skip
     tokens.set_title("Tokens")
     tokens.set_ylabel("thousand tokens")
-    tokens.legend(fontsize="small", frameon=False)
+    top = max((p + r["completion_tokens"] / 1e3 for p, r in zip(prompt, f.added, strict=True)),
+              default=0)  # fmt: skip
+    tokens.set_ylim(0, top * 1.3 or 1)  # room for the legend above the bars
+    tokens.legend(fontsize="small", frameon=False, ncol=2, loc="upper left")
     costs = [r["cost_usd"] for r in f.added]
     cost.bar(years, costs, color=GOOD)
     cost.set_title("Cost")
@@ -226,8 +229,12 @@ def llm_usage(f: SnapshotFigures) -> bytes:
 def support_histogram(f: SnapshotFigures) -> bytes:
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.4, 3.4))
+    from matplotlib.ticker import NullFormatter
+
     ax.bar([s for s, _ in f.support], [n for _, n in f.support], color=HETIONET)
     ax.set_yscale("log")
+    ax.set_ylim(bottom=0.8)
+    ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_title("Support: distinct PMIDs per triple")
     ax.set_xlabel("supporting abstracts (PMIDs)")
     ax.set_ylabel("triples (log scale)")
@@ -262,6 +269,8 @@ def hubs(f: SnapshotFigures) -> bytes:
 
 
 def _short(text: str, n: int = 42) -> str:
+    """One line of at most ``n`` characters (names may hold newlines or be long)."""
+    text = " ".join(str(text).split())
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
