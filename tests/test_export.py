@@ -21,7 +21,7 @@ from kgbuild.errors import ExportError
 from kgbuild.export import FORMATS, export_snapshot, ladybug, parse_formats
 from kgbuild.export.biolink import predicate
 from kgbuild.store.snapshots import Warehouse
-from tests.kgx_venv import ensure_kgx_venv, run_check
+from tests.kgx_venv import run_check
 from tests.synthetic_kg import build_fixture_kgs, publish_synthetic
 
 
@@ -37,14 +37,6 @@ def syn(tmp_path_factory):
 def built(tmp_path_factory):
     """Pipeline-built KGs: co-occurrence on the fixture corpus, generative with the replayed LLM."""
     return build_fixture_kgs(tmp_path_factory.mktemp("built"))
-
-
-@pytest.fixture(scope="session")
-def kgx_python():
-    try:
-        return ensure_kgx_venv()
-    except (subprocess.SubprocessError, OSError) as exc:
-        pytest.skip(f"cannot create the kgx venv from PyPI (tests/kgx-requirements.txt): {exc}")
 
 
 def counts(wh, sid):
