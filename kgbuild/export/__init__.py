@@ -15,9 +15,9 @@ and every file is deterministic: the same snapshot gives byte-identical files.
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from kgbuild.errors import ExportError
 from kgbuild.export import kgx, ladybug, neo4j, tables
@@ -57,16 +57,30 @@ def export_snapshot(
     manifest = wh.manifest(snapshot_id)
     about = {"snapshot_id": snapshot_id, "kg": manifest["kg"], "as_of_year": manifest["as_of_year"]}
     written: dict[str, Written] = {}
-    with open_catalog(wh.catalog_path) as con:
-        for fmt in formats:
-            if fmt in ("parquet", "tsv"):
-                written[fmt] = tables.export_tables(con, snapshot_id, dirs[fmt], fmt)
-            elif fmt == "kgx":
-                written[fmt] = kgx.export_kgx(con, snapshot_id, dirs[fmt], about)
-            elif fmt == "neo4j":
-                written[fmt] = neo4j.export_neo4j(con, snapshot_id, dirs[fmt])
-        if "ladybug" in formats:
-            written["ladybug"] = _ladybug(con, snapshot_id, dirs, written.get("neo4j"))
+    with contextlib.ExitStack() as stack:
+        csvs = None
+        with open_catalog(wh.catalog_path) as con:
+            for fmt in formats:
+                if fmt in ("parquet", "tsv"):
+                    written[fmt] = tables.export_tables(con, snapshot_id, dirs[fmt], fmt)
+                elif fmt == "kgx":
+                    written[fmt] = kgx.export_kgx(con, snapshot_id, dirs[fmt], about)
+                elif fmt == "neo4j":
+                    written[fmt] = csvs = neo4j.export_neo4j(con, snapshot_id, dirs[fmt])
+            if "ladybug" in formats and csvs is None:  # the CSVs it loads, in a temp folder
+                tmp = stack.enter_context(
+                    tempfile.TemporaryDirectory(prefix=".csv-", dir=dirs["ladybug"])
+                )
+                csvs = neo4j.export_neo4j(con, snapshot_id, Path(tmp))
+        if "ladybug" in formats and csvs is not None:  # DuckDB is closed: its memory is free
+            target = dirs["ladybug"] / LADYBUG_FILE
+            n_nodes, n_rels = ladybug.load_neo4j_csv(
+                csvs["nodes.csv"][0], csvs["relationships.csv"][0], target, LIST_DELIMITER
+            )
+            written["ladybug"] = {
+                LADYBUG_FILE: (target, n_nodes),
+                "relationships": (target, n_rels),
+            }
     return written
 
 
@@ -75,19 +89,3 @@ def export_tables_to(wh: Warehouse, snapshot_id: str, out_dir: Path, fmt: str) -
     out = prepare_dir(Path(out_dir))
     with open_catalog(wh.catalog_path) as con:
         return {t: p for t, (p, _) in tables.export_tables(con, snapshot_id, out, fmt).items()}
-
-
-def _ladybug(con: Any, sid: str, dirs: dict[str, Path], csvs: Written | None) -> Written:
-    """The LadybugDB file, loaded from the Neo4j CSVs (written to a temp folder if not asked)."""
-    target = dirs["ladybug"] / LADYBUG_FILE
-    if csvs is not None:
-        n_nodes, n_rels = ladybug.load_neo4j_csv(
-            csvs["nodes.csv"][0], csvs["relationships.csv"][0], target, LIST_DELIMITER
-        )
-    else:
-        with tempfile.TemporaryDirectory(prefix=".csv-", dir=dirs["ladybug"]) as tmp:
-            files = neo4j.export_neo4j(con, sid, Path(tmp))
-            n_nodes, n_rels = ladybug.load_neo4j_csv(
-                files["nodes.csv"][0], files["relationships.csv"][0], target, LIST_DELIMITER
-            )
-    return {LADYBUG_FILE: (target, n_nodes), "relationships": (target, n_rels)}

@@ -46,9 +46,11 @@ TYPES: dict[str, tuple[str, pa.DataType]] = {
 #: Bytes per CSV block read (rows stream in batches of about this size).
 BLOCK_BYTES = 8 << 20
 #: Rows held for one bulk copy at most (memory bound of the loader).
-FLUSH_ROWS = 200_000
+FLUSH_ROWS = 100_000
 #: LadybugDB's buffer pool while loading (its default is most of the machine's memory).
 BUFFER_POOL_BYTES = 256 << 20
+#: Threads LadybugDB may use while loading.
+THREADS = 1
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -113,6 +115,7 @@ def _batches(path: Path, columns: list[str] | None = None) -> Iterator[pa.Record
     for batch in reader:
         if batch.num_rows:
             yield batch
+        pa.default_memory_pool().release_unused()  # keep the loader's footprint flat
 
 
 def _convert(col: pa.Array, f: Field, delimiter: str) -> pa.Array:
@@ -200,6 +203,8 @@ class _Pending:
         table = pa.concat_tables(parts)
         self.rows -= table.num_rows
         self.copy(k, table)
+        del parts, table
+        pa.default_memory_pool().release_unused()  # Arrow's allocator keeps freed pages
 
     def flush(self) -> None:
         for k in sorted(self.parts):
@@ -267,7 +272,7 @@ def load_neo4j_csv(
     tmp = db_path.with_name(f".tmp-{os.getpid()}-{db_path.name}")
     _remove(tmp)
     try:
-        db = ladybug.Database(str(tmp), buffer_pool_size=BUFFER_POOL_BYTES, max_num_threads=2)
+        db = ladybug.Database(str(tmp), buffer_pool_size=BUFFER_POOL_BYTES, max_num_threads=THREADS)
         con = ladybug.Connection(db)
         try:
             where = _load_nodes(con, Path(nodes_csv), delimiter)

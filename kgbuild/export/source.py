@@ -169,19 +169,22 @@ def edge_rows(
     params = {"sid": sid}
     triples = stream(con, TRIPLES_SQL.replace("{order}", order), params)
     cur2 = con.cursor()  # the second stream needs its own cursor
-    evidence = (
-        row
-        for batch in stream(cur2, EVIDENCE_SQL.replace("{order}", order), params)
-        for row in batch.to_pylist()
-    )
-    pending = next(evidence, None)
-    for batch in triples:
-        for triple in batch.to_pylist():
-            ev = []
-            while pending is not None and pending["triple_id"] == triple["triple_id"]:
-                ev.append(pending)
-                pending = next(evidence, None)
-            yield _aggregate(triple, ev)
-    if pending is not None:
-        raise StoreError("evidence of a triple the snapshot does not have",
-                         triple=pending["triple_id"])  # fmt: skip
+    try:
+        evidence = (
+            row
+            for batch in stream(cur2, EVIDENCE_SQL.replace("{order}", order), params)
+            for row in batch.to_pylist()
+        )
+        pending = next(evidence, None)
+        for batch in triples:
+            for triple in batch.to_pylist():
+                ev = []
+                while pending is not None and pending["triple_id"] == triple["triple_id"]:
+                    ev.append(pending)
+                    pending = next(evidence, None)
+                yield _aggregate(triple, ev)
+        if pending is not None:
+            raise StoreError("evidence of a triple the snapshot does not have",
+                             triple=pending["triple_id"])  # fmt: skip
+    finally:
+        cur2.close()
