@@ -7,7 +7,8 @@ exactly year ``Y``'s snapshot. Reading a year's source (PubMed + PubTator3 for `
 hashes for a folder) is a task of its own, retried with exponential backoff and holding a slot of
 the ``ncbi-requests`` limit; a year's build holds as many ``llm-calls`` slots as its LLM client
 has requests in flight. Caching: see :mod:`flows.common`. Artifacts: DALK Table 1 and LLM use per
-year (markdown + table) and the KG-growth chart (``<warehouse>/reports/<kg>-growth.png``).
+year (markdown + table), every chart of ``kgbuild report`` (``kg-chart-<chart>-<kg>``) and the
+HTML report (``<warehouse>/reports/<kg>/report.html``).
 
 With ``dask_address`` the same flow runs its tasks on that Dask cluster (a subflow with
 ``prefect_dask.DaskTaskRunner``); years stay in order, reading the next year overlaps building
@@ -41,14 +42,8 @@ from flows.common import (
 from kgbuild.build.pipeline import YearReport, build_kg
 from kgbuild.build.spec import BuildSpec
 from kgbuild.errors import InputError
-from kgbuild.report import (
-    data_uri,
-    growth_chart,
-    markdown_table,
-    report_path,
-    snapshot_ids,
-    year_rows,
-)
+from kgbuild.report import markdown_table, snapshot_ids
+from kgbuild.report.artifacts import build_report, chart_markdown
 from kgbuild.store.snapshots import Warehouse
 
 
@@ -123,22 +118,23 @@ def build_through(
 
 @task(name="publish-report", cache_policy=NO_CACHE)
 def publish_report(spec: BuildSpec, head: str) -> str:
-    """Per-year table (DALK Table 1, statuses, LLM use) and growth chart as artifacts."""
-    rows = year_rows(Warehouse(spec.warehouse_dir), head)
-    png = growth_chart(rows, report_path(spec.warehouse_dir, spec.kg), f"{spec.kg}: KG growth")
+    """Per-year table (DALK Table 1, statuses, LLM use), every chart of ``kgbuild report`` as
+    artifacts, and the HTML report (``<warehouse>/reports/<kg>/report.html``)."""
+    report = build_report(spec.warehouse_dir, spec.kg, head)
     title = f"{spec.kg}: DALK Table 1, document and extraction statuses, LLM use per snapshot"
     create_markdown_artifact(
-        markdown_table(rows, title), key=artifact_key("kg-stats", spec.kg), description=title
+        markdown_table(report.rows, title), key=artifact_key("kg-stats", spec.kg), description=title
     )
     create_table_artifact(
-        rows, key=artifact_key("kg-growth", spec.kg), description=f"{spec.kg}: numbers per year"
+        report.rows, key=artifact_key("kg-growth", spec.kg), description=f"{spec.kg}: per year"
     )
-    create_markdown_artifact(
-        f"![{spec.kg} KG growth by year]({data_uri(png)})\n\nPNG: `{png}`",
-        key=artifact_key("kg-growth-chart", spec.kg),
-        description=f"{spec.kg}: KG growth by year",
-    )
-    return str(png)
+    for chart in report.charts:
+        create_markdown_artifact(
+            chart_markdown(chart),
+            key=artifact_key("kg-chart", chart.key, spec.kg),
+            description=f"{spec.kg}: {chart.title}",
+        )
+    return str(report.html)
 
 
 @flow(name="build-kg")

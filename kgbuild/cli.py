@@ -560,14 +560,43 @@ def sql(
 @app.command()
 def export(
     snapshot: Annotated[str, typer.Argument(help="Snapshot id/prefix, KG@YEAR or latest")],
-    out_dir: Annotated[Path, typer.Argument(help="Folder for one Parquet file per table")],
+    out_dir: Annotated[
+        Path | None, typer.Argument(help="Output folder (or --out)", show_default=False)
+    ] = None,
+    out_opt: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder")] = None,
+    fmt: Annotated[
+        list[str],
+        typer.Option(
+            "--format",
+            "-f",
+            help="parquet | tsv | kgx | neo4j | ladybug (repeat, or comma-separate)",
+        ),
+    ] = ["parquet"],  # noqa: B006 (typer reads the default, never mutates it)
     warehouse: WarehouseOpt = None,
 ) -> None:
-    """Write a snapshot as whole standalone Parquet files (entities, triples, evidence, …)."""
+    """Export a snapshot: Parquet/TSV tables, KGX (Biolink), Neo4j import CSVs, LadybugDB."""
+    from kgbuild.export.summary import run_export
+
+    for line in run_export(_wh(warehouse), snapshot, out_opt or out_dir, fmt):
+        out.print(line, highlight=False, markup=False)
+
+
+@app.command()
+def report(
+    snapshot: Annotated[
+        list[str] | None,
+        typer.Argument(help="Snapshots (id, prefix, KG@YEAR, latest); default: each KG's newest"),
+    ] = None,
+    out_opt: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder")] = None,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """One self-contained HTML page (charts and tables) about one or more snapshots."""
+    from kgbuild.report.page import report_targets, write_report
+
+    if out_opt is None:
+        raise InputError("give an output folder: kgbuild report [SNAPSHOT…] --out DIR")
     wh = _wh(warehouse)
-    sid = wh.resolve(snapshot)
-    for table, path in wh.export(sid, out_dir).items():
-        out.print(f"{table}: {path}")
+    out.print(f"report: {write_report(wh, report_targets(wh, snapshot or []), out_opt)}")
 
 
 def main() -> None:

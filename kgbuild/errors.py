@@ -68,3 +68,8 @@ def disk_full(exc: BaseException) -> str:
             return str(cur).strip().splitlines()[0][:200]
         cur = cur.__cause__ or cur.__context__
     return ""
+
+
+class ExportError(KgbuildError):
+    """An export cannot be written: the output path is a file, is not writable, or a format is
+    unknown."""

@@ -29,3 +29,16 @@ def corpus() -> Path:
 @pytest.fixture
 def warehouse(tmp_path: Path) -> Path:
     return tmp_path / "warehouse"
+
+
+@pytest.fixture(scope="session")
+def kgx_python() -> Path:
+    """The python of the isolated venv with the real kgx (tests/kgx_venv.py), made on first use."""
+    import subprocess
+
+    from tests.kgx_venv import ensure_kgx_venv
+
+    try:
+        return ensure_kgx_venv()
+    except (subprocess.SubprocessError, OSError) as exc:
+        pytest.skip(f"cannot create the kgx venv from PyPI (tests/kgx-requirements.txt): {exc}")

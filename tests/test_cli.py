@@ -46,7 +46,7 @@ def test_build_stats_snapshots_diff_sql(corpus, warehouse, tmp_path):
         {"status": "rejected", "n": 2},
     ]
     out = kgbuild("export", "demo@2019", str(tmp_path / "x"), warehouse=warehouse).stdout
-    assert "triples" in out and (tmp_path / "x" / "evidence.parquet").exists()
+    assert "triples" in out and (tmp_path / "x" / "parquet" / "evidence.parquet").exists()
 
 
 def test_user_errors_are_one_clear_line(corpus, warehouse, tmp_path):

@@ -117,15 +117,19 @@ def test_build_flow_one_task_per_year_cached_rerun_and_artifacts(
     assert task_states(third)[0]["build_through"] == ["Completed", "Completed"]
     assert len(Warehouse(warehouse).snapshots("flowtest")) == 2
 
-    png = warehouse / "reports" / "flowtest-growth.png"
-    assert png.read_bytes()[:4] == b"\x89PNG"
-    found = artifacts("kg-stats-flowtest", "kg-growth-flowtest", "kg-growth-chart-flowtest")
-    assert set(found) == {"kg-stats-flowtest", "kg-growth-flowtest", "kg-growth-chart-flowtest"}
+    page = warehouse / "reports" / "flowtest" / "report.html"
+    assert "data:image/png;base64," in page.read_text()  # the kgbuild report page
+    charts = ["size", "added", "relations", "relation-share", "kinds", "documents", "problems",
+              "support", "confidence", "hubs"]  # co-occurrence: no LLM charts  # fmt: skip
+    keys = ["kg-stats-flowtest", "kg-growth-flowtest", *(f"kg-chart-{c}-flowtest" for c in charts)]
+    found = artifacts(*keys, "kg-chart-llm-flowtest")
+    assert set(found) == set(keys)
     table = found["kg-growth-flowtest"].data
     table = json.loads(table) if isinstance(table, str) else table
     assert [r["year"] for r in table] == [2019, 2020] and table[1]["snapshot"] == ids[1]
     assert "| year | snapshot | corpus |" in found["kg-stats-flowtest"].data
-    assert "data:image/png;base64," in found["kg-growth-chart-flowtest"].data
+    for c in charts:
+        assert "data:image/png;base64,iVBORw0KGgo" in found[f"kg-chart-{c}-flowtest"].data
 
 
 def test_a_corpus_whose_years_are_known_only_after_reading_builds_in_one_task(

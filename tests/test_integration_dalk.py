@@ -131,3 +131,25 @@ def test_a_build_split_into_runs_equals_one_go(dalk_build, tmp_path):
     split, clean = Warehouse(warehouse), Warehouse(clean_warehouse)
     names = "SELECT id, name, type, aliases FROM entities ORDER BY id"
     assert split.query(names) == clean.query(names)
+
+
+def test_dalk_exports_validate_load_and_report(dalk_build, kgx_python, tmp_path):
+    """The real KG through every exporter: kgx validates it, LadybugDB loads the Neo4j CSVs
+    with the snapshot's counts, and the report page has its charts."""
+    from kgbuild.export import export_snapshot, ladybug
+    from kgbuild.report.page import write_report
+    from tests.kgx_venv import run_check
+
+    wh = Warehouse(dalk_build[1])
+    sid = wh.resolve("latest")
+    c = wh.manifest(sid)["counts"]
+    out = export_snapshot(wh, sid, tmp_path / "out", ["kgx", "neo4j", "ladybug"])
+    kgx = out["kgx"]
+    v = run_check(kgx_python, "--graph", str(kgx["nodes.tsv"][0]), str(kgx["edges.tsv"][0]))
+    assert v["validation"][0]["errors"] == {}
+    assert v["validation"][0]["edges"] + kgx["unlinked_edges.tsv"][1] == c["triples"]
+    db = out["ladybug"]["kg.lbug"][0]
+    assert ladybug.query(db, "MATCH (n) RETURN count(*)") == [[c["nodes"]]]
+    assert ladybug.query(db, "MATCH ()-[r]->() RETURN count(*)") == [[c["triples"]]]
+    page = write_report(wh, [sid], tmp_path / "report").read_text(encoding="utf-8")
+    assert page.count("data:image/png;base64,") >= 10

@@ -95,9 +95,11 @@ def connect(
     warehouse folder; waits while another process holds the file lock."""
     if read_only and not path.is_file():
         raise StoreError("no catalog yet: build a KG first", catalog=path)
-    con = open_with_retry(lambda: duckdb.connect(str(path), read_only=read_only), path, wait_s)
+    config = {"file_search_path": str(path.resolve().parent)}  # holds for cursors too
+    con = open_with_retry(
+        lambda: duckdb.connect(str(path), read_only=read_only, config=config), path, wait_s
+    )
     try:
-        con.execute("SET file_search_path = ?", [str(path.resolve().parent)])
         yield con
     finally:
         con.close()

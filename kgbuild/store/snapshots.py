@@ -160,19 +160,11 @@ class Warehouse:
             )
 
     def export(self, snapshot_id: str, out_dir: Path) -> dict[str, Path]:
-        """Every table of one snapshot as a whole standalone Parquet file."""
-        out_dir.mkdir(parents=True, exist_ok=True)
-        written = {}
-        with catalog.connect(self.catalog_path, read_only=True) as con:
-            for t in catalog.TABLES:
-                path = out_dir / f"{t}.parquet"
-                con.execute(
-                    f"COPY (SELECT * FROM {t}_at(?) ORDER BY ALL) TO '{path}' "
-                    "(FORMAT parquet, COMPRESSION zstd)",
-                    [snapshot_id],
-                )
-                written[t] = path
-        return written
+        """Every table of one snapshot as a whole standalone Parquet file in ``out_dir``
+        (streamed, no path in SQL text: :mod:`kgbuild.export`)."""
+        from kgbuild.export import export_tables_to
+
+        return export_tables_to(self, snapshot_id, out_dir, "parquet")
 
     # ---- writing -------------------------------------------------------------------------
     def writer(self, kg: str, parent_id: str | None = None) -> SnapshotWriter:

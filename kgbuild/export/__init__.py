@@ -1,0 +1,91 @@
+"""Exports of one snapshot to the formats people take a KG into.
+
+| format | what | module |
+|---|---|---|
+| ``parquet`` | every table + ``kg_edges``, standalone Parquet | :mod:`.tables` |
+| ``tsv`` | the same as TSV (lists as JSON) | :mod:`.tables` |
+| ``kgx`` | KGX nodes/edges TSV, Biolink categories and predicates | :mod:`.kgx` |
+| ``neo4j`` | ``neo4j-admin database import full`` CSVs + the command | :mod:`.neo4j` |
+| ``ladybug`` | an embedded LadybugDB (Cypher) database file | :mod:`.ladybug` |
+
+Each format goes to its own folder under the output folder (``OUT/kgx/…``). Rows stream out of
+DuckDB in Arrow batches (:mod:`.source`), so memory stays bounded whatever the snapshot's size,
+and every file is deterministic: the same snapshot gives byte-identical files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from pathlib import Path
+
+from kgbuild.errors import ExportError
+from kgbuild.export import kgx, ladybug, neo4j, tables
+from kgbuild.export.files import LIST_DELIMITER, prepare_dir
+from kgbuild.export.source import open_catalog
+from kgbuild.store.snapshots import Warehouse
+
+FORMATS = ("parquet", "tsv", "kgx", "neo4j", "ladybug")
+#: File name of the LadybugDB database in ``OUT/ladybug/``.
+LADYBUG_FILE = "kg.lbug"
+
+#: Per file: its path and row count (None for a file that is not rows: metadata, a script).
+Written = dict[str, tuple[Path, int | None]]
+
+
+def parse_formats(values: list[str] | str) -> list[str]:
+    """``["kgx,neo4j", "tsv"]`` → formats in :data:`FORMATS` order, each once."""
+    items = [values] if isinstance(values, str) else values
+    wanted = {v.strip().lower() for item in items for v in item.split(",") if v.strip()}
+    unknown = wanted - set(FORMATS)
+    if unknown or not wanted:
+        raise ExportError(
+            f"unknown export format; choose from {', '.join(FORMATS)}",
+            given=",".join(sorted(unknown)) or "nothing",
+        )
+    return [f for f in FORMATS if f in wanted]
+
+
+def export_snapshot(
+    wh: Warehouse, snapshot_id: str, out_dir: Path, formats: list[str]
+) -> dict[str, Written]:
+    """Write ``snapshot_id`` in each format under ``out_dir/<format>/``; returns, per format,
+    ``{file: (path, rows)}``."""
+    formats = parse_formats(formats)
+    out = prepare_dir(Path(out_dir))
+    dirs = {f: prepare_dir(out / f) for f in formats}
+    manifest = wh.manifest(snapshot_id)
+    about = {"snapshot_id": snapshot_id, "kg": manifest["kg"], "as_of_year": manifest["as_of_year"]}
+    written: dict[str, Written] = {}
+    with contextlib.ExitStack() as stack:
+        csvs = None
+        with open_catalog(wh.catalog_path) as con:
+            for fmt in formats:
+                if fmt in ("parquet", "tsv"):
+                    written[fmt] = tables.export_tables(con, snapshot_id, dirs[fmt], fmt)
+                elif fmt == "kgx":
+                    written[fmt] = kgx.export_kgx(con, snapshot_id, dirs[fmt], about)
+                elif fmt == "neo4j":
+                    written[fmt] = csvs = neo4j.export_neo4j(con, snapshot_id, dirs[fmt])
+            if "ladybug" in formats and csvs is None:  # the CSVs it loads, in a temp folder
+                tmp = stack.enter_context(
+                    tempfile.TemporaryDirectory(prefix=".csv-", dir=dirs["ladybug"])
+                )
+                csvs = neo4j.export_neo4j(con, snapshot_id, Path(tmp))
+        if "ladybug" in formats and csvs is not None:  # DuckDB is closed: its memory is free
+            target = dirs["ladybug"] / LADYBUG_FILE
+            n_nodes, n_rels = ladybug.load_neo4j_csv(
+                csvs["nodes.csv"][0], csvs["relationships.csv"][0], target, LIST_DELIMITER
+            )
+            written["ladybug"] = {
+                LADYBUG_FILE: (target, n_nodes),
+                "relationships": (target, n_rels),
+            }
+    return written
+
+
+def export_tables_to(wh: Warehouse, snapshot_id: str, out_dir: Path, fmt: str) -> dict[str, Path]:
+    """The tables of ``snapshot_id`` as ``out_dir/<table>.<fmt>`` (no format subfolder)."""
+    out = prepare_dir(Path(out_dir))
+    with open_catalog(wh.catalog_path) as con:
+        return {t: p for t, (p, _) in tables.export_tables(con, snapshot_id, out, fmt).items()}

@@ -1,0 +1,190 @@
+"""Streaming one snapshot's rows out of the DuckDB catalog, in a stable order, in bounded memory.
+
+Why a connection of its own: an export reads whole tables (a 1M-triple snapshot has millions of
+evidence rows), so DuckDB gets a memory limit and a spill folder *at connect time* (its config
+dict; nothing is interpolated into SQL text), and rows leave it as Arrow record batches through
+bound parameters, never through ``COPY … TO '<path>'`` (a user's path in SQL text is an
+injection and breaks on a quote). Every query orders by a key, so files are byte-identical
+across runs.
+
+The graph queries (:func:`node_rows`, :func:`edge_rows`) read ``evidence_at`` once: per
+(triple, PMID) first, then per triple — support, evidence count, PMIDs, the first supporting
+sentences and the noisy-OR confidence of ``kg_edges`` (iKraph: 1 − ∏(1 − p_doc)).
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from kgbuild.errors import StoreError
+from kgbuild.store import catalog
+
+#: DuckDB's working memory for an export; it spills to a temp folder beyond this.
+MEMORY_LIMIT = "384MB"
+#: Rows per Arrow batch handed to a writer.
+BATCH_ROWS = 65_536
+#: Supporting sentences kept per edge in graph formats (all PMIDs are kept; every sentence is
+#: in the ``evidence`` table of the Parquet/TSV export).
+MAX_SENTENCES = 3
+_LOCK_WAIT_S = 30.0
+
+
+@contextmanager
+def open_catalog(catalog_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only catalog connection with a memory limit and a private spill folder; waits
+    while another process holds the file's write lock (as :func:`catalog.connect` does)."""
+    if not catalog_path.exists():
+        raise StoreError("no catalog yet: build a KG first", catalog=catalog_path)
+    with tempfile.TemporaryDirectory(prefix="kgbuild-export-") as spill:
+        # part paths are relative to the warehouse (see kgbuild.store.catalog); a config value
+        # holds for every cursor of the connection
+        root = str(catalog_path.resolve().parent)
+        config = {"memory_limit": MEMORY_LIMIT, "temp_directory": spill, "threads": 2,
+                  "file_search_path": root}  # fmt: skip
+        con = catalog.open_with_retry(
+            lambda: duckdb.connect(str(catalog_path), read_only=True, config=config),
+            catalog_path,
+            _LOCK_WAIT_S,
+        )
+        try:
+            yield con
+        finally:
+            con.close()
+
+
+def stream(
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    params: list[Any] | dict[str, Any],
+    rows: int = BATCH_ROWS,
+) -> Iterator[pa.RecordBatch]:
+    """Record batches of a query with bound parameters (non-empty batches only)."""
+    reader = con.sql(sql, params=params).to_arrow_reader(rows)
+    for batch in reader:
+        if batch.num_rows:
+            yield batch
+
+
+#: Graph nodes: every triple endpoint (DALK Table 1's #nodes), with its entity row when there
+#: is one (an endpoint without one keeps its id as name and no kind; nothing is dropped).
+NODES_SQL = """
+WITH ends AS (
+    SELECT head_id AS id FROM triples_at($sid) UNION SELECT tail_id FROM triples_at($sid)),
+deg AS (
+    SELECT id, count(*) AS degree FROM (
+        SELECT head_id AS id FROM triples_at($sid) UNION ALL SELECT tail_id FROM triples_at($sid))
+    GROUP BY id)
+SELECT e.id, coalesce(n.name, e.id) AS name, coalesce(n.type, '') AS kind,
+       coalesce(n.aliases, []::VARCHAR[]) AS aliases, n.first_year, deg.degree
+FROM ends e LEFT JOIN entities_at($sid) n USING (id) JOIN deg USING (id)
+ORDER BY e.id
+"""
+
+#: Triples with their endpoints' kinds, in an export order (``{order}``).
+TRIPLES_SQL = """
+WITH ent AS (SELECT id, type FROM entities_at($sid))
+SELECT t.triple_id, t.head_id, coalesce(h.type, '') AS head_kind, t.relation,
+       t.tail_id, coalesce(x.type, '') AS tail_kind, t.relation_raw, t.metaedge
+FROM triples_at($sid) t LEFT JOIN ent h ON h.id = t.head_id LEFT JOIN ent x ON x.id = t.tail_id
+ORDER BY {order}
+"""
+#: Evidence in the same order as TRIPLES_SQL, then by PMID and evidence id. Only the columns
+#: the edge figures need; the sort spills to disk, so memory stays bounded.
+EVIDENCE_SQL = """
+WITH ent AS (SELECT id, type FROM entities_at($sid)),
+t AS (SELECT t.triple_id, t.relation, coalesce(h.type, '') AS head_kind,
+             coalesce(x.type, '') AS tail_kind
+      FROM triples_at($sid) t LEFT JOIN ent h ON h.id = t.head_id
+      LEFT JOIN ent x ON x.id = t.tail_id)
+SELECT t.triple_id, e.pmid, e.year, e.method, e.model, e.confidence, e.sentence
+FROM evidence_at($sid) e JOIN t USING (triple_id)
+ORDER BY {order}, e.pmid, e.evidence_id
+"""
+#: Edge orders: by triple id, or grouped by (relation, head kind, tail kind) — what a graph
+#: database loads in one bulk copy per relationship table and label pair.
+BY_ID = "t.triple_id"
+BY_TYPE = "t.relation, head_kind, tail_kind, t.triple_id"
+
+
+def node_rows(con: duckdb.DuckDBPyConnection, sid: str) -> Iterator[dict[str, Any]]:
+    """Graph nodes, one dict per node, ordered by id."""
+    for batch in stream(con, NODES_SQL, {"sid": sid}):
+        yield from batch.to_pylist()
+
+
+def noisy_or(ps: list[float]) -> float | None:
+    """1 − ∏(1 − p) over documents (iKraph), computed as ``kg_edges`` does in DuckDB: a sum of
+    logs, then ``round(x, 4)`` the C way (half away from zero on x·10⁴). Python's ``round``
+    rounds the exact binary value instead and differs at ties such as 0.96985."""
+    if not ps:
+        return None
+    v = 1 - math.exp(sum(math.log(max(1 - p, 1e-9)) for p in ps))
+    return math.floor(v * 10_000 + 0.5) / 10_000
+
+
+def _aggregate(triple: dict[str, Any], evidence: list[dict[str, Any]]) -> dict[str, Any]:
+    """A triple with its evidence's figures: support (distinct PMIDs), evidence count, year span,
+    PMIDs, methods, models, the first sentence of each of the first PMIDs, noisy-OR confidence
+    (per PMID the best evidence, as in ``kg_edges``)."""
+    per_pmid: dict[str, float | None] = {}
+    sentences: list[str] = []
+    for e in evidence:  # ordered by pmid, evidence id
+        if e["pmid"] not in per_pmid:
+            per_pmid[e["pmid"]] = None
+            if len(sentences) < MAX_SENTENCES and e["sentence"] is not None:
+                sentences.append(e["sentence"])
+        p = e["confidence"]
+        if p is not None:
+            best = per_pmid[e["pmid"]]
+            per_pmid[e["pmid"]] = p if best is None else max(best, p)
+    years = [e["year"] for e in evidence if e["year"] is not None]
+    return {
+        **triple,
+        "support": len(per_pmid),
+        "n_evidence": len(evidence),
+        "confidence": noisy_or([p for p in per_pmid.values() if p is not None]),
+        "first_year": min(years) if years else None,
+        "last_year": max(years) if years else None,
+        "pmids": list(per_pmid),
+        "methods": sorted({e["method"] for e in evidence if e["method"] is not None}),
+        "models": sorted({e["model"] for e in evidence if e["model"] is not None}),
+        "sentences": sentences,
+    }
+
+
+def edge_rows(
+    con: duckdb.DuckDBPyConnection, sid: str, order: str = BY_ID
+) -> Iterator[dict[str, Any]]:
+    """Graph edges, one dict per triple, in ``order``: two sorted streams (triples, evidence)
+    merged here, so no per-triple list is ever held by DuckDB (an aggregate with list states
+    cannot spill: at 1M triples it ran out of the export's memory limit)."""
+    params = {"sid": sid}
+    triples = stream(con, TRIPLES_SQL.replace("{order}", order), params)
+    cur2 = con.cursor()  # the second stream needs its own cursor
+    try:
+        evidence = (
+            row
+            for batch in stream(cur2, EVIDENCE_SQL.replace("{order}", order), params)
+            for row in batch.to_pylist()
+        )
+        pending = next(evidence, None)
+        for batch in triples:
+            for triple in batch.to_pylist():
+                ev = []
+                while pending is not None and pending["triple_id"] == triple["triple_id"]:
+                    ev.append(pending)
+                    pending = next(evidence, None)
+                yield _aggregate(triple, ev)
+        if pending is not None:
+            raise StoreError("evidence of a triple the snapshot does not have",
+                             triple=pending["triple_id"])  # fmt: skip
+    finally:
+        cur2.close()
