@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kgbuild.errors import InputError
+from kgbuild.query import cli as query_cli
 from kgbuild.records import Document, Mention, Problem
 
 eval_app = typer.Typer(
@@ -31,6 +32,8 @@ out = Console(width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True)
 
 ANNOTATORS = ("scispacy",)
+# ADQA question answering (kgbuild/query/cli.py).
+eval_app.command("adqa")(query_cli.adqa)
 
 
 @eval_app.callback()

@@ -1,0 +1,412 @@
+"""The query engine: a snapshot held in memory, retrieval for one question, and reloading.
+
+:class:`QueryEngine` resolves a snapshot reference (``latest``, an id, ``KG@YEAR``), opens its
+index (:mod:`kgbuild.query.index`) and answers :meth:`~QueryEngine.retrieve` calls from memory.
+It never keeps a DuckDB connection: each catalog read opens and closes one. A reference that can
+move (``latest``, ``KG@YEAR``) is re-resolved when the catalog file changed — checked with one
+``stat`` at most every :data:`REFRESH_S` seconds — so a long-lived process serves a newly
+published snapshot without a restart; requests already running finish on the one they began
+with (each takes the engine's state once).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kgbuild.config import warehouse_path
+from kgbuild.errors import ConfigError, InputError
+from kgbuild.query.context import ContextTriple, build_context
+from kgbuild.query.explore import HUB_DEGREE, Filters, edge_mask, explore
+from kgbuild.query.graph import Graph
+from kgbuild.query.index import SnapshotIndex, index_dir_for, open_index
+from kgbuild.query.limits import (
+    DEFAULT_K,
+    DEFAULT_TOKEN_BUDGET,
+    MAX_CHOICE_CHARS,
+    MAX_CHOICES,
+    MAX_HOPS,
+    MAX_K,
+    MAX_QUESTION_CHARS,
+    MAX_TOKEN_BUDGET,
+    MIN_TOKEN_BUDGET,
+    NO_ENTITY,
+)
+from kgbuild.query.link import EMBED_MODES, Link, Linker, unique_nodes
+from kgbuild.query.rank import KeptPath, kg_answer, rank
+from kgbuild.store.snapshots import Warehouse
+
+#: Seconds between two checks of the catalog for a newer snapshot.
+REFRESH_S = 1.0
+#: Linked nodes explored per question and per choice (WTS keeps ≤ 5 LLM-named question
+#: entities; a dictionary finds more, so the first 8 mentioned are kept).
+MAX_QUESTION_NODES = 8
+MAX_CHOICE_NODES = 3
+
+
+@dataclass(slots=True)
+class Retrieval:
+    """What retrieval found for one question (``to_dict`` is the JSON the CLI/HTTP print)."""
+
+    snapshot_id: str
+    kg: str
+    as_of_year: int
+    question: str
+    choices: list[str]
+    links: list[Link]
+    paths: list[dict[str, Any]]
+    triples: list[ContextTriple]
+    context: str
+    choice_support: list[float]
+    kg_answer: int | None
+    diagnostics: dict[str, Any]
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def found(self) -> bool:
+        return any(x.node is not None for x in self.links)
+
+    @property
+    def message(self) -> str | None:
+        return None if self.found else NO_ENTITY
+
+    def question_nodes(self) -> list[int]:
+        return unique_nodes([x for x in self.links if x.where == "question"])
+
+    def choice_nodes(self) -> list[list[int]]:
+        return [
+            unique_nodes([x for x in self.links if x.where == f"choice:{i}"])
+            for i in range(len(self.choices))
+        ]
+
+    def unlinked(self) -> list[str]:
+        return [x.surface for x in self.links if x.node is None]
+
+    def to_dict(self, timings: bool = True) -> dict[str, Any]:
+        d = {
+            "snapshot": {"id": self.snapshot_id, "kg": self.kg, "as_of_year": self.as_of_year},
+            "question": self.question,
+            "choices": self.choices,
+            "message": self.message,
+            "links": [x.to_dict() for x in self.links if x.node is not None],
+            "unlinked": self.unlinked(),
+            "paths": self.paths,
+            "triples": [t.to_dict() for t in self.triples],
+            "context": self.context,
+            "choice_support": self.choice_support,
+            "kg_answer": self.kg_answer,
+            "diagnostics": self.diagnostics,
+        }
+        if timings:
+            d["timings_ms"] = self.timings
+        return d
+
+
+@dataclass(slots=True)
+class _State:
+    """One opened snapshot; replaced whole on reload, never mutated after (but its caches)."""
+
+    index: SnapshotIndex
+    linker: Linker
+    graphs: dict[Filters, tuple[Graph, np.ndarray]] = field(default_factory=dict)
+
+
+class QueryEngine:
+    """Retrieval over one snapshot reference of one warehouse (thread-safe)."""
+
+    def __init__(
+        self,
+        warehouse: Path | str | None = None,
+        snapshot: str = "latest",
+        index_dir: Path | None = None,
+        embeddings: bool = True,
+        embed_model: str | None = None,
+    ) -> None:
+        self.wh = Warehouse(warehouse_path(Path(warehouse) if warehouse else None))
+        self.ref = snapshot or "latest"
+        self.index_dir = index_dir_for(self.wh.root, index_dir)
+        self.use_embeddings = embeddings
+        self.embed_model = embed_model
+        self.embedding_error: str | None = None
+        self._embedder: Any = None
+        self._lock = threading.Lock()
+        self._stat: tuple[int, int] | None = None
+        self._checked = 0.0
+        self._state = self._open(self.wh.resolve(self.ref))
+        self.reloads = 0
+
+    # ---- opening and reloading --------------------------------------------------------------
+    def _catalog_stat(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.wh.catalog_path)
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
+
+    def _open(self, sid: str) -> _State:
+        self._stat = self._catalog_stat()
+        index = open_index(self.wh, sid, self.index_dir)
+        return _State(index, Linker(index, self._vectors(index)))
+
+    def _vectors(self, index: SnapshotIndex) -> Any:
+        if not self.use_embeddings or self.embedding_error:
+            return None
+        from kgbuild.query.vectors import NodeVectors
+        from kgbuild.resolve.embed import Embedder
+
+        try:
+            if self._embedder is None:
+                cache = self.index_dir / "embeddings.sqlite"
+                try:
+                    self._embedder = Embedder(self.embed_model, cache_path=cache)
+                except OSError:  # an unwritable index folder: this process's memory only
+                    self._embedder = Embedder(self.embed_model, cache_path=None)
+            return NodeVectors(index.nodes["display"], index.path, self._embedder)
+        except ConfigError as exc:
+            self.embedding_error = str(exc)
+            return None
+
+    def prepare(self) -> dict[str, float]:
+        """Load (or compute once and cache) the node vectors and the embedding model now,
+        instead of on the first question that needs them (``kgbuild serve`` does this)."""
+        st = self.state()
+        t0 = time.perf_counter()
+        if st.linker.vectors is not None:
+            try:
+                st.linker.vectors.ready()
+                st.linker.vectors.encode(["warm up"])
+            except ConfigError as exc:
+                self.embedding_error = str(exc)
+                st.linker.vectors = None
+        return {"prepare_s": round(time.perf_counter() - t0, 3)}
+
+    def state(self) -> _State:
+        """The current snapshot, reloaded first if the reference now names a newer one."""
+        now = time.monotonic()
+        movable = self.ref == "latest" or "@" in self.ref
+        if not movable or now - self._checked < REFRESH_S:
+            return self._state
+        with self._lock:
+            if now - self._checked < REFRESH_S:
+                return self._state
+            self._checked = now
+            stat = self._catalog_stat()
+            if stat == self._stat:
+                return self._state
+            sid = self.wh.resolve(self.ref)
+            if sid != self._state.index.snapshot_id:
+                self._state = self._open(sid)
+                self.reloads += 1
+            else:
+                self._stat = stat
+            return self._state
+
+    @staticmethod
+    def kg_of(warehouse: Path, ref: str) -> str:
+        """The KG name of the snapshot ``ref`` names."""
+        wh = Warehouse(warehouse)
+        return str(wh.manifest(wh.resolve(ref))["kg"])
+
+    @property
+    def snapshot_id(self) -> str:
+        return self.state().index.snapshot_id
+
+    def _graph(self, st: _State, f: Filters) -> tuple[Graph, np.ndarray | None]:
+        if not f.active:
+            return st.index.graph, None
+        got = st.graphs.get(f)
+        if got is None:
+            idx = st.index
+            mask = edge_mask(idx, f)
+            keep = np.flatnonzero(mask)
+            g = Graph.from_edges(
+                idx.n_nodes,
+                idx.edges["head"][keep],
+                idx.edges["tail"][keep],
+                idx.edges["support"][keep],
+                idx.edges["confidence"][keep],
+            )
+            # the filtered graph's edge ids index ``keep``: map them back to snapshot edges
+            g.inc_edge = keep[g.inc_edge]
+            g.pair_edges = {p: [int(keep[e]) for e in es] for p, es in g.pair_edges.items()}
+            if len(st.graphs) >= 16:
+                st.graphs.clear()
+            got = st.graphs[f] = (g, mask)
+        return got
+
+    # ---- retrieval ----------------------------------------------------------------------------
+    def retrieve(
+        self,
+        question: str,
+        choices: list[str] | None = None,
+        *,
+        k: int = DEFAULT_K,
+        hops: int = 3,
+        token_budget: int = DEFAULT_TOKEN_BUDGET,
+        filters: Filters | None = None,
+        entities: list[Link] | None = None,
+        embed: str = "mentions",
+        hub_degree: int = HUB_DEGREE,
+    ) -> Retrieval:
+        """Link → explore → rank → context for one question (no LLM). ``entities``: links an
+        LLM named (see :mod:`kgbuild.query.llm`), used beside the dictionary's."""
+        choices = validate(question, choices, k, hops, token_budget)
+        if embed not in EMBED_MODES:
+            raise InputError(f"embed must be one of {', '.join(EMBED_MODES)}")
+        f = filters or Filters()
+        st = self.state()
+        t = _Timer()
+        links = st.linker.link_text(question, "question", embed=embed)
+        for i, c in enumerate(choices):
+            links += st.linker.link_text(c, f"choice:{i}", embed=embed, whole=True)
+        if entities:
+            links += entities
+        t.lap("link_ms")
+        qn = unique_nodes([x for x in links if x.where == "question"])[:MAX_QUESTION_NODES]
+        cn = [
+            unique_nodes([x for x in links if x.where == f"choice:{i}"])[:MAX_CHOICE_NODES]
+            for i in range(len(choices))
+        ]
+        graph, mask = self._graph(st, f)
+        idx = st.index
+        cand = explore(idx, graph, mask, qn, cn, question, hops, hub_degree)
+        t.lap("explore_ms")
+        ranking = rank(idx, cand, qn, cn)
+        t.lap("rank_ms")
+        ranked = [(s.edge, s.score, s.reasons) for s in ranking.triples]
+        triples, text, budget = build_context(idx, ranked, k, token_budget, f.as_of_year)
+        t.lap("context_ms")
+        paths = [_path_dict(idx, p) for p in ranking.paths[: 5 * max(1, len(qn))]]
+        diag = {
+            "question_entities": len(qn),
+            "choice_entities": [len(c) for c in cn],
+            "candidate_triples": len(cand.edges),
+            "paths_found": len(cand.paths),
+            "paths_kept": len(ranking.paths),
+            "hubs_capped": [idx.nodes["id"][h] for h in cand.hubs_capped],
+            "second_hop": len(cand.second_hop),
+            "budget": {"tokens": token_budget, **budget},
+            "filters": _filters_dict(f),
+            "embedding": "off" if st.linker.vectors is None else embed,
+        }
+        if self.embedding_error and embed != "off":
+            diag["embedding_error"] = self.embedding_error
+        r = Retrieval(
+            idx.snapshot_id,
+            idx.kg,
+            idx.as_of_year,
+            question,
+            choices,
+            links,
+            paths,
+            triples,
+            text,
+            ranking.choice_support,
+            kg_answer(ranking.choice_support),
+            diag,
+        )
+        t.lap("total_ms", total=True)
+        r.timings = t.laps
+        return r
+
+
+def validate(question: Any, choices: Any, k: int, hops: int, budget: int) -> list[str]:
+    """The checks every interface shares; a violation is one clear :class:`InputError`."""
+    if not isinstance(question, str) or not question.strip():
+        raise InputError("the question is empty")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InputError(
+            f"the question is too long ({len(question):,} characters; at most "
+            f"{MAX_QUESTION_CHARS:,})"
+        )
+    choices = list(choices or [])
+    if len(choices) > MAX_CHOICES:
+        raise InputError(f"too many choices ({len(choices)}; at most {MAX_CHOICES})")
+    for c in choices:
+        if not isinstance(c, str) or not c.strip():
+            raise InputError("a choice is empty")
+        if len(c) > MAX_CHOICE_CHARS:
+            raise InputError(f"a choice is too long (at most {MAX_CHOICE_CHARS} characters)")
+    if not 1 <= k <= MAX_K:
+        raise InputError(f"k must be between 1 and {MAX_K}")
+    if not 1 <= hops <= MAX_HOPS:
+        raise InputError(f"hops must be between 1 and {MAX_HOPS}")
+    if not MIN_TOKEN_BUDGET <= budget <= MAX_TOKEN_BUDGET:
+        raise InputError(f"token budget must be between {MIN_TOKEN_BUDGET} and {MAX_TOKEN_BUDGET}")
+    return [c.strip() for c in choices]
+
+
+def _path_dict(idx: SnapshotIndex, p: KeptPath) -> dict[str, Any]:
+    e = idx.edges
+    steps = []
+    for (a, _b), edge in zip(pairwise(p.nodes), p.edges, strict=True):
+        forward = int(e["head"][edge]) == a
+        steps.append(
+            {"relation": e["relation"][edge], "forward": forward, "triple_id": e["triple_id"][edge]}
+        )
+    return {
+        "kind": p.kind,
+        "nodes": [idx.nodes["display"][n] for n in p.nodes],
+        "ids": [idx.nodes["id"][n] for n in p.nodes],
+        "steps": steps,
+        "question_entities": p.question_entities,
+        "mean_pagerank": round(p.mean_pagerank, 6),
+    }
+
+
+def _filters_dict(f: Filters) -> dict[str, Any]:
+    return {
+        "relations": sorted(f.relations),
+        "kinds": sorted(f.kinds),
+        "min_support": f.min_support,
+        "min_confidence": f.min_confidence,
+        "as_of_year": f.as_of_year,
+    }
+
+
+class _Timer:
+    def __init__(self) -> None:
+        self.t0 = self.t = time.perf_counter()
+        self.laps: dict[str, float] = {}
+
+    def lap(self, name: str, total: bool = False) -> None:
+        now = time.perf_counter()
+        self.laps[name] = round(1000 * (now - (self.t0 if total else self.t)), 3)
+        self.t = now
+
+
+_ENGINES: dict[tuple[str, str, str], QueryEngine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def engine_for(
+    warehouse: Path | str | None = None, snapshot: str = "latest", index_dir: Path | None = None
+) -> QueryEngine:
+    """A process-wide engine per (warehouse, reference, index folder): the Python API's
+    functions share it, so only the first call pays for opening."""
+    wh = str(warehouse_path(Path(warehouse) if warehouse else None).resolve())
+    key = (wh, snapshot, str(index_dir or ""))
+    with _ENGINES_LOCK:
+        eng = _ENGINES.get(key)
+        if eng is None:
+            eng = _ENGINES[key] = QueryEngine(wh, snapshot, index_dir)
+        return eng
+
+
+def retrieve(
+    question: str,
+    choices: list[str] | None = None,
+    *,
+    snapshot: str = "latest",
+    warehouse: Path | str | None = None,
+    **options: Any,
+) -> Retrieval:
+    """Retrieval without an LLM: ``retrieve("Which gene …?", ["APOE", "APP"])``."""
+    return engine_for(warehouse, snapshot).retrieve(question, choices, **options)
