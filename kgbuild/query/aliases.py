@@ -11,10 +11,11 @@ node with the largest total, ties broken by node id so the choice never depends 
 5. **abbreviations** — short forms defined in the abstracts (Schwartz & Hearst, via scispaCy),
    when their long form itself resolves to a node; weighted by how many abstracts define them.
 
-Short keys (one token of ≤ 4 characters: "AD", "APP", "ALL", "MET") are where a dictionary
-goes wrong on questions ("All of the above" is not acute lymphoblastic leukemia), so they keep
-the surface forms they were seen as, and the linker requires the question's own spelling to
-match one of them case-sensitively (or, for abbreviations, to contain a capital letter).
+Short keys (one token of ≤ 4 characters: "AD", "APP", "ALL", "MET") and acronyms spelled like
+English words are where a dictionary goes wrong on questions ("All of the above" is not acute
+lymphoblastic leukemia), so they keep the surface forms they were seen as, and the linker
+requires the question's own spelling to match one of them case-sensitively (or, for
+abbreviations, to contain a capital letter).
 """
 
 from __future__ import annotations
@@ -61,12 +62,15 @@ def variants(toks: tuple[str, ...]) -> list[tuple[str, ...]]:
     return out
 
 
-def usable(toks: tuple[str, ...]) -> bool:
-    """Keys that can name a node: not empty, not too long, not only stopwords or numbers."""
+def usable(toks: tuple[str, ...], surface: str) -> bool:
+    """Keys that can name a node: not empty, not too long, not only stopwords or numbers — but
+    an acronym spelled like a stopword ("ALL", "MET") is kept (it must then match exactly)."""
     if not toks or len(toks) > MAX_KEY_TOKENS:
         return False
     if all(t in STOPWORDS or t.isdigit() for t in toks):
-        return False
+        acronym = len(toks) == 1 and not toks[0].isdigit() and surface.strip().isupper()
+        if not acronym:
+            return False
     return not (len(toks) == 1 and len(toks[0]) < 2)
 
 
@@ -78,14 +82,14 @@ class _Candidates:
 
     def add(self, surface: str, node: int, weight: float, source: str) -> None:
         toks = tokens(surface)
-        if not usable(toks):
+        if not usable(toks, surface):
             return
         rank = SOURCES.index(source)
         for v in variants(toks):
             k = " ".join(v)
             self.weight[k][node] += weight
             self.rank[k][node] = min(self.rank[k].get(node, rank), rank)
-            if len(v) == 1 and len(k) <= SHORT_KEY:
+            if len(v) == 1 and (len(k) <= SHORT_KEY or k in STOPWORDS):
                 self.surfaces[k].add("*" if source == "abbreviation" else surface.strip())
 
     def best(self, k: str) -> int | None:

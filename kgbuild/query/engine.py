@@ -24,7 +24,7 @@ import numpy as np
 from kgbuild.config import warehouse_path
 from kgbuild.errors import ConfigError, InputError
 from kgbuild.query.context import ContextTriple, build_context
-from kgbuild.query.explore import HUB_DEGREE, Filters, edge_mask, explore
+from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
 from kgbuild.query.graph import Graph
 from kgbuild.query.index import SnapshotIndex, index_dir_for, open_index
 from kgbuild.query.limits import (
@@ -254,6 +254,7 @@ class QueryEngine:
         entities: list[Link] | None = None,
         embed: str = "mentions",
         hub_degree: int = HUB_DEGREE,
+        neighbour_cap: int = NEIGHBOUR_CAP,
     ) -> Retrieval:
         """Link → explore → rank → context for one question (no LLM). ``entities``: links an
         LLM named (see :mod:`kgbuild.query.llm`), used beside the dictionary's."""
@@ -276,7 +277,7 @@ class QueryEngine:
         ]
         graph, mask = self._graph(st, f)
         idx = st.index
-        cand = explore(idx, graph, mask, qn, cn, question, hops, hub_degree)
+        cand = explore(idx, graph, mask, qn, cn, question, hops, hub_degree, neighbour_cap)
         t.lap("explore_ms")
         ranking = rank(idx, cand, qn, cn)
         t.lap("rank_ms")

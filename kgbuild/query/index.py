@@ -28,7 +28,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.ipc as ipc
 
-from kgbuild.errors import StoreError
 from kgbuild.query.aliases import build_aliases
 from kgbuild.query.graph import Graph
 from kgbuild.query.text import is_content, tokens
@@ -118,12 +117,13 @@ def open_index(
     """The index of one snapshot: from its cache folder when present, else built and cached."""
     m = wh.manifest(snapshot_id)
     folder = index_dir_for(wh.root, index_dir) / f"{snapshot_id}-{m['content_hash'][:16]}"
-    if cache and (folder / "meta.json").is_file():
+    if cache and folder.exists():
         t0 = time.perf_counter()
         idx = _read(folder, m)
         if idx is not None:
             idx.timings["load_s"] = round(time.perf_counter() - t0, 4)
             return idx
+        shutil.rmtree(folder, ignore_errors=True)  # stale or damaged: rebuilt below
     t0 = time.perf_counter()
     tables = _from_warehouse(wh, snapshot_id)
     idx = SnapshotIndex(snapshot_id, m["kg"], m["as_of_year"], m["content_hash"], **tables)
@@ -265,7 +265,8 @@ def _write(folder: Path, idx: SnapshotIndex) -> Path | None:
 
 
 def _read(folder: Path, manifest: dict[str, Any]) -> SnapshotIndex | None:
-    """The cached index, or None when it is from another index version or snapshot."""
+    """The cached index, or None when it is from another index version or snapshot, or
+    damaged (a tampered or half-copied cache is rebuilt, never trusted)."""
     try:
         meta = json.loads((folder / "meta.json").read_text())
         if (
@@ -278,16 +279,17 @@ def _read(folder: Path, manifest: dict[str, Any]) -> SnapshotIndex | None:
         for name in _TABLES:
             with pa.memory_map(str(folder / f"{name}.arrow")) as src:
                 tables[name] = _from_arrow(ipc.open_file(src).read_all())
-    except (OSError, ValueError, KeyError, pa.ArrowException) as exc:
-        raise StoreError(
-            f"query index is unreadable; delete it to rebuild: {exc}", path=folder
-        ) from exc
-    idx = SnapshotIndex(
-        manifest["snapshot_id"],
-        manifest["kg"],
-        manifest["as_of_year"],
-        manifest["content_hash"],
-        **tables,
-    )
+        idx = SnapshotIndex(
+            manifest["snapshot_id"],
+            manifest["kg"],
+            manifest["as_of_year"],
+            manifest["content_hash"],
+            **tables,
+        )
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError,
+            pa.ArrowException):  # fmt: skip
+        return None  # unreadable or inconsistent: the caller rebuilds it
+    if idx.n_edges != meta.get("edges") or idx.n_nodes != meta.get("nodes"):
+        return None
     idx.path = folder
     return idx

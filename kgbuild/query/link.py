@@ -97,10 +97,8 @@ class Linker:
 
     def _accept(self, row: int, k: str, surface: str) -> bool:
         """The short-key rule of :mod:`kgbuild.query.aliases`."""
-        if " " in k or len(k) > SHORT_KEY:
+        if " " in k or (len(k) > SHORT_KEY and k not in STOPWORDS):
             return True
-        if k in STOPWORDS:
-            return False
         forms = self._surfaces[row].split(SEP) if self._surfaces[row] else []
         surface = _POSSESSIVE_END.sub("", surface)
         if surface in forms:

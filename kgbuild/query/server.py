@@ -105,24 +105,30 @@ class BodyLimit:
             await too_big(scope, receive, send)
             return
         seen = 0
+        refused = False
+
+        async def guarded_send(msg: dict[str, Any]) -> None:
+            if not refused:  # after a 413, whatever the app still sends is dropped
+                await send(msg)
 
         async def limited() -> dict[str, Any]:
-            nonlocal seen
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
             msg = await receive()
             if msg["type"] == "http.request":
                 seen += len(msg.get("body", b""))
                 if seen > self.limit:
-                    raise _TooLarge
+                    await too_big(scope, receive, send)
+                    refused = True
+                    return {"type": "http.disconnect"}
             return msg
 
         try:
-            await self.app(scope, limited, send)
-        except _TooLarge:
-            await too_big(scope, receive, send)
-
-
-class _TooLarge(Exception):
-    pass
+            await self.app(scope, limited, guarded_send)
+        except Exception:
+            if not refused:
+                raise
 
 
 def create_app(engine: QueryEngine, llm: LLMSettings | None = None) -> FastAPI:
