@@ -159,8 +159,13 @@ def test_concurrent_clients_and_a_snapshot_published_while_serving(served):
         futures = [pool.submit(client, n) for n in range(8)]
         time.sleep(0.5)
         w = Warehouse(wh).writer("toy", infos[1].snapshot_id)
-        new = publish_year(w, 2021, [("MESH:D003704", "associates", "MESH:D008569",
-                                      [("3001", 2021, "Dementia involves memory disorders.", 0.7)])])  # fmt: skip
+        edge = (
+            "MESH:D003704",
+            "associates",
+            "MESH:D008569",
+            [("3001", 2021, "Dementia involves memory disorders.", 0.7)],
+        )
+        new = publish_year(w, 2021, [edge])
         deadline = time.monotonic() + 20
         while httpx.get(f"{url}/health").json()["snapshot"] != new.snapshot_id:
             assert time.monotonic() < deadline, "server did not pick up the new snapshot"
