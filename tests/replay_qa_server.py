@@ -48,14 +48,21 @@ _NUMBERED = re.compile(r"^(\d+)\. ", re.M)
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+def _key(question: str, choices: list[str]) -> str:
+    return " || ".join(normalize(x) for x in [question, *choices])
+
+
 def load_recordings(paths: Iterable[Path]) -> dict[str, dict[str, Any]]:
-    """Normalized question → recorded item (the first file that has it wins)."""
+    """(question, choices) → recorded item (ADQA repeats some question stems with other
+    choices, so the choices are part of the key; the first file that has it wins)."""
+    from kgbuild.query.adqa import parse_item
+
     index: dict[str, dict[str, Any]] = {}
     for path in paths:
-        for item in json.loads(Path(path).read_text(encoding="utf-8")):
-            q = item.get("question") or item.get("question_str") or ""
-            if q and item.get("entity"):
-                index.setdefault(normalize(q), item)
+        for pos, item in enumerate(json.loads(Path(path).read_text(encoding="utf-8"))):
+            if item.get("entity"):
+                q = parse_item(item, "replay", pos)
+                index.setdefault(_key(q.question, q.choices), item)
     return index
 
 
@@ -80,11 +87,12 @@ class ReplayQA:
         self.faults: Counter[str] = Counter({k: 0 for k in FAULT_KINDS})
 
     def find(self, prompt: str) -> dict[str, Any] | None:
+        """The recording of the question and options written in the prompt."""
         m = _QUESTION.search(prompt)
-        if m and normalize(m.group(1)) in self.index:
-            return self.index[normalize(m.group(1))]
-        text = normalize(prompt)
-        return next((item for q, item in self.index.items() if q in text), None)
+        if not m:
+            return None
+        options = [text for _, text in _OPTION.findall(prompt[m.end(1) :])]
+        return self.index.get(_key(m.group(1), options))
 
     def reply(self, body: dict[str, Any]) -> Reply:
         messages = body.get("messages") or []

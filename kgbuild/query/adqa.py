@@ -167,11 +167,17 @@ def parse_entity_list(raw: Any) -> list[str]:
     names = []
     for line in raw.splitlines():
         m = _NUMBERED.match(line)
-        name = (m.group(1) if m else line).strip().strip("-•*").strip()
-        if ":" in name:
-            head, _, tail = name.partition(":")
-            if tail.strip() and len(head.split()) <= 3:
-                name = tail.strip()
+        name = clean_name(m.group(1) if m else line)
         if name:
             names.append(name)
     return names
+
+
+def clean_name(text: str) -> str:
+    """An entity name as an LLM wrote it, without list marks or a "category:" label."""
+    name = str(text).strip().strip("-•*").strip()
+    if ":" in name:
+        head, _, tail = name.partition(":")
+        if tail.strip() and len(head.split()) <= 3:
+            name = tail.strip()
+    return name

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgbuild.llm.client import LLMClient, LLMError, LLMRequest, LLMResult
-from kgbuild.query.adqa import LETTERS, parse_entity_list
+from kgbuild.query.adqa import LETTERS, clean_name, parse_entity_list
 from kgbuild.query.prompts import load
 from kgbuild.query.text import key
 
@@ -33,7 +33,12 @@ _PMIDS_LINE = re.compile(r"PMIDs?\s*[:：]\s*(.*)", re.I)
 
 def choices_block(choices: list[str]) -> str:
     """``A. first\\nB. second`` (DALK's option layout), or an empty string."""
-    return "".join(f"{LETTERS[i]}. {c}\n" for i, c in enumerate(choices))
+    return "".join(f"{LETTERS[i]}. {one_line(c)}\n" for i, c in enumerate(choices))
+
+
+def one_line(text: str) -> str:
+    """Whitespace collapsed: a question or option with line breaks cannot break the layout."""
+    return " ".join(str(text).split())
 
 
 def json_value(text: str) -> Any:
@@ -104,17 +109,15 @@ def parse_entities(text: str, question: str, choices: list[str]) -> NamedEntitie
         for field_name in ("question_entities", "choice_entities", "entities"):
             items = value.get(field_name)
             if isinstance(items, list):
-                names += [
-                    str(x).strip() for x in items if isinstance(x, str | int) and str(x).strip()
-                ]
+                names += [clean_name(x) for x in items if isinstance(x, str | int)]
     elif isinstance(value, list):
-        names = [str(x).strip() for x in value if isinstance(x, str) and x.strip()]
+        names = [clean_name(x) for x in value if isinstance(x, str)]
     else:
         names = parse_entity_list(text or "")
     q_key = f" {key(question)} "
     c_keys = [f" {key(c)} " for c in choices]
     out = NamedEntities([], {}, text or "")
-    for name in dict.fromkeys(names):
+    for name in dict.fromkeys(n for n in names if n):
         k = f" {key(name)} "
         if not k.strip():
             continue
@@ -134,7 +137,7 @@ def extract_entities(
         "question_entities",
         usage,
         "entities",
-        question=question,
+        question=one_line(question),
         choices=choices_block(choices),
     )
     return parse_entities(text or "", question, choices)
@@ -178,7 +181,7 @@ def rerank(
         "rerank",
         usage,
         "rerank",
-        question=question,
+        question=one_line(question),
         choices=choices_block(choices),
         facts=listing,
         k=str(k),
@@ -243,7 +246,10 @@ def answer(
     client: LLMClient, question: str, choices: list[str], context: str, usage: Usage
 ) -> ParsedAnswer:
     name = "answer" if choices else "answer_open"
-    fields = {"question": question, "context": context or "(no knowledge graph facts found)"}
+    fields = {
+        "question": one_line(question),
+        "context": context or "(no knowledge graph facts found)",
+    }
     if choices:
         fields["choices"] = choices_block(choices)
     text = _call(client, name, usage, "answer", **fields)
