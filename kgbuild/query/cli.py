@@ -4,6 +4,7 @@ kgbuild/annotate/eval_cli.py; defined here so the query stage owns its interface
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -196,6 +197,7 @@ def serve(
     host: Annotated[str, typer.Option(help="Interface to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port")] = 8000,
     embed: Annotated[bool, typer.Option(help="Load the embedding fallback")] = True,
+    workers: Annotated[int, typer.Option(help="Server processes (each holds the index)")] = 1,
     llm_base_url: BaseUrl = None,
     llm_model: Model = None,
     llm_max_tokens: MaxTokens = None,
@@ -206,24 +208,35 @@ def serve(
     import uvicorn
 
     from kgbuild.query.engine import QueryEngine
-    from kgbuild.query.server import create_app
+    from kgbuild.query.server import SERVE_ENV, create_app
 
     if not 0 < port < 65536:
         raise InputError("port must be between 1 and 65535", port=port)
+    if not 1 <= workers <= 16:
+        raise InputError("workers must be between 1 and 16", workers=workers)
     t0 = time.perf_counter()
-    engine = QueryEngine(warehouse_path(warehouse), snapshot, index_dir, embeddings=embed)
+    engine = QueryEngine(warehouse_path(warehouse), snapshot, index_dir, embeddings=embed,
+                         background_reload=True)  # fmt: skip
     engine.prepare()
     settings = _settings(llm_base_url, llm_model, llm_max_tokens)
-    app = create_app(engine, settings)
     idx = engine.state().index
-    err.print(
-        f"kgbuild serve: {idx.kg}@{idx.as_of_year} snapshot {idx.snapshot_id} "
-        f"({idx.n_nodes:,} nodes, {idx.n_edges:,} triples) ready in "
-        f"{time.perf_counter() - t0:.1f}s on http://{host}:{port} "
-        f"(LLM: {'on' if settings.endpoint_configured else 'off'})",
-        highlight=False,
-    )
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    err.print(f"kgbuild serve: {idx.kg}@{idx.as_of_year} snapshot {idx.snapshot_id} "
+              f"({idx.n_nodes:,} nodes, {idx.n_edges:,} triples) ready in "
+              f"{time.perf_counter() - t0:.1f}s on http://{host}:{port} "
+              f"(LLM: {'on' if settings.endpoint_configured else 'off'}, "
+              f"{workers} worker{'s' if workers > 1 else ''})", highlight=False)  # fmt: skip
+    if workers == 1:
+        uvicorn.run(create_app(engine, settings), host=host, port=port, log_level="warning",
+                    access_log=False)  # fmt: skip
+        return
+    llm = {"base_url": llm_base_url, "model": llm_model, "max_tokens": llm_max_tokens}
+    os.environ[SERVE_ENV] = json.dumps({
+        "warehouse": str(engine.wh.root), "snapshot": snapshot, "embed": embed,
+        "index_dir": str(engine.index_dir), "llm": {k: v for k, v in llm.items() if v},
+    })  # fmt: skip
+    del engine  # the workers open their own (from the index this process cached)
+    uvicorn.run("kgbuild.query.server:app_from_env", factory=True, host=host, port=port,
+                workers=workers, log_level="warning", access_log=False)  # fmt: skip
 
 
 def adqa(

@@ -11,6 +11,7 @@ with (each takes the engine's state once).
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -43,6 +44,7 @@ from kgbuild.query.link import EMBED_MODES, Link, Linker, unique_nodes
 from kgbuild.query.rank import KeptPath, kg_answer, rank
 from kgbuild.store.snapshots import Warehouse
 
+log = logging.getLogger("kgbuild.query")
 #: Seconds between two checks of the catalog for a newer snapshot.
 REFRESH_S = 1.0
 #: Linked nodes explored per question and per choice (WTS keeps ≤ 5 LLM-named question
@@ -128,6 +130,7 @@ class QueryEngine:
         index_dir: Path | None = None,
         embeddings: bool = True,
         embed_model: str | None = None,
+        background_reload: bool = False,
     ) -> None:
         self.wh = Warehouse(warehouse_path(Path(warehouse) if warehouse else None))
         self.ref = snapshot or "latest"
@@ -139,6 +142,8 @@ class QueryEngine:
         self._lock = threading.Lock()
         self._stat: tuple[int, int] | None = None
         self._checked = 0.0
+        self.background_reload = background_reload
+        self._reloading = False
         self._state = self._open(self.wh.resolve(self.ref))
         self.reloads = 0
 
@@ -174,39 +179,64 @@ class QueryEngine:
             return None
 
     def prepare(self) -> dict[str, float]:
-        """Load (or compute once and cache) the node vectors and the embedding model now,
+        """Load (or compute once and cache) the node vectors and load the embedding model now,
         instead of on the first question that needs them (``kgbuild serve`` does this)."""
         st = self.state()
-        t0 = time.perf_counter()
+        out: dict[str, float] = {}
         if st.linker.vectors is not None:
             try:
+                t0 = time.perf_counter()
                 st.linker.vectors.ready()
-                st.linker.vectors.encode(["warm up"])
+                out["vectors_s"] = round(time.perf_counter() - t0, 3)
+                t0 = time.perf_counter()
+                st.linker.vectors.embedder.load()
+                out["model_load_s"] = round(time.perf_counter() - t0, 3)
             except ConfigError as exc:
                 self.embedding_error = str(exc)
                 st.linker.vectors = None
-        return {"prepare_s": round(time.perf_counter() - t0, 3)}
+        return out
 
     def state(self) -> _State:
-        """The current snapshot, reloaded first if the reference now names a newer one."""
+        """The current snapshot, reloaded first if the reference now names a newer one (with
+        ``background_reload`` — the server — the reload runs in a thread and requests keep
+        the current snapshot until the new one is ready, so none waits for an index build)."""
         now = time.monotonic()
         movable = self.ref == "latest" or "@" in self.ref
-        if not movable or now - self._checked < REFRESH_S:
+        if not movable or now - self._checked < REFRESH_S or self._reloading:
             return self._state
         with self._lock:
-            if now - self._checked < REFRESH_S:
+            if now - self._checked < REFRESH_S or self._reloading:
                 return self._state
             self._checked = now
             stat = self._catalog_stat()
             if stat == self._stat:
                 return self._state
-            sid = self.wh.resolve(self.ref)
-            if sid != self._state.index.snapshot_id:
-                self._state = self._open(sid)
-                self.reloads += 1
-            else:
-                self._stat = stat
-            return self._state
+            if not self.background_reload:
+                self._reload(stat)
+                return self._state
+            self._reloading = True
+        threading.Thread(target=self._reload_bg, args=(stat,), daemon=True).start()
+        return self._state
+
+    def _reload(self, stat: tuple[int, int] | None) -> None:
+        sid = self.wh.resolve(self.ref)
+        if sid != self._state.index.snapshot_id:
+            new = self._open(sid)
+            if self.background_reload and new.linker.vectors is not None:
+                new.linker.vectors.ready()  # computed before the swap, not by a request
+            self._state = new
+            self.reloads += 1
+        else:
+            self._stat = stat
+
+    def _reload_bg(self, stat: tuple[int, int] | None) -> None:
+        try:
+            self._reload(stat)
+        except Exception as exc:  # keep serving the current snapshot; the next check retries
+            log.warning("reloading %s failed: %s", self.ref, exc)
+            self._stat = None
+        finally:
+            self._reloading = False
 
     @staticmethod
     def kg_of(warehouse: Path, ref: str) -> str:

@@ -24,6 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+#: Above this many nodes PageRank runs on a sparse matrix, below on a dense one (faster there).
+DENSE_PAGERANK_NODES = 1500
+
 
 @dataclass(slots=True)
 class Graph:
@@ -108,14 +111,31 @@ class Graph:
             return [(s, int(m), t) for m in mids[:limit]]
         if max_hops < 3 or not len(ns_ok) or not len(nt_ok):
             return []
-        sub = self.simple[ns_ok][:, nt_ok].tocoo()
-        if not sub.nnz:
+        a, b = self._bridges(ns_ok, nt_ok)
+        if not len(a):
             return []
-        a, b = ns_ok[sub.row], nt_ok[sub.col]
-        keep = a != b
-        a, b = a[keep], b[keep]
         order = np.lexsort((b, a))[:limit]
         return [(s, int(a[i]), int(b[i]), t) for i in order]
+
+    def _bridges(self, left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """All edges (a, b) with a in ``left`` and b in ``right`` (a ≠ b): the rows of the
+        smaller side, gathered with array arithmetic (no sparse slicing), tested against a mask
+        of the other side."""
+        ptr, idx = self.simple.indptr, self.simple.indices
+        swap = int((ptr[left + 1] - ptr[left]).sum()) > int((ptr[right + 1] - ptr[right]).sum())
+        rows, other = (right, left) if swap else (left, right)
+        starts, lens = ptr[rows], ptr[rows + 1] - ptr[rows]
+        total = int(lens.sum())
+        if not total:
+            return np.empty(0, np.int64), np.empty(0, np.int64)
+        owner = np.repeat(rows, lens)
+        offsets = np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens)
+        cols = idx[np.repeat(starts, lens) + offsets]
+        mask = np.zeros(self.n, bool)
+        mask[other] = True
+        hit = mask[cols] & (cols != owner)
+        a, b = owner[hit].astype(np.int64), cols[hit].astype(np.int64)
+        return (b, a) if swap else (a, b)
 
     def within(self, sources: np.ndarray, hops: int, barred: np.ndarray) -> np.ndarray:
         """Boolean mask of nodes reachable from ``sources`` in ≤ ``hops`` steps without passing
@@ -147,25 +167,31 @@ def personalized_pagerank(
     edges_v: np.ndarray,
     seeds: dict[int, float],
     alpha: float = 0.85,
-    tol: float = 1e-8,
+    tol: float = 1e-6,
     max_iter: int = 100,
 ) -> dict[int, float]:
     """Personalized PageRank over a subgraph (RoK ranks retrieved paths by PageRank over the
     sampled subgraph; personalization on the question's linked entities makes it *their*
-    neighbourhood that ranks high). Undirected, power iteration; returns node → score."""
+    neighbourhood that ranks high). Undirected, one link per connected pair, power iteration
+    on a dense matrix (a question's subgraph has a few hundred nodes); node → score."""
     nodes = np.unique(np.asarray(nodes, np.int64))
     k = len(nodes)
     if k == 0:
         return {}
     u = np.searchsorted(nodes, np.asarray(edges_u, np.int64))
     v = np.searchsorted(nodes, np.asarray(edges_v, np.int64))
-    a = sp.csr_matrix(
-        (np.ones(2 * len(u)), (np.concatenate([u, v]), np.concatenate([v, u]))), shape=(k, k)
-    )
-    a.data[:] = 1.0  # one link per connected pair, however many relations join them
+    if k > DENSE_PAGERANK_NODES:
+        a = sp.csr_matrix((np.ones(2 * len(u)), (np.concatenate([u, v]), np.concatenate([v, u]))),
+                          shape=(k, k))  # fmt: skip
+        a.data[:] = 1.0
+    else:
+        a = np.zeros((k, k))
+        a[u, v] = 1.0
+        a[v, u] = 1.0
     out_deg = np.asarray(a.sum(axis=1)).ravel()
     inv = np.divide(1.0, out_deg, out=np.zeros(k), where=out_deg > 0)
-    walk = (sp.diags(inv) @ a).T.tocsr()
+    walk = (a.multiply(inv[:, None]) if sp.issparse(a) else a * inv[:, None]).T
+    walk = walk.tocsr() if sp.issparse(walk) else np.ascontiguousarray(walk)
     p = np.zeros(k)
     for n, w in seeds.items():
         i = int(np.searchsorted(nodes, n))
@@ -176,8 +202,8 @@ def personalized_pagerank(
     dangling = out_deg == 0
     for _ in range(max_iter):
         nxt = alpha * (walk @ r + r[dangling].sum() * p) + (1 - alpha) * p
-        if np.abs(nxt - r).sum() < tol:
-            r = nxt
-            break
+        done = np.abs(nxt - r).sum() < tol
         r = nxt
+        if done:
+            break
     return dict(zip(nodes.tolist(), r.tolist(), strict=True))

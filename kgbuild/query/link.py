@@ -88,6 +88,11 @@ class Linker:
         self._source = a["source"]
         self._surfaces = a["surfaces"]
         self._lock = threading.Lock()
+        # first token of a key → the longest key starting with it: most tokens start none
+        self._longest: dict[str, int] = {}
+        for k in a["key"]:
+            parts = k.split(" ")
+            self._longest[parts[0]] = max(self._longest.get(parts[0], 0), len(parts))
 
     # ---- dictionary -------------------------------------------------------------------------
     def lookup(self, text: str) -> int | None:
@@ -113,7 +118,8 @@ class Linker:
         i = 0
         while i < len(toks):
             hit = None
-            for n in range(min(MAX_MATCH_TOKENS, len(toks) - i), 0, -1):
+            longest = self._longest.get(toks[i].norm, 0)
+            for n in range(min(MAX_MATCH_TOKENS, longest, len(toks) - i), 0, -1):
                 if n > 1 and any(t.brk for t in toks[i + 1 : i + n]):
                     continue
                 k = " ".join(t.norm for t in toks[i : i + n])

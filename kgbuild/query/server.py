@@ -17,10 +17,11 @@ a 500 saying only "internal error". Nothing is written but the caches inside the
 from __future__ import annotations
 
 import bisect
-import json
 import logging
+import os
 from typing import Annotated, Any
 
+import orjson
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
@@ -80,7 +81,7 @@ class AskBody(RetrieveBody):
 
 
 def _json(data: Any, status: int = 200) -> Response:
-    return Response(json.dumps(data, ensure_ascii=False), status, media_type="application/json")
+    return Response(orjson.dumps(data), status, media_type="application/json")
 
 
 def _error(status: int, message: str, **extra: Any) -> Response:
@@ -266,3 +267,20 @@ def lookup_entities(engine: QueryEngine, q: str, limit: int = 10) -> dict[str, A
         for n, how in list(found.items())[:limit]
     ]
     return {"snapshot": idx.snapshot_id, "query": q, "entities": out}
+
+
+#: Environment variable carrying ``kgbuild serve``'s settings to each uvicorn worker process.
+SERVE_ENV = "KGBUILD_SERVE_CONFIG"
+
+
+def app_from_env() -> FastAPI:
+    """The app of one worker of ``kgbuild serve --workers N`` (uvicorn starts workers from an
+    import string): each opens the snapshot from the cached index and warms up on its own."""
+    from pathlib import Path
+
+    cfg = orjson.loads(os.environ[SERVE_ENV])
+    engine = QueryEngine(cfg["warehouse"], cfg["snapshot"],
+                         Path(cfg["index_dir"]) if cfg.get("index_dir") else None,
+                         embeddings=cfg["embed"], background_reload=True)  # fmt: skip
+    engine.prepare()
+    return create_app(engine, LLMSettings.from_env(**cfg.get("llm", {})))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 _GREEK = {
     "α": "alpha",
@@ -53,12 +54,15 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 def fold(text: str) -> str:
     """Lower case, Greek letters spelled out, accents dropped, possessives removed."""
+    if text.isascii():  # the common case, without the Unicode passes
+        return _POSSESSIVE.sub("", text).lower()
     text = "".join(_GREEK.get(ch, ch) for ch in unicodedata.normalize("NFKC", text))
     text = _POSSESSIVE.sub("", text)
     text = unicodedata.normalize("NFKD", text.lower())
     return "".join(ch for ch in text if not unicodedata.combining(ch))
 
 
+@lru_cache(maxsize=65536)
 def singular(token: str) -> str:
     """A plural English noun's singular by suffix rules (tokens of ≥ 4 letters only)."""
     if len(token) < 4 or not token.isalpha():

@@ -34,6 +34,7 @@ class NodeVectors:
         self.timings: dict[str, float] = {}
         self._lock = threading.Lock()
         self._memo: dict[str, np.ndarray] = {}
+        self._best: dict[str, tuple[int, float]] = {}
 
     def _file(self) -> Path | None:
         if self.folder is None:
@@ -78,10 +79,20 @@ class NodeVectors:
         return np.stack([self._memo[t] for t in texts])
 
     def nearest(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Best node and its cosine for each text (-1 / 0.0 when there are no nodes)."""
+        """Best node and its cosine for each text (-1 / 0.0 when there are no nodes);
+        remembered per text, as the vectors are."""
         m = self.ready()
         if not len(m) or not texts:
             return np.full(len(texts), -1), np.zeros(len(texts))
-        sims = self.encode(texts) @ m.T
-        best = np.argmax(sims, axis=1)  # ties: the lowest node index, i.e. the smallest id
-        return best, sims[np.arange(len(texts)), best]
+        todo = [t for t in dict.fromkeys(texts) if t not in self._best]
+        if todo:
+            sims = self.encode(todo) @ m.T
+            best = np.argmax(sims, axis=1)  # ties: the lowest node index (the smallest id)
+            scores = sims[np.arange(len(todo)), best]
+            with self._lock:
+                if len(self._best) + len(todo) > QUERY_CACHE:
+                    self._best.clear()
+                self._best.update(zip(todo, zip(best.tolist(), scores.tolist(), strict=True),
+                                      strict=True))  # fmt: skip
+        got = [self._best[t] for t in texts]
+        return np.array([g[0] for g in got]), np.array([g[1] for g in got])
