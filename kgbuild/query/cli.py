@@ -328,9 +328,7 @@ def adqa(
         ]
         (out_dir / "adqa_by_year.tsv").write_text("\n".join(lines) + "\n")
         if years:
-            figs = (
-                ("hit_gold", "kg_accuracy", "accuracy") if client else ("hit_gold", "kg_accuracy")
-            )
+            figs = ("hit_gold", "hit_wrong", "kg_accuracy", *(["accuracy"] if client else []))
             year_chart(rows, out_dir / "adqa_by_year.png", figs)
         err.print(f"wrote {out_dir}")
     if as_json:
