@@ -15,7 +15,8 @@ and query-embedding cache go to a fresh temporary folder, so the first open is a
   paid once per process before the first question (``kgbuild serve`` pays it at start-up);
 - ``p50_ms`` / ``p95_ms`` / ``max_ms``: one retrieval per question (question + choices: link +
   explore + rank + context), each question seen for the first time (its texts are not in any
-  embedding cache); ``warm_p50_ms``: the same questions again;
+  embedding cache; the model is loaded first); ``warm_p50_ms``: the same questions again;
+  ``embed_off_*``: no embedding fallback at all (dictionary linking only);
 - ``http_*``: ``kgbuild serve`` in its own process, ``--http-clients`` threads each with a
   keep-alive connection, POST /retrieve over the questions in turn, timed at the client
   (the query-embedding cache is warm by then: the same questions were retrieved above).
@@ -59,6 +60,15 @@ def pct(values: list[float], q: float) -> float:
     return round(s[min(len(s) - 1, round(q / 100 * (len(s) - 1)))], 2)
 
 
+def peak_rss_mb() -> int:
+    """This process's peak resident memory (VmHWM: reset at exec, unlike ru_maxrss, which a
+    child inherits from the process that forked it)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return round(int(line.split()[1]) / 1024)
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+
+
 def query_process(wh: str, snapshot: str, index_dir: str, files: list[str], embed: str) -> dict:
     """A fresh interpreter's view: re-open from the cached index, warm up, answer every question
     once (cold) and again (warm); its peak RSS is the query process's."""
@@ -78,16 +88,21 @@ def query_process(wh: str, snapshot: str, index_dir: str, files: list[str], embe
         linked += bool(r.question_nodes())
         for k, v in r.timings.items():
             parts.setdefault(k, []).append(v)
-    warm = []
+    warm, off = [], []
     for q in questions:
         t = time.perf_counter()
         engine.retrieve(q.question, q.choices, embed=embed)
         warm.append((time.perf_counter() - t) * 1000)
+    engine = QueryEngine(wh, snapshot, Path(index_dir), embeddings=False)  # no encoding at all
+    for q in questions:
+        t = time.perf_counter()
+        engine.retrieve(q.question, q.choices, embed="off")
+        off.append((time.perf_counter() - t) * 1000)
     return {
         "reopen_s": round(reopen_s, 3), "model_load_s": prep.get("model_load_s"),
-        "cold": cold, "warm": warm, "linked": linked,
+        "cold": cold, "warm": warm, "off": off, "linked": linked,
         "parts": {k: round(statistics.median(v), 3) for k, v in parts.items()},
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "peak_rss_mb": peak_rss_mb(),
     }  # fmt: skip
 
 
@@ -200,7 +215,7 @@ def main() -> None:
         if vec is not None and args.embed != "off":
             vec.ready()
         vectors_s = time.perf_counter() - t0
-        build_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        build_rss = peak_rss_mb()
         print(f"node vectors {vectors_s:.1f}s (computed once per snapshot; peak RSS while "
               f"building {build_rss:.0f} MB)")  # fmt: skip
         del engine, vec
@@ -216,7 +231,8 @@ def main() -> None:
         cold, warm = qp["cold"], qp["warm"]
         print(f"query process (fresh interpreter): cached re-open {qp['reopen_s']:.2f}s, model "
               f"load {qp['model_load_s']}s; {len(cold)} questions: p50 {pct(cold, 50)} ms, p95 "
-              f"{pct(cold, 95)} ms, max {pct(cold, 100)} ms (again: p50 {pct(warm, 50)} ms); "
+              f"{pct(cold, 95)} ms, max {pct(cold, 100)} ms (again: p50 {pct(warm, 50)} ms; "
+              f"--embed off: p50 {pct(qp['off'], 50)} ms, p95 {pct(qp['off'], 95)} ms); "
               f"median parts {qp['parts']}; peak RSS {qp['peak_rss_mb']} MB")  # fmt: skip
         http = {}
         if args.http_requests:
@@ -240,6 +256,7 @@ def main() -> None:
         "questions": len(questions),
         "p50_ms": pct(cold, 50), "p95_ms": pct(cold, 95), "max_ms": pct(cold, 100),
         "warm_p50_ms": pct(warm, 50), "warm_p95_ms": pct(warm, 95),
+        "embed_off_p50_ms": pct(qp["off"], 50), "embed_off_p95_ms": pct(qp["off"], 95),
         "open_s": round(open_s, 2), "reopen_s": qp["reopen_s"],
         "vectors_s": round(vectors_s, 1), "model_load_s": qp["model_load_s"],
         "peak_rss_mb": qp["peak_rss_mb"], "vectors_build_rss_mb": round(build_rss),

@@ -139,6 +139,7 @@ class QueryEngine:
         self.embed_model = embed_model
         self.embedding_error: str | None = None
         self._embedder: Any = None
+        self._queries: Any = None
         self._lock = threading.Lock()
         self._stat: tuple[int, int] | None = None
         self._checked = 0.0
@@ -173,7 +174,9 @@ class QueryEngine:
                     self._embedder = Embedder(self.embed_model, cache_path=cache)
                 except OSError:  # an unwritable index folder: this process's memory only
                     self._embedder = Embedder(self.embed_model, cache_path=None)
-            return NodeVectors(index.nodes["display"], index.path, self._embedder)
+            if self._queries is None:
+                self._queries = Embedder(self._embedder.model_name, cache_path=None)
+            return NodeVectors(index.nodes["display"], index.path, self._embedder, self._queries)
         except ConfigError as exc:
             self.embedding_error = str(exc)
             return None
@@ -189,7 +192,7 @@ class QueryEngine:
                 st.linker.vectors.ready()
                 out["vectors_s"] = round(time.perf_counter() - t0, 3)
                 t0 = time.perf_counter()
-                st.linker.vectors.embedder.load()
+                st.linker.vectors.encode(["warm-up"])  # loads the model for query texts
                 out["model_load_s"] = round(time.perf_counter() - t0, 3)
             except ConfigError as exc:
                 self.embedding_error = str(exc)

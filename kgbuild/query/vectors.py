@@ -3,8 +3,9 @@
 The vectors come from the resolution stage's :class:`~kgbuild.resolve.embed.Embedder` (its
 SQLite cache means a name embedded for one yearly snapshot is never encoded again for the next)
 and are saved as ``vectors-<model>.npy`` in the snapshot's index folder, so a re-open reads one
-array and never imports torch. The model itself loads only when a text that is not cached must
-be encoded (a new question's phrase), on the first such call.
+array and never imports torch. The model itself loads only when a text must be encoded (a new
+question's phrase), on the first such call, or at a server's start (``QueryEngine.prepare``).
+Query texts are remembered in memory only (no disk write on the request path).
 """
 
 from __future__ import annotations
@@ -26,10 +27,14 @@ QUERY_CACHE = 65536
 class NodeVectors:
     """``nearest(texts)`` → (node index, cosine) per text, over the node display names."""
 
-    def __init__(self, names: list[str], folder: Path | None, embedder: Embedder) -> None:
+    def __init__(self, names: list[str], folder: Path | None, embedder: Embedder,
+                 queries: Embedder | None = None) -> None:  # fmt: skip
         self.names = names
         self.folder = folder
         self.embedder = embedder
+        #: Query texts go through an in-memory embedder sharing the model: a question's phrase
+        #: is not worth a durable (fsync'ed) SQLite write on the request path.
+        self.queries = queries
         self.matrix: np.ndarray | None = None
         self.timings: dict[str, float] = {}
         self._lock = threading.Lock()
@@ -71,7 +76,11 @@ class NodeVectors:
         """Query texts' vectors: from this process's memo, else the embedder (and its cache)."""
         todo = [t for t in dict.fromkeys(texts) if t not in self._memo]
         if todo:
-            vecs = self.embedder.embed(todo)
+            q = self.queries
+            if q is not None and q.model is None:
+                self.embedder.load()
+                q.model = self.embedder.model
+            vecs = (q or self.embedder).embed(todo)
             with self._lock:
                 if len(self._memo) + len(todo) > QUERY_CACHE:
                     self._memo.clear()
