@@ -34,7 +34,7 @@ from kgbuild.query.text import is_content, tokens
 from kgbuild.store.snapshots import Warehouse
 
 #: Bump when the files' layout or meaning changes: older caches are then rebuilt.
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 _TABLES = ("nodes", "edges", "evidence", "aliases")
 
 
