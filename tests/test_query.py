@@ -212,3 +212,28 @@ def test_python_api_and_a_newer_snapshot_are_picked_up_without_restart(tmp_path,
     assert retrieve(AD_Q, CHOICES, warehouse=root).snapshot_id == new.snapshot_id
     assert pinned.snapshot_id == infos[0].snapshot_id  # toy@2019 still names 2019
     shutil.rmtree(root / "index")
+
+
+def test_ask_cli_prints_linking_triples_and_pmids_and_fails_in_one_line(toy, tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    env.pop("OPENAI_BASE_URL", None)
+    env.pop("OPENAI_API_KEY", None)
+
+    def ask(*args):
+        return subprocess.run([sys.executable, "-m", "kgbuild.cli", "ask", *args, "-w", str(toy),
+                               "--index-dir", str(tmp_path / "i"), "--embed", "off"],
+                              capture_output=True, text=True, env=env)  # fmt: skip
+
+    out = ask(AD_Q, "--choices", ";".join(CHOICES), "-k", "3")
+    assert out.returncode == 0, out.stderr
+    assert "NCBIGene:348" in out.stdout and "1001, 1002" in out.stdout  # CURIE and PMIDs
+    assert "KG-only answer A" in out.stdout and "no LLM endpoint configured" in out.stdout
+    runs = [json.loads(ask(AD_Q, "--choices", ";".join(CHOICES), "--json").stdout) for _ in "ab"]
+    for r in runs:
+        r.pop("timings_ms")
+    assert runs[0] == runs[1] and runs[0]["triples"][0]["evidence"][0]["pmid"] == "1001"
+    bad = ask("What is the capital city of France?")
+    assert bad.returncode == 2 and "no entity of this snapshot found" in bad.stderr
+    assert "capital city" in bad.stderr and "Traceback" not in bad.stderr
+    bad = ask(AD_Q, "--choices", "APOE;;APP")
+    assert bad.returncode == 2 and "empty choice" in bad.stderr
