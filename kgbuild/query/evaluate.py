@@ -200,7 +200,7 @@ def year_chart(rows: list[dict[str, Any]], path: Path, figures: tuple[str, ...])
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+    fig, ax = plt.subplots(figsize=(8, 5.2), dpi=100)
     subsets = sorted({r["subset"] for r in rows})
     styles = ["-", "--", ":", "-."]
     for j, fig_name in enumerate(figures):
@@ -224,7 +224,7 @@ def year_chart(rows: list[dict[str, Any]], path: Path, figures: tuple[str, ...])
     ax.set_ylabel("%")
     ax.set_title("ADQA against each yearly snapshot (DALK Figure 3)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.13))
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, metadata={"Software": None})
