@@ -26,6 +26,7 @@ from kgbuild.errors import InputError, KgbuildError, StoreError, disk_full
 from kgbuild.evaluate.cli import eval_app
 from kgbuild.extract.pairwise import CHUNK_SIZE
 from kgbuild.llm.client import LLMSettings
+from kgbuild.query import cli as query_cli
 from kgbuild.store.lock import DEFAULT_WAIT_S
 from kgbuild.store.snapshots import Warehouse
 from kgbuild.store.sql import run_sql
@@ -36,7 +37,12 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="Build versioned biomedical knowledge graphs from literature.",
 )
-app.add_typer(eval_app, name="eval", help="Extraction quality on gold files: relations, NER.")
+app.add_typer(
+    eval_app, name="eval", help="Quality on gold files: relations, NER, question answering (ADQA)."
+)
+# Query stage (kgbuild/query/cli.py): ask a question, serve the HTTP API.
+app.command()(query_cli.ask)
+app.command()(query_cli.serve)
 # Piped output keeps whole rows instead of wrapping at rich's 80-column default.
 out = Console(width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True)

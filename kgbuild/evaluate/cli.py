@@ -23,6 +23,7 @@ from rich.console import Console
 from kgbuild.config import setting, warehouse_path
 from kgbuild.errors import InputError
 from kgbuild.evaluate.bootstrap import N_RESAMPLES, SEED
+from kgbuild.query import cli as query_cli
 
 eval_app = typer.Typer(
     add_completion=False,
@@ -70,6 +71,10 @@ def _emit(report: dict[str, Any], facts: dict[str, Any], warehouse: Path | None,
 def _check_limit(limit: int | None) -> None:
     if limit is not None and limit < 1:
         raise InputError("--limit must be at least 1", limit=limit)
+
+
+# ADQA question answering (kgbuild/query/cli.py).
+eval_app.command("adqa")(query_cli.adqa)
 
 
 @eval_app.command("re")

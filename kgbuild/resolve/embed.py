@@ -114,6 +114,12 @@ class Embedder:
                 hf_logging.enable_progress_bar()
         return self.model
 
+    def load(self) -> None:
+        """Load the model now rather than on the first cache miss (a server warms up before it
+        answers, so no request pays the model's load time)."""
+        with self._lock:
+            self._load()
+
     def _lookup(self, texts: list[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
         for s in range(0, len(texts), _SQL_CHUNK):

@@ -1,0 +1,366 @@
+"""``kgbuild ask``, ``kgbuild serve`` and ``kgbuild eval adqa`` (registered by kgbuild/cli.py and
+kgbuild/annotate/eval_cli.py; defined here so the query stage owns its interface)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from kgbuild.config import warehouse_path
+from kgbuild.errors import InputError, QueryError
+from kgbuild.llm.client import LLMSettings
+from kgbuild.query.limits import DEFAULT_HOPS, DEFAULT_K, DEFAULT_TOKEN_BUDGET, NO_ENTITY
+
+if TYPE_CHECKING:
+    from kgbuild.query.engine import Retrieval
+    from kgbuild.query.explore import Filters
+
+out = Console(width=None if sys.stdout.isatty() else 200)
+err = Console(stderr=True)
+
+Warehouse = Annotated[Path | None, typer.Option("--warehouse", "-w", help="Warehouse folder")]
+Snapshot = Annotated[str, typer.Option("--snapshot", "-s", help="id, prefix, KG@YEAR or latest")]
+IndexDir = Annotated[
+    Path | None,
+    typer.Option(help="Where query indexes are cached [default: <warehouse>/index]"),
+]
+K = Annotated[int, typer.Option("--k", "-k", help="Triples in the context")]
+Hops = Annotated[int, typer.Option(help="Path length limit (1-3)")]
+Embed = Annotated[str, typer.Option(help="Embedding fallback: mentions | all | off")]
+BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint")]
+Model = Annotated[str | None, typer.Option(help="LLM model")]
+MaxTokens = Annotated[int | None, typer.Option(help="Completion token cap")]
+
+
+def _table(title: str, cols: list[str], rows: list[list[Any]]) -> Table:
+    t = Table(title=title)
+    for c in cols:
+        t.add_column(c, overflow="fold")
+    for r in rows:
+        t.add_row(*("" if v is None else escape(str(v)) for v in r))
+    return t
+
+
+def _settings(base_url: str | None, model: str | None, max_tokens: int | None) -> LLMSettings:
+    return LLMSettings.from_env(base_url=base_url, model=model, max_tokens=max_tokens)
+
+
+def _filters(
+    relation: list[str] | None,
+    kind: list[str] | None,
+    min_support: int,
+    min_confidence: float,
+    as_of: int | None,
+) -> Filters:
+    from kgbuild.query.explore import Filters
+
+    return Filters(
+        frozenset(relation or ()), frozenset(kind or ()), min_support, min_confidence, as_of
+    )
+
+
+def ask(
+    question: Annotated[str, typer.Argument(help="The question")],
+    choices: Annotated[str | None, typer.Option(help='Choices separated by ";": "A;B;C;D"')] = None,
+    snapshot: Snapshot = "latest",
+    no_llm: Annotated[bool, typer.Option("--no-llm", help="Retrieval only")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
+    k: K = DEFAULT_K,
+    hops: Hops = DEFAULT_HOPS,
+    token_budget: Annotated[
+        int, typer.Option(help="Hard context limit (tokens)")
+    ] = DEFAULT_TOKEN_BUDGET,
+    embed: Embed = "mentions",
+    relation: Annotated[list[str] | None, typer.Option(help="Only these relations")] = None,
+    kind: Annotated[list[str] | None, typer.Option(help="Only these node kinds")] = None,
+    min_support: Annotated[int, typer.Option(help="Least distinct PMIDs per triple")] = 0,
+    min_confidence: Annotated[float, typer.Option(help="Least confidence per triple")] = 0.0,
+    as_of: Annotated[int | None, typer.Option(help="Only triples first seen by this year")] = None,
+    llm_base_url: BaseUrl = None,
+    llm_model: Model = None,
+    llm_max_tokens: MaxTokens = None,
+    index_dir: IndexDir = None,
+    warehouse: Warehouse = None,
+) -> None:
+    """Answer a question from a snapshot: linking, ranked triples with PMIDs, and (with an LLM)
+    the answer citing PMIDs."""
+    opts = choices.split(";") if choices else []
+    if choices is not None and not all(c.strip() for c in opts):
+        raise InputError('empty choice in --choices (separate choices with ";")')
+    settings = _settings(llm_base_url, llm_model, llm_max_tokens)
+    use_llm = not no_llm and settings.endpoint_configured
+    from kgbuild.query.engine import QueryEngine
+
+    engine = QueryEngine(warehouse_path(warehouse), snapshot, index_dir)
+    f = _filters(relation, kind, min_support, min_confidence, as_of)
+    options = {"k": k, "hops": hops, "token_budget": token_budget, "embed": embed, "filters": f}
+    if use_llm:
+        from kgbuild.query.answer import answer_question, make_client
+
+        client = make_client(settings, engine.wh.root)
+        try:
+            a = answer_question(engine, client, question, opts, **options)
+        finally:
+            client.close()
+        r, data = a.retrieval, a.to_dict()
+    else:
+        r = engine.retrieve(question, opts, **options)
+        a, data = None, r.to_dict()
+    if not r.found:
+        raise QueryError(NO_ENTITY, snapshot=r.snapshot_id, unlinked="; ".join(r.unlinked()))
+    if as_json:
+        out.print_json(json.dumps(data, ensure_ascii=False))
+        return
+    _print_retrieval(r)
+    if a is None:
+        if not no_llm:
+            out.print("[dim](no LLM endpoint configured: retrieval only; see --llm-base-url)[/dim]")
+        return
+    answer = data["answer"]
+    if opts:
+        answer = f"{a.letter}. {opts[a.choice]}" if a.choice is not None else "(no readable choice)"
+    out.print(f"[bold]answer:[/bold] {escape(str(answer))}")
+    if a.text and opts:
+        out.print(escape(a.text))
+    out.print(
+        f"cited PMIDs: {', '.join(a.cited) or '(none)'}"
+        + (
+            f"  [yellow]not in the context: {', '.join(a.invalid_citations)}[/yellow]"
+            if a.invalid_citations
+            else ""
+        )
+    )
+    u = a.usage
+    out.print(
+        f"[dim]LLM: {u.calls} calls ({u.cached} cached, {u.failed} failed), "
+        f"{u.prompt_tokens}+{u.completion_tokens} tokens, ${u.cost_usd:.4f}[/dim]"
+    )
+
+
+def _print_retrieval(r: Retrieval) -> None:
+    out.print(f"snapshot {r.snapshot_id} ({r.kg}@{r.as_of_year})")
+    rows = [
+        [x.where, x.surface, x.curie, x.name, x.method, x.score]
+        for x in r.links
+        if x.node is not None
+    ]
+    out.print(
+        _table(
+            "linking (surface → CURIE → name)",
+            ["where", "surface", "CURIE", "name", "how", "score"],
+            rows,
+        )
+    )
+    if r.unlinked():
+        out.print(f"unlinked: {escape('; '.join(r.unlinked()))}")
+    rows = [
+        [
+            t.rank,
+            t.head,
+            t.relation,
+            t.tail,
+            t.support,
+            f"{t.confidence:.2f}",
+            f"{t.first_year}-{t.last_year}",
+            ", ".join(t.pmids),
+        ]
+        for t in r.triples
+    ]
+    out.print(
+        _table(
+            "ranked triples",
+            ["#", "head", "relation", "tail", "support", "conf", "years", "PMIDs"],
+            rows,
+        )
+    )
+    if r.choices:
+        ans = r.kg_answer
+        out.print(
+            "KG support per choice: "
+            + ", ".join(f"{chr(65 + i)} {s:.2f}" for i, s in enumerate(r.choice_support))
+            + (f" → KG-only answer {chr(65 + ans)}" if ans is not None else " → no KG-only answer")
+        )
+    out.print(f"[dim]{r.timings.get('total_ms', 0):.1f} ms[/dim]")
+
+
+def serve(
+    snapshot: Snapshot = "latest",
+    host: Annotated[str, typer.Option(help="Interface to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port")] = 8000,
+    embed: Annotated[bool, typer.Option(help="Load the embedding fallback")] = True,
+    workers: Annotated[int, typer.Option(help="Server processes (each holds the index)")] = 1,
+    llm_base_url: BaseUrl = None,
+    llm_model: Model = None,
+    llm_max_tokens: MaxTokens = None,
+    index_dir: IndexDir = None,
+    warehouse: Warehouse = None,
+) -> None:
+    """Serve a read-only JSON API: POST /retrieve, POST /ask, GET /entities?q=, GET /health."""
+    import uvicorn
+
+    from kgbuild.query.engine import QueryEngine
+    from kgbuild.query.server import SERVE_ENV, create_app
+
+    if not 0 < port < 65536:
+        raise InputError("port must be between 1 and 65535", port=port)
+    if not 1 <= workers <= 16:
+        raise InputError("workers must be between 1 and 16", workers=workers)
+    t0 = time.perf_counter()
+    engine = QueryEngine(warehouse_path(warehouse), snapshot, index_dir, embeddings=embed,
+                         background_reload=True)  # fmt: skip
+    engine.prepare()
+    settings = _settings(llm_base_url, llm_model, llm_max_tokens)
+    idx = engine.state().index
+    err.print(f"kgbuild serve: {idx.kg}@{idx.as_of_year} snapshot {idx.snapshot_id} "
+              f"({idx.n_nodes:,} nodes, {idx.n_edges:,} triples) ready in "
+              f"{time.perf_counter() - t0:.1f}s on http://{host}:{port} "
+              f"(LLM: {'on' if settings.endpoint_configured else 'off'}, "
+              f"{workers} worker{'s' if workers > 1 else ''})", highlight=False)  # fmt: skip
+    if workers == 1:
+        uvicorn.run(create_app(engine, settings), host=host, port=port, log_level="warning",
+                    access_log=False)  # fmt: skip
+        return
+    llm = {"base_url": llm_base_url, "model": llm_model, "max_tokens": llm_max_tokens}
+    os.environ[SERVE_ENV] = json.dumps({
+        "warehouse": str(engine.wh.root), "snapshot": snapshot, "embed": embed,
+        "index_dir": str(engine.index_dir), "llm": {k: v for k, v in llm.items() if v},
+    })  # fmt: skip
+    del engine  # the workers open their own (from the index this process cached)
+    uvicorn.run("kgbuild.query.server:app_from_env", factory=True, host=host, port=port,
+                workers=workers, log_level="warning", access_log=False)  # fmt: skip
+
+
+def adqa(
+    files: Annotated[list[Path], typer.Argument(help="ADQA files: MedQA, MedMCQA, MMLU, QA4MRE")],
+    snapshot: Snapshot = "latest",
+    years: Annotated[str | None, typer.Option(help="Every yearly snapshot, e.g. 2011-2020")] = None,
+    kg: Annotated[str | None, typer.Option(help="KG name for --years [default: latest's]")] = None,
+    k: K = DEFAULT_K,
+    hops: Hops = DEFAULT_HOPS,
+    embed: Embed = "mentions",
+    llm: Annotated[bool, typer.Option("--llm", help="Answer with the LLM (accuracy)")] = False,
+    llm_entities: Annotated[bool, typer.Option(help="LLM names question entities")] = True,
+    rerank: Annotated[bool, typer.Option(help="LLM reranks the triples (DALK)")] = True,
+    llm_base_url: BaseUrl = None,
+    llm_model: Model = None,
+    llm_max_tokens: MaxTokens = None,
+    limit: Annotated[int | None, typer.Option(help="First N questions of each file")] = None,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Write JSON, TSV and PNG here")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
+    index_dir: IndexDir = None,
+    warehouse: Warehouse = None,
+) -> None:
+    """ADQA (DALK): retrieval figures per subset without an LLM, accuracy with one (--llm),
+    against one snapshot or each yearly snapshot (--years: DALK Figure 3)."""
+    from kgbuild.query.adqa import read_questions
+    from kgbuild.query.answer import make_client
+    from kgbuild.query.engine import QueryEngine
+    from kgbuild.query.evaluate import DALK_REPORTED, RETRIEVAL_FIGURES, evaluate, year_chart
+
+    questions = []
+    for f in files:
+        qs = read_questions(f)
+        questions += qs[:limit] if limit is not None else qs
+    wh = warehouse_path(warehouse)
+    client = None
+    if llm:
+        settings = _settings(llm_base_url, llm_model, llm_max_tokens)
+        if not settings.endpoint_configured:
+            raise InputError(
+                "--llm needs an endpoint: --llm-base-url or OPENAI_BASE_URL / OPENAI_API_KEY"
+            )
+        client = make_client(settings, wh)
+    refs = [snapshot]
+    if years:
+        lo, _, hi = years.partition("-")
+        if not (lo.isdigit() and (hi or lo).isdigit()) or int(lo) > int(hi or lo):
+            raise InputError("use --years FROM-TO, e.g. 2011-2020", years=years)
+        name = kg or QueryEngine.kg_of(wh, "latest")
+        refs = [f"{name}@{y}" for y in range(int(lo), int(hi or lo) + 1)]
+    results, rows = [], []
+    try:
+        for ref in refs:
+            engine = QueryEngine(wh, ref, index_dir)
+            idx = engine.state().index
+            if years and str(idx.as_of_year) != ref.rsplit("@", 1)[1]:
+                err.print(
+                    f"{ref}: no snapshot of that year (nearest earlier: {idx.as_of_year}); skipped"
+                )
+                continue
+            t0 = time.perf_counter()
+            res = evaluate(
+                engine,
+                questions,
+                k=k,
+                hops=hops,
+                embed=embed,
+                client=client,
+                llm_entities=llm_entities,
+                rerank=rerank,
+            )
+            res.update(year=idx.as_of_year, kg=idx.kg, seconds=round(time.perf_counter() - t0, 2))
+            results.append(res)
+            for s, fig in res["subsets"].items():
+                rows.append({"year": idx.as_of_year, "subset": s, **fig})
+            if not as_json:
+                _print_eval(res, RETRIEVAL_FIGURES, DALK_REPORTED if client else None)
+    finally:
+        if client is not None:
+            client.close()
+    report = {"runs": results} if years else results[0]
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "adqa.json").write_text(json.dumps(report, indent=1, sort_keys=True))
+        cols = ["year", "subset", *RETRIEVAL_FIGURES, *(["accuracy", "unparsed"] if client else [])]
+        lines = ["\t".join(cols)] + [
+            "\t".join("" if r.get(c) is None else str(r.get(c)) for c in cols) for r in rows
+        ]
+        (out_dir / "adqa_by_year.tsv").write_text("\n".join(lines) + "\n")
+        if years:
+            figs = ("hit_gold", "hit_wrong", "kg_accuracy", *(["accuracy"] if client else []))
+            year_chart(rows, out_dir / "adqa_by_year.png", figs)
+        err.print(f"wrote {out_dir}")
+    if as_json:
+        out.print_json(json.dumps(report))
+
+
+def _print_eval(
+    res: dict[str, Any], figures: tuple[str, ...], reported: dict[str, dict[str, float]] | None
+) -> None:
+    subsets = list(res["subsets"])
+    cols = ["figure", *subsets]
+    rows = [[f, *(res["subsets"][s].get(f) for s in subsets)] for f in figures]
+    if reported is not None:
+        cols.append("AVG")
+        rows = [[*r, ""] for r in rows]
+        rows.append(
+            [
+                "accuracy (ours)",
+                *(res["subsets"][s].get("accuracy") for s in subsets),
+                res.get("AVG"),
+            ]
+        )
+        rows.append(
+            ["unparsed (counted wrong)", *(res["subsets"][s].get("unparsed") for s in subsets), ""]
+        )
+        for name, figs in reported.items():
+            rows.append([f"{name} (reported)", *(figs.get(s) for s in subsets), figs["AVG"]])
+    out.print(
+        _table(
+            f"ADQA on {res['kg']}@{res['year']} ({res['snapshot']}), k={res['k']}, "
+            f"hops={res['hops']}, embed={res['embed']}, {res['seconds']}s",
+            cols,
+            rows,
+        )
+    )

@@ -1,0 +1,165 @@
+"""The context handed to an LLM (or a person): top-k triples with their evidence, under a hard
+token budget.
+
+Each triple carries names, CURIEs, relation, support (distinct PMIDs), noisy-OR confidence, its
+year span and ≤ 2 PMIDs with their evidence sentences — the citations GraphRAG/LightRAG users
+keep asking for. The budget is hard: a triple whose lines do not fit is shortened (one sentence,
+then none) and, if still too long, left out with every triple after it (reported in the
+diagnostics), so the context never exceeds it. Rendering depends only on the snapshot and the
+ranked triples: the same question on the same snapshot gives byte-identical text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kgbuild.llm.client import estimate_tokens
+from kgbuild.query.index import SnapshotIndex
+from kgbuild.query.limits import DEFAULT_K, DEFAULT_TOKEN_BUDGET
+
+#: Evidence sentences shown per triple, and the longest shown (characters; longer are cut).
+EVIDENCE_PER_TRIPLE = 2
+MAX_SENTENCE_CHARS = 300
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    pmid: str
+    year: int
+    sentence: str
+
+
+@dataclass(frozen=True, slots=True)
+class ContextTriple:
+    rank: int
+    triple_id: str
+    head: str
+    head_id: str
+    relation: str
+    tail: str
+    tail_id: str
+    support: int
+    confidence: float
+    first_year: int
+    last_year: int
+    score: float
+    reasons: tuple[str, ...]
+    evidence: tuple[Evidence, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "triple_id": self.triple_id,
+            "head": self.head,
+            "head_id": self.head_id,
+            "relation": self.relation,
+            "tail": self.tail,
+            "tail_id": self.tail_id,
+            "support": self.support,
+            "confidence": self.confidence,
+            "years": [self.first_year, self.last_year],
+            "score": self.score,
+            "reasons": list(self.reasons),
+            "evidence": [
+                {"pmid": x.pmid, "year": x.year, "sentence": x.sentence} for x in self.evidence
+            ],
+        }
+
+    @property
+    def pmids(self) -> list[str]:
+        return [x.pmid for x in self.evidence]
+
+
+def evidence_for(index: SnapshotIndex, edge: int, as_of: int | None = None) -> list[Evidence]:
+    """Up to EVIDENCE_PER_TRIPLE distinct PMIDs of an edge, most confident first (rows are
+    stored in that order), only from years ≤ ``as_of`` when given."""
+    ev = index.evidence
+    out: list[Evidence] = []
+    for r in range(int(index.ev_ptr[edge]), int(index.ev_ptr[edge + 1])):
+        year = int(ev["year"][r])
+        if as_of is not None and year > as_of:
+            continue
+        text = " ".join(ev["sentence"][r].split())
+        if len(text) > MAX_SENTENCE_CHARS:
+            text = text[: MAX_SENTENCE_CHARS - 1].rstrip() + "…"
+        out.append(Evidence(ev["pmid"][r], year, text))
+        if len(out) == EVIDENCE_PER_TRIPLE:
+            break
+    return out
+
+
+def make_triple(
+    index: SnapshotIndex,
+    rank: int,
+    edge: int,
+    score: float,
+    reasons: tuple[str, ...],
+    evidence: list[Evidence],
+) -> ContextTriple:
+    e, n = index.edges, index.nodes
+    h, t = int(e["head"][edge]), int(e["tail"][edge])
+    return ContextTriple(
+        rank,
+        e["triple_id"][edge],
+        n["display"][h],
+        n["id"][h],
+        e["relation"][edge],
+        n["display"][t],
+        n["id"][t],
+        int(e["support"][edge]),
+        round(float(e["confidence"][edge]), 4),
+        int(e["first_year"][edge]),
+        int(e["last_year"][edge]),
+        score,
+        reasons,
+        tuple(evidence),
+    )
+
+
+def render_triple(t: ContextTriple) -> str:
+    years = f"{t.first_year}" if t.first_year == t.last_year else f"{t.first_year}–{t.last_year}"
+    lines = [
+        f"[{t.rank}] {t.head} [{t.head_id}] --{t.relation}--> {t.tail} [{t.tail_id}] "
+        f"(support {t.support} PMIDs, confidence {t.confidence:.2f}, {years})"
+    ]
+    lines += [f'    PMID {x.pmid} ({x.year}): "{x.sentence}"' for x in t.evidence]
+    return "\n".join(lines)
+
+
+HEADER = "Knowledge graph facts (head --relation--> tail), each with supporting PubMed sentences:"
+
+
+def build_context(
+    index: SnapshotIndex,
+    ranked: list[tuple[int, float, tuple[str, ...]]],
+    k: int = DEFAULT_K,
+    token_budget: int = DEFAULT_TOKEN_BUDGET,
+    as_of: int | None = None,
+) -> tuple[list[ContextTriple], str, dict[str, int]]:
+    """The top ``k`` of ``ranked`` (edge, score, reasons) that fit ``token_budget``: the triples,
+    the text, and what the budget cost (shortened / left out)."""
+    used = estimate_tokens(HEADER)
+    out: list[ContextTriple] = []
+    blocks = [HEADER]
+    stats = {"shortened": 0, "left_out": 0}
+    for pos, (edge, score, reasons) in enumerate(ranked[:k]):
+        ev = evidence_for(index, edge, as_of)
+        fitted = None
+        for n_ev in range(len(ev), -1, -1):
+            t = make_triple(index, len(out) + 1, edge, score, reasons, ev[:n_ev])
+            text = render_triple(t)
+            if used + estimate_tokens(text) + 1 <= token_budget:
+                fitted = (t, text, n_ev < len(ev))
+                break
+        if fitted is None:
+            stats["left_out"] = len(ranked[:k]) - pos
+            break
+        t, text, short = fitted
+        stats["shortened"] += short
+        used += estimate_tokens(text) + 1
+        out.append(t)
+        blocks.append(text)
+    if not out:
+        return out, "", stats
+    return out, "\n".join(blocks), stats

@@ -1,0 +1,315 @@
+"""The query engine: a snapshot held in memory, retrieval for one question, and reloading.
+
+:class:`QueryEngine` resolves a snapshot reference (``latest``, an id, ``KG@YEAR``), opens its
+index (:mod:`kgbuild.query.index`) and answers :meth:`~QueryEngine.retrieve` calls from memory.
+It never keeps a DuckDB connection: each catalog read opens and closes one. A reference that can
+move (``latest``, ``KG@YEAR``) is re-resolved when the catalog file changed — checked with one
+``stat`` at most every :data:`REFRESH_S` seconds — so a long-lived process serves a newly
+published snapshot without a restart; requests already running finish on the one they began
+with (each takes the engine's state once).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kgbuild.config import warehouse_path
+from kgbuild.errors import ConfigError, InputError
+from kgbuild.query.context import build_context
+from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
+from kgbuild.query.graph import Graph
+from kgbuild.query.index import SnapshotIndex, index_dir_for, open_index
+from kgbuild.query.limits import (
+    DEFAULT_K,
+    DEFAULT_TOKEN_BUDGET,
+)
+from kgbuild.query.link import EMBED_MODES, Link, Linker, unique_nodes
+from kgbuild.query.rank import kg_answer, rank
+from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, validate
+from kgbuild.store.snapshots import Warehouse
+
+log = logging.getLogger("kgbuild.query")
+#: Seconds between two checks of the catalog for a newer snapshot.
+REFRESH_S = 1.0
+#: Linked nodes explored per question and per choice (WTS keeps ≤ 5 LLM-named question
+#: entities; a dictionary finds more, so the first 8 mentioned are kept).
+MAX_QUESTION_NODES = 8
+MAX_CHOICE_NODES = 3
+
+
+@dataclass(slots=True)
+class _State:
+    """One opened snapshot; replaced whole on reload, never mutated after (but its caches)."""
+
+    index: SnapshotIndex
+    linker: Linker
+    graphs: dict[Filters, tuple[Graph, np.ndarray]] = field(default_factory=dict)
+
+
+class QueryEngine:
+    """Retrieval over one snapshot reference of one warehouse (thread-safe)."""
+
+    def __init__(
+        self,
+        warehouse: Path | str | None = None,
+        snapshot: str = "latest",
+        index_dir: Path | None = None,
+        embeddings: bool = True,
+        embed_model: str | None = None,
+        background_reload: bool = False,
+    ) -> None:
+        self.wh = Warehouse(warehouse_path(Path(warehouse) if warehouse else None))
+        self.ref = snapshot or "latest"
+        self.index_dir = index_dir_for(self.wh.root, index_dir)
+        self.use_embeddings = embeddings
+        self.embed_model = embed_model
+        self.embedding_error: str | None = None
+        self._embedder: Any = None
+        self._queries: Any = None
+        self._lock = threading.Lock()
+        self._stat: tuple[int, int] | None = None
+        self._checked = 0.0
+        self.background_reload = background_reload
+        self._reloading = False
+        self._state = self._open(self.wh.resolve(self.ref))
+        self.reloads = 0
+
+    # ---- opening and reloading --------------------------------------------------------------
+    def _catalog_stat(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.wh.catalog_path)
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
+
+    def _open(self, sid: str) -> _State:
+        self._stat = self._catalog_stat()
+        index = open_index(self.wh, sid, self.index_dir)
+        return _State(index, Linker(index, self._vectors(index)))
+
+    def _vectors(self, index: SnapshotIndex) -> Any:
+        if not self.use_embeddings or self.embedding_error:
+            return None
+        from kgbuild.query.vectors import NodeVectors
+        from kgbuild.resolve.embed import Embedder
+
+        try:
+            if self._embedder is None:
+                cache = self.index_dir / "embeddings.sqlite"
+                try:
+                    self._embedder = Embedder(self.embed_model, cache_path=cache)
+                except OSError:  # an unwritable index folder: this process's memory only
+                    self._embedder = Embedder(self.embed_model, cache_path=None)
+            if self._queries is None:
+                self._queries = Embedder(self._embedder.model_name, cache_path=None)
+            return NodeVectors(index.nodes["display"], index.path, self._embedder, self._queries)
+        except ConfigError as exc:
+            self.embedding_error = str(exc)
+            return None
+
+    def prepare(self) -> dict[str, float]:
+        """Load (or compute once and cache) the node vectors and load the embedding model now,
+        instead of on the first question that needs them (``kgbuild serve`` does this)."""
+        st = self.state()
+        out: dict[str, float] = {}
+        if st.linker.vectors is not None:
+            try:
+                t0 = time.perf_counter()
+                st.linker.vectors.ready()
+                out["vectors_s"] = round(time.perf_counter() - t0, 3)
+                t0 = time.perf_counter()
+                st.linker.vectors.encode(["warm-up"])  # loads the model for query texts
+                out["model_load_s"] = round(time.perf_counter() - t0, 3)
+            except ConfigError as exc:
+                self.embedding_error = str(exc)
+                st.linker.vectors = None
+        return out
+
+    def state(self) -> _State:
+        """The current snapshot, reloaded first if the reference now names a newer one (with
+        ``background_reload`` — the server — the reload runs in a thread and requests keep
+        the current snapshot until the new one is ready, so none waits for an index build)."""
+        now = time.monotonic()
+        movable = self.ref == "latest" or "@" in self.ref
+        if not movable or now - self._checked < REFRESH_S or self._reloading:
+            return self._state
+        with self._lock:
+            if now - self._checked < REFRESH_S or self._reloading:
+                return self._state
+            self._checked = now
+            stat = self._catalog_stat()
+            if stat == self._stat:
+                return self._state
+            if not self.background_reload:
+                self._reload(stat)
+                return self._state
+            self._reloading = True
+        threading.Thread(target=self._reload_bg, args=(stat,), daemon=True).start()
+        return self._state
+
+    def _reload(self, stat: tuple[int, int] | None) -> None:
+        sid = self.wh.resolve(self.ref)
+        if sid != self._state.index.snapshot_id:
+            new = self._open(sid)
+            if self.background_reload and new.linker.vectors is not None:
+                new.linker.vectors.ready()  # computed before the swap, not by a request
+            self._state = new
+            self.reloads += 1
+        else:
+            self._stat = stat
+
+    def _reload_bg(self, stat: tuple[int, int] | None) -> None:
+        try:
+            self._reload(stat)
+        except Exception as exc:  # keep serving the current snapshot; the next check retries
+            log.warning("reloading %s failed: %s", self.ref, exc)
+            self._stat = None
+        finally:
+            self._reloading = False
+
+    @staticmethod
+    def kg_of(warehouse: Path, ref: str) -> str:
+        """The KG name of the snapshot ``ref`` names."""
+        wh = Warehouse(warehouse)
+        return str(wh.manifest(wh.resolve(ref))["kg"])
+
+    @property
+    def snapshot_id(self) -> str:
+        return self.state().index.snapshot_id
+
+    def _graph(self, st: _State, f: Filters) -> tuple[Graph, np.ndarray | None]:
+        if not f.active:
+            return st.index.graph, None
+        got = st.graphs.get(f)
+        if got is None:
+            idx = st.index
+            mask = edge_mask(idx, f)
+            keep = np.flatnonzero(mask)
+            g = Graph.from_edges(
+                idx.n_nodes,
+                idx.edges["head"][keep],
+                idx.edges["tail"][keep],
+                idx.edges["support"][keep],
+                idx.edges["confidence"][keep],
+            )
+            # the filtered graph's edge ids index ``keep``: map them back to snapshot edges
+            g.inc_edge = keep[g.inc_edge]
+            g.pair_edges = {p: [int(keep[e]) for e in es] for p, es in g.pair_edges.items()}
+            if len(st.graphs) >= 16:
+                st.graphs.clear()
+            got = st.graphs[f] = (g, mask)
+        return got
+
+    # ---- retrieval ----------------------------------------------------------------------------
+    def retrieve(
+        self,
+        question: str,
+        choices: list[str] | None = None,
+        *,
+        k: int = DEFAULT_K,
+        hops: int = 3,
+        token_budget: int = DEFAULT_TOKEN_BUDGET,
+        filters: Filters | None = None,
+        entities: list[Link] | None = None,
+        embed: str = "mentions",
+        hub_degree: int = HUB_DEGREE,
+        neighbour_cap: int = NEIGHBOUR_CAP,
+    ) -> Retrieval:
+        """Link → explore → rank → context for one question (no LLM). ``entities``: links an
+        LLM named (see :mod:`kgbuild.query.llm`), used beside the dictionary's."""
+        choices = validate(question, choices, k, hops, token_budget)
+        if embed not in EMBED_MODES:
+            raise InputError(f"embed must be one of {', '.join(EMBED_MODES)}")
+        f = filters or Filters()
+        st = self.state()
+        t = Timer()
+        links = st.linker.link_text(question, "question", embed=embed)
+        for i, c in enumerate(choices):
+            links += st.linker.link_text(c, f"choice:{i}", embed=embed, whole=True)
+        if entities:
+            links += entities
+        t.lap("link_ms")
+        qn = unique_nodes([x for x in links if x.where == "question"])[:MAX_QUESTION_NODES]
+        cn = [
+            unique_nodes([x for x in links if x.where == f"choice:{i}"])[:MAX_CHOICE_NODES]
+            for i in range(len(choices))
+        ]
+        graph, mask = self._graph(st, f)
+        idx = st.index
+        cand = explore(idx, graph, mask, qn, cn, question, hops, hub_degree, neighbour_cap)
+        t.lap("explore_ms")
+        ranking = rank(idx, cand, qn, cn)
+        t.lap("rank_ms")
+        ranked = [(s.edge, s.score, s.reasons) for s in ranking.triples]
+        triples, text, budget = build_context(idx, ranked, k, token_budget, f.as_of_year)
+        t.lap("context_ms")
+        paths = [path_dict(idx, p) for p in ranking.paths[: 5 * max(1, len(qn))]]
+        diag = {
+            "question_entities": len(qn),
+            "choice_entities": [len(c) for c in cn],
+            "candidate_triples": len(cand.edges),
+            "paths_found": len(cand.paths),
+            "paths_kept": len(ranking.paths),
+            "hubs_capped": [idx.nodes["id"][h] for h in cand.hubs_capped],
+            "second_hop": len(cand.second_hop),
+            "budget": {"tokens": token_budget, **budget},
+            "filters": filters_dict(f),
+            "embedding": "off" if st.linker.vectors is None else embed,
+        }
+        if self.embedding_error and embed != "off":
+            diag["embedding_error"] = self.embedding_error
+        r = Retrieval(
+            idx.snapshot_id,
+            idx.kg,
+            idx.as_of_year,
+            question,
+            choices,
+            links,
+            paths,
+            triples,
+            text,
+            ranking.choice_support,
+            kg_answer(ranking.choice_support),
+            diag,
+        )
+        t.lap("total_ms", total=True)
+        r.timings = t.laps
+        return r
+
+
+_ENGINES: dict[tuple[str, str, str], QueryEngine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def engine_for(
+    warehouse: Path | str | None = None, snapshot: str = "latest", index_dir: Path | None = None
+) -> QueryEngine:
+    """A process-wide engine per (warehouse, reference, index folder): the Python API's
+    functions share it, so only the first call pays for opening."""
+    wh = str(warehouse_path(Path(warehouse) if warehouse else None).resolve())
+    key = (wh, snapshot, str(index_dir or ""))
+    with _ENGINES_LOCK:
+        eng = _ENGINES.get(key)
+        if eng is None:
+            eng = _ENGINES[key] = QueryEngine(wh, snapshot, index_dir)
+        return eng
+
+
+def retrieve(
+    question: str,
+    choices: list[str] | None = None,
+    *,
+    snapshot: str = "latest",
+    warehouse: Path | str | None = None,
+    **options: Any,
+) -> Retrieval:
+    """Retrieval without an LLM: ``retrieve("Which gene …?", ["APOE", "APP"])``."""
+    return engine_for(warehouse, snapshot).retrieve(question, choices, **options)

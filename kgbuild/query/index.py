@@ -1,0 +1,295 @@
+"""A snapshot loaded once into memory for querying, and cached beside it by content hash.
+
+Loading reads six small SQL results through :class:`~kgbuild.store.snapshots.Warehouse` (each
+query opens a read-only connection and closes it, so the catalog is never held open while
+questions are answered: DuckDB allows one writer *or* readers per file, and a scheduled build
+must be able to publish meanwhile). What is read becomes flat arrays — nodes, edges with
+support / confidence / year span, the best evidence sentence per (triple, PMID), and the alias
+dictionary — written as Arrow IPC files to ``<index_dir>/<snapshot_id>-<content_hash[:16]>/``.
+A snapshot is immutable, so its content hash names its index for good: a second open reads
+those files (no DuckDB, no SQL) and only rebuilds the adjacency arrays.
+
+Arrow and ``.npy`` files are read without pickle: a tampered cache can give wrong answers,
+never run code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.ipc as ipc
+
+from kgbuild.query.aliases import build_aliases
+from kgbuild.query.graph import Graph
+from kgbuild.query.text import is_content, tokens
+from kgbuild.store.snapshots import Warehouse
+
+#: Bump when the files' layout or meaning changes: older caches are then rebuilt.
+INDEX_VERSION = 2
+_TABLES = ("nodes", "edges", "evidence", "aliases")
+
+
+@dataclass(slots=True)
+class SnapshotIndex:
+    """Everything retrieval needs about one snapshot, as column arrays (row = node/edge id)."""
+
+    snapshot_id: str
+    kg: str
+    as_of_year: int
+    content_hash: str
+    nodes: dict[str, Any]
+    edges: dict[str, Any]
+    evidence: dict[str, Any]
+    aliases: dict[str, Any]
+    graph: Graph = field(init=False)
+    node_of: dict[str, int] = field(init=False)
+    relations: list[str] = field(init=False)
+    ev_ptr: np.ndarray = field(init=False)
+    path: Path | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    _name_tokens: dict[int, frozenset[str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.node_of = {nid: i for i, nid in enumerate(self.nodes["id"])}
+        self.relations = sorted(set(self.edges["relation"]))
+        rel_code = {r: i for i, r in enumerate(self.relations)}
+        self.edges["rel"] = np.array([rel_code[r] for r in self.edges["relation"]], np.int16)
+        self.graph = Graph.from_edges(
+            len(self.nodes["id"]),
+            self.edges["head"],
+            self.edges["tail"],
+            self.edges["support"],
+            self.edges["confidence"],
+        )
+        # evidence rows are sorted by edge: ev_ptr[e]:ev_ptr[e+1] are edge e's rows
+        self.ev_ptr = np.searchsorted(
+            self.evidence["edge"], np.arange(len(self.edges["head"]) + 1)
+        ).astype(np.int64)
+
+    def name_tokens(self, node: int) -> frozenset[str]:
+        """Content tokens of a node's display name (memoized: names are immutable)."""
+        got = self._name_tokens.get(node)
+        if got is None:
+            got = frozenset(t for t in tokens(self.nodes["display"][node]) if is_content(t))
+            self._name_tokens[node] = got
+        return got
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.nodes["id"])
+
+    @property
+    def n_edges(self) -> int:
+        return len(self.edges["head"])
+
+    def meta(self) -> dict[str, Any]:
+        return {
+            "index_version": INDEX_VERSION,
+            "snapshot_id": self.snapshot_id,
+            "kg": self.kg,
+            "as_of_year": self.as_of_year,
+            "content_hash": self.content_hash,
+            "nodes": self.n_nodes,
+            "edges": self.n_edges,
+            "evidence": len(self.evidence["edge"]),
+            "aliases": len(self.aliases["key"]),
+        }
+
+
+def index_dir_for(warehouse: Path, index_dir: Path | None) -> Path:
+    """Where indexes live: ``<warehouse>/index`` unless told otherwise (a read-only warehouse
+    can keep its indexes elsewhere)."""
+    return Path(index_dir) if index_dir else Path(warehouse) / "index"
+
+
+def open_index(
+    wh: Warehouse, snapshot_id: str, index_dir: Path | None = None, cache: bool = True
+) -> SnapshotIndex:
+    """The index of one snapshot: from its cache folder when present, else built and cached."""
+    m = wh.manifest(snapshot_id)
+    folder = index_dir_for(wh.root, index_dir) / f"{snapshot_id}-{m['content_hash'][:16]}"
+    if cache and folder.exists():
+        t0 = time.perf_counter()
+        idx = _read(folder, m)
+        if idx is not None:
+            idx.timings["load_s"] = round(time.perf_counter() - t0, 4)
+            return idx
+        shutil.rmtree(folder, ignore_errors=True)  # stale or damaged: rebuilt below
+    t0 = time.perf_counter()
+    tables = _from_warehouse(wh, snapshot_id)
+    idx = SnapshotIndex(snapshot_id, m["kg"], m["as_of_year"], m["content_hash"], **tables)
+    idx.timings["build_s"] = round(time.perf_counter() - t0, 4)
+    if cache:
+        idx.path = _write(folder, idx)
+    return idx
+
+
+# ---- reading the snapshot ---------------------------------------------------------------------
+
+
+def _from_warehouse(wh: Warehouse, sid: str) -> dict[str, dict[str, Any]]:
+    """Six read-only queries (each its own short connection), always in a fixed order."""
+    ents = wh.query(
+        "SELECT id, name, type, aliases, first_year FROM entities_at(?) ORDER BY id", [sid]
+    )
+    node_of = {r[0]: i for i, r in enumerate(ents)}
+    edges = wh.query(
+        "SELECT triple_id, head_id, tail_id, relation, coalesce(metaedge, ''), support, "
+        "n_evidence, coalesce(confidence, 0), coalesce(first_year, 0), coalesce(last_year, 0) "
+        "FROM kg_edges_at(?) ORDER BY triple_id",
+        [sid],
+    )
+    edges = [e for e in edges if e[1] in node_of and e[2] in node_of]
+    edge_of = {e[0]: i for i, e in enumerate(edges)}
+    # the best sentence per (triple, PMID): most confident, then shortest, then by id
+    ev = wh.query(
+        "SELECT triple_id, pmid, year, sentence, confidence FROM evidence_at(?) "
+        "QUALIFY row_number() OVER (PARTITION BY triple_id, pmid "
+        "ORDER BY confidence DESC, length(sentence), evidence_id) = 1",
+        [sid],
+    )
+    ev = sorted(
+        (
+            (edge_of[r[0]], r[1], int(r[2] or 0), r[3] or "", float(r[4] or 0))
+            for r in ev
+            if r[0] in edge_of
+        ),
+        key=lambda r: (r[0], -r[4], -r[2], r[1]),
+    )
+    mentions = wh.query(
+        "SELECT concept_id, text, count(*) FROM mentions_at(?) WHERE concept_id IS NOT NULL "
+        "GROUP BY ALL ORDER BY ALL",
+        [sid],
+    )
+    merged = wh.query(
+        "SELECT name, merged_into, method FROM resolutions_at(?) "
+        "WHERE merged_into <> node_id ORDER BY ALL",
+        [sid],
+    )
+    abbrevs = wh.query(
+        "SELECT short, long, count(DISTINCT pmid) FROM abbreviations_at(?) GROUP BY ALL "
+        "ORDER BY ALL",
+        [sid],
+    )
+    nodes = {
+        "id": [r[0] for r in ents],
+        "name": [r[1] or r[0] for r in ents],
+        "type": [r[2] or "" for r in ents],
+        "first_year": np.array([r[4] or 0 for r in ents], np.int16),
+    }
+    degree = _degree(len(ents), [node_of[e[1]] for e in edges], [node_of[e[2]] for e in edges])
+    aliases, display = build_aliases(ents, node_of, mentions, merged, abbrevs, degree)
+    nodes["display"] = display
+    return {
+        "nodes": nodes,
+        "edges": {
+            "triple_id": [e[0] for e in edges],
+            "head": np.array([node_of[e[1]] for e in edges], np.int32),
+            "tail": np.array([node_of[e[2]] for e in edges], np.int32),
+            "relation": [e[3] for e in edges],
+            "metaedge": [e[4] for e in edges],
+            "support": np.array([e[5] for e in edges], np.int32),
+            "n_evidence": np.array([e[6] for e in edges], np.int32),
+            "confidence": np.array([e[7] for e in edges], np.float32),
+            "first_year": np.array([e[8] for e in edges], np.int16),
+            "last_year": np.array([e[9] for e in edges], np.int16),
+        },
+        "evidence": {
+            "edge": np.array([r[0] for r in ev], np.int32),
+            "pmid": [r[1] for r in ev],
+            "year": np.array([r[2] for r in ev], np.int16),
+            "sentence": [r[3] for r in ev],
+            "confidence": np.array([r[4] for r in ev], np.float32),
+        },
+        "aliases": aliases,
+    }
+
+
+def _degree(n: int, heads: list[int], tails: list[int]) -> np.ndarray:
+    """Distinct neighbours per node."""
+    pairs = {(min(h, t), max(h, t)) for h, t in zip(heads, tails, strict=True) if h != t}
+    deg = np.zeros(n, np.int32)
+    for h, t in pairs:
+        deg[h] += 1
+        deg[t] += 1
+    return deg
+
+
+# ---- the cache --------------------------------------------------------------------------------
+
+
+def _to_arrow(cols: dict[str, Any]) -> pa.Table:
+    return pa.table({k: pa.array(v) for k, v in cols.items() if k != "rel"})
+
+
+def _from_arrow(table: pa.Table) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in table.column_names:
+        col = table.column(name)
+        if pa.types.is_integer(col.type) or pa.types.is_floating(col.type):
+            out[name] = col.to_numpy()
+        else:
+            out[name] = col.to_pylist()
+    return out
+
+
+def _write(folder: Path, idx: SnapshotIndex) -> Path | None:
+    """Write the index atomically (a temp folder renamed into place); None if the folder is not
+    writable (the index then lives in memory only, and the next open builds it again)."""
+    tmp = folder.parent / f".tmp-{uuid.uuid4().hex}"
+    try:
+        tmp.mkdir(parents=True)
+        for name in _TABLES:
+            with ipc.new_file(
+                str(tmp / f"{name}.arrow"), _to_arrow(getattr(idx, name)).schema
+            ) as w:
+                w.write_table(_to_arrow(getattr(idx, name)))
+        (tmp / "meta.json").write_text(json.dumps(idx.meta(), indent=1, sort_keys=True))
+        try:
+            os.replace(tmp, folder)
+        except OSError:  # another process published the same index first: theirs is as good
+            shutil.rmtree(tmp, ignore_errors=True)
+        return folder
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        return None
+
+
+def _read(folder: Path, manifest: dict[str, Any]) -> SnapshotIndex | None:
+    """The cached index, or None when it is from another index version or snapshot, or
+    damaged (a tampered or half-copied cache is rebuilt, never trusted)."""
+    try:
+        meta = json.loads((folder / "meta.json").read_text())
+        if (
+            meta.get("index_version") != INDEX_VERSION
+            or meta.get("snapshot_id") != manifest["snapshot_id"]
+            or meta.get("content_hash") != manifest["content_hash"]
+        ):
+            return None
+        tables = {}
+        for name in _TABLES:
+            with pa.memory_map(str(folder / f"{name}.arrow")) as src:
+                tables[name] = _from_arrow(ipc.open_file(src).read_all())
+        idx = SnapshotIndex(
+            manifest["snapshot_id"],
+            manifest["kg"],
+            manifest["as_of_year"],
+            manifest["content_hash"],
+            **tables,
+        )
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError,
+            pa.ArrowException):  # fmt: skip
+        return None  # unreadable or inconsistent: the caller rebuilds it
+    if idx.n_edges != meta.get("edges") or idx.n_nodes != meta.get("nodes"):
+        return None
+    idx.path = folder
+    return idx

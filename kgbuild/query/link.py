@@ -1,0 +1,294 @@
+"""Question → KG nodes: a dictionary linker, an embedding fallback, and LLM-named entities.
+
+1. **Dictionary** (no model, ~0.1 ms): leftmost-longest match of the question's normalized
+   tokens against the snapshot's alias dictionary (:mod:`kgbuild.query.aliases`), never across
+   punctuation; one-token keys of ≤ 4 characters must match the question's own spelling.
+2. **Embedding fallback**: text the dictionary left unlinked — a whole choice, a phrase of the
+   question, an entity an LLM named — is embedded (all-MiniLM-L6-v2, the resolution stage's
+   cached :class:`~kgbuild.resolve.embed.Embedder`) and linked to the nearest node name when
+   the cosine reaches :data:`LINK_THRESHOLD`. DALK links its LLM's entities to the nearest node
+   with no threshold at all; HyKGE links at ≥ 0.7. Ours was measured on ADQA (README "Querying
+   a snapshot", ``tests/fixtures/query/link_audit.tsv``).
+3. **LLM entities** (optional, :mod:`kgbuild.query.llm`): ≤ 5 names (WTS), linked whole by the
+   dictionary, then by embedding, then by the dictionary matches inside them.
+
+Question and choice links are kept apart (``where`` = ``question`` or ``choice:<i>``), and
+every mention that found no node is reported, not dropped.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kgbuild.query.aliases import SEP, SHORT_KEY
+from kgbuild.query.text import STOPWORDS, Token, is_content, key, tokenize
+
+if TYPE_CHECKING:
+    from kgbuild.query.index import SnapshotIndex
+    from kgbuild.query.vectors import NodeVectors
+
+#: Cosine at or above which an embedded mention links to its nearest node name (measured on
+#: ADQA: see module docstring).
+LINK_THRESHOLD = 0.80
+#: Longest dictionary key tried, in tokens.
+MAX_MATCH_TOKENS = 8
+#: An unlinked phrase is at most this many tokens (longer runs are cut into pieces).
+MAX_CHUNK_TOKENS = 5
+#: Longest text (characters) embedded for one mention: a choice that is a sentence is cut.
+MAX_EMBED_CHARS = 120
+#: Embedding fallback modes: ``mentions`` (default) embeds only texts known to be one mention —
+#: a choice the dictionary found nothing in, an entity an LLM named — because encoding costs
+#: ~15 ms a call on 2 cores, more than the rest of retrieval; ``all`` also embeds every phrase
+#: of the question the dictionary left (measured in README "Querying a snapshot").
+EMBED_MODES = ("mentions", "all", "off")
+_POSSESSIVE_END = re.compile(r"['’][sS]$")
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One mention: where it was, what it says, and the node it names (``node`` None:
+    unlinked)."""
+
+    surface: str
+    where: str
+    node: int | None
+    curie: str | None
+    name: str | None
+    method: str  # dictionary:<source> | embedding | llm | unlinked
+    score: float
+    start: int = -1
+    end: int = -1
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("node")
+        return d
+
+
+class Linker:
+    """Links text of one snapshot; thread-safe (no mutable state but the vectors' lazy load)."""
+
+    def __init__(
+        self,
+        index: SnapshotIndex,
+        vectors: NodeVectors | None = None,
+        threshold: float = LINK_THRESHOLD,
+    ) -> None:
+        self.index = index
+        self.vectors = vectors
+        self.threshold = threshold
+        a = index.aliases
+        self._row = {k: i for i, k in enumerate(a["key"])}
+        self._node = a["node"]
+        self._source = a["source"]
+        self._surfaces = a["surfaces"]
+        self._lock = threading.Lock()
+        # first token of a key → the longest key starting with it: most tokens start none
+        self._longest: dict[str, int] = {}
+        for k in a["key"]:
+            parts = k.split(" ")
+            self._longest[parts[0]] = max(self._longest.get(parts[0], 0), len(parts))
+
+    # ---- dictionary -------------------------------------------------------------------------
+    def lookup(self, text: str) -> int | None:
+        """The node a whole name means (exact normalized key), or None."""
+        row = self._row.get(key(text))
+        return int(self._node[row]) if row is not None else None
+
+    def _accept(self, row: int, k: str, surface: str) -> bool:
+        """The short-key rule of :mod:`kgbuild.query.aliases`."""
+        if " " in k or (len(k) > SHORT_KEY and k not in STOPWORDS):
+            return True
+        forms = self._surfaces[row].split(SEP) if self._surfaces[row] else []
+        surface = _POSSESSIVE_END.sub("", surface)
+        if surface in forms:
+            return True
+        return "*" in forms and any(ch.isupper() for ch in surface)
+
+    def dictionary(self, text: str, where: str) -> tuple[list[Link], list[tuple[int, int]]]:
+        """Leftmost-longest dictionary matches, and the unmatched token spans (start, end)."""
+        toks = tokenize(text)
+        links: list[Link] = []
+        covered = [False] * len(toks)
+        i = 0
+        while i < len(toks):
+            hit = None
+            longest = self._longest.get(toks[i].norm, 0)
+            for n in range(min(MAX_MATCH_TOKENS, longest, len(toks) - i), 0, -1):
+                if n > 1 and any(t.brk for t in toks[i + 1 : i + n]):
+                    continue
+                k = " ".join(t.norm for t in toks[i : i + n])
+                row = self._row.get(k)
+                if row is None:
+                    continue
+                surface = text[toks[i].start : toks[i + n - 1].end]
+                if self._accept(row, k, surface):
+                    hit = (n, row, surface)
+                    break
+            if hit is None:
+                i += 1
+                continue
+            n, row, surface = hit
+            node = int(self._node[row])
+            links.append(
+                self._link(
+                    surface,
+                    where,
+                    node,
+                    f"dictionary:{self._source[row]}",
+                    1.0,
+                    toks[i].start,
+                    toks[i + n - 1].end,
+                )
+            )
+            for j in range(i, i + n):
+                covered[j] = True
+            i += n
+        return links, _chunks(toks, covered)
+
+    def _link(
+        self,
+        surface: str,
+        where: str,
+        node: int | None,
+        method: str,
+        score: float,
+        start: int = -1,
+        end: int = -1,
+    ) -> Link:
+        if node is None:
+            return Link(surface, where, None, None, None, method, round(score, 4), start, end)
+        nodes = self.index.nodes
+        return Link(
+            surface,
+            where,
+            node,
+            nodes["id"][node],
+            nodes["display"][node],
+            method,
+            round(score, 4),
+            start,
+            end,
+        )
+
+    # ---- embedding fallback -------------------------------------------------------------------
+    def embed_link(
+        self,
+        texts: list[str],
+        where: list[str],
+        spans: list[tuple[int, int]],
+        method: str = "embedding",
+    ) -> list[Link]:
+        """Nearest node name by cosine for each text; unlinked below the threshold."""
+        if not texts:
+            return []
+        if self.vectors is None:
+            return [
+                self._link(t, w, None, "unlinked", 0.0, *s)
+                for t, w, s in zip(texts, where, spans, strict=True)
+            ]
+        nodes, scores = self.vectors.nearest([t[:MAX_EMBED_CHARS] for t in texts])
+        out = []
+        for t, w, s, n, sc in zip(texts, where, spans, nodes, scores, strict=True):
+            ok = n >= 0 and sc >= self.threshold
+            out.append(
+                self._link(
+                    t, w, int(n) if ok else None, method if ok else "unlinked", float(sc), *s
+                )
+            )
+        return out
+
+    # ---- whole texts ------------------------------------------------------------------------
+    def link_text(
+        self, text: str, where: str, embed: str = "mentions", whole: bool = False
+    ) -> list[Link]:
+        """Dictionary links of ``text``, then the embedding fallback for what is left.
+
+        ``whole``: the text is itself one mention (a choice): embedded whole when the
+        dictionary found nothing in it. ``embed`` (see :data:`EMBED_MODES`): ``mentions``
+        embeds only such whole mentions, ``all`` also every unlinked phrase, ``off`` nothing.
+        """
+        if embed not in EMBED_MODES:
+            raise ValueError(f"embed must be one of {EMBED_MODES}")
+        links, spans = self.dictionary(text, where)
+        todo: list[tuple[int, int]] = []
+        if whole and not links and text.strip() and embed != "off":
+            todo, spans = [(0, len(text))], []
+        elif embed == "all":
+            todo, spans = spans, []
+        links += self.embed_link([text[a:b] for a, b in todo], [where] * len(todo), todo)
+        links += [self._link(text[a:b], where, None, "unlinked", 0.0, a, b) for a, b in spans]
+        return sorted(links, key=lambda x: (x.start, x.end))
+
+    def link_names(self, names: list[str], where: str, embed: bool = True) -> list[Link]:
+        """Entities an LLM named: whole name by dictionary, else by embedding, else the
+        dictionary matches inside the name, else unlinked."""
+        out: list[Link] = []
+        pending: list[str] = []
+        for name in names:
+            node = self.lookup(name)
+            if node is not None:
+                out.append(self._link(name, where, node, "llm+dictionary", 1.0))
+            else:
+                pending.append(name)
+        embedded = (
+            self.embed_link(
+                pending, [where] * len(pending), [(-1, -1)] * len(pending), "llm+embedding"
+            )
+            if embed
+            else []
+        )
+        for i, name in enumerate(pending):
+            if embed and embedded[i].node is not None:
+                out.append(embedded[i])
+                continue
+            inner, _ = self.dictionary(name, where)
+            if inner:
+                out += [self._link(name, where, x.node, "llm+" + x.method, 1.0) for x in inner]
+            else:
+                score = embedded[i].score if embed else 0.0
+                out.append(self._link(name, where, None, "unlinked", score))
+        return out
+
+
+def _chunks(toks: list[Token], covered: list[bool]) -> list[tuple[int, int]]:
+    """Maximal runs of uncovered content tokens within one phrase, cut to MAX_CHUNK_TOKENS;
+    a run starts and ends on a content word ("the", "of" inside a run are kept)."""
+    spans: list[tuple[int, int]] = []
+    run: list[Token] = []
+
+    def flush() -> None:
+        while run and not is_content(run[-1].norm):
+            run.pop()
+        for s in range(0, len(run), MAX_CHUNK_TOKENS):
+            part = run[s : s + MAX_CHUNK_TOKENS]
+            while part and not is_content(part[-1].norm):
+                part = part[:-1]
+            if part and any(len(t.norm) >= 3 and is_content(t.norm) for t in part):
+                spans.append((part[0].start, part[-1].end))
+        run.clear()
+
+    for t, cov in zip(toks, covered, strict=True):
+        if cov or t.brk:
+            flush()
+        if cov:
+            continue
+        if not run and not is_content(t.norm):
+            continue
+        run.append(t)
+    flush()
+    return spans
+
+
+def unique_nodes(links: list[Link]) -> list[int]:
+    """Linked nodes in first-mention order, each once."""
+    return list(dict.fromkeys(x.node for x in links if x.node is not None))
+
+
+def as_array(nodes: list[int]) -> np.ndarray:
+    return np.array(sorted(set(nodes)), np.int64)

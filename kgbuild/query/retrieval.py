@@ -1,0 +1,150 @@
+"""What retrieval returns (:class:`Retrieval`, its JSON) and the checks and small helpers every
+interface shares: input limits (one clear :class:`~kgbuild.errors.InputError` each), paths and
+filters as JSON, per-stage timings."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
+
+from kgbuild.errors import InputError
+from kgbuild.query.context import ContextTriple
+from kgbuild.query.explore import Filters
+from kgbuild.query.index import SnapshotIndex
+from kgbuild.query.limits import (
+    MAX_CHOICE_CHARS,
+    MAX_CHOICES,
+    MAX_HOPS,
+    MAX_K,
+    MAX_QUESTION_CHARS,
+    MAX_TOKEN_BUDGET,
+    MIN_TOKEN_BUDGET,
+    NO_ENTITY,
+)
+from kgbuild.query.link import Link, unique_nodes
+from kgbuild.query.rank import KeptPath
+
+
+@dataclass(slots=True)
+class Retrieval:
+    """What retrieval found for one question (``to_dict`` is the JSON the CLI/HTTP print)."""
+
+    snapshot_id: str
+    kg: str
+    as_of_year: int
+    question: str
+    choices: list[str]
+    links: list[Link]
+    paths: list[dict[str, Any]]
+    triples: list[ContextTriple]
+    context: str
+    choice_support: list[float]
+    kg_answer: int | None
+    diagnostics: dict[str, Any]
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def found(self) -> bool:
+        return any(x.node is not None for x in self.links)
+
+    @property
+    def message(self) -> str | None:
+        return None if self.found else NO_ENTITY
+
+    def question_nodes(self) -> list[int]:
+        return unique_nodes([x for x in self.links if x.where == "question"])
+
+    def choice_nodes(self) -> list[list[int]]:
+        return [
+            unique_nodes([x for x in self.links if x.where == f"choice:{i}"])
+            for i in range(len(self.choices))
+        ]
+
+    def unlinked(self) -> list[str]:
+        return [x.surface for x in self.links if x.node is None]
+
+    def to_dict(self, timings: bool = True) -> dict[str, Any]:
+        d = {
+            "snapshot": {"id": self.snapshot_id, "kg": self.kg, "as_of_year": self.as_of_year},
+            "question": self.question,
+            "choices": self.choices,
+            "message": self.message,
+            "links": [x.to_dict() for x in self.links if x.node is not None],
+            "unlinked": self.unlinked(),
+            "paths": self.paths,
+            "triples": [t.to_dict() for t in self.triples],
+            "context": self.context,
+            "choice_support": self.choice_support,
+            "kg_answer": self.kg_answer,
+            "diagnostics": self.diagnostics,
+        }
+        if timings:
+            d["timings_ms"] = self.timings
+        return d
+
+
+def validate(question: Any, choices: Any, k: int, hops: int, budget: int) -> list[str]:
+    """The checks every interface shares; a violation is one clear :class:`InputError`."""
+    if not isinstance(question, str) or not question.strip():
+        raise InputError("the question is empty")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InputError(
+            f"the question is too long ({len(question):,} characters; at most "
+            f"{MAX_QUESTION_CHARS:,})"
+        )
+    choices = list(choices or [])
+    if len(choices) > MAX_CHOICES:
+        raise InputError(f"too many choices ({len(choices)}; at most {MAX_CHOICES})")
+    for c in choices:
+        if not isinstance(c, str) or not c.strip():
+            raise InputError("a choice is empty")
+        if len(c) > MAX_CHOICE_CHARS:
+            raise InputError(f"a choice is too long (at most {MAX_CHOICE_CHARS} characters)")
+    if not 1 <= k <= MAX_K:
+        raise InputError(f"k must be between 1 and {MAX_K}")
+    if not 1 <= hops <= MAX_HOPS:
+        raise InputError(f"hops must be between 1 and {MAX_HOPS}")
+    if not MIN_TOKEN_BUDGET <= budget <= MAX_TOKEN_BUDGET:
+        raise InputError(f"token budget must be between {MIN_TOKEN_BUDGET} and {MAX_TOKEN_BUDGET}")
+    return [c.strip() for c in choices]
+
+
+def path_dict(idx: SnapshotIndex, p: KeptPath) -> dict[str, Any]:
+    e = idx.edges
+    steps = []
+    for (a, _b), edge in zip(pairwise(p.nodes), p.edges, strict=True):
+        forward = int(e["head"][edge]) == a
+        steps.append(
+            {"relation": e["relation"][edge], "forward": forward, "triple_id": e["triple_id"][edge]}
+        )
+    return {
+        "kind": p.kind,
+        "nodes": [idx.nodes["display"][n] for n in p.nodes],
+        "ids": [idx.nodes["id"][n] for n in p.nodes],
+        "steps": steps,
+        "question_entities": p.question_entities,
+        "mean_pagerank": round(p.mean_pagerank, 6),
+    }
+
+
+def filters_dict(f: Filters) -> dict[str, Any]:
+    return {
+        "relations": sorted(f.relations),
+        "kinds": sorted(f.kinds),
+        "min_support": f.min_support,
+        "min_confidence": f.min_confidence,
+        "as_of_year": f.as_of_year,
+    }
+
+
+class Timer:
+    def __init__(self) -> None:
+        self.t0 = self.t = time.perf_counter()
+        self.laps: dict[str, float] = {}
+
+    def lap(self, name: str, total: bool = False) -> None:
+        now = time.perf_counter()
+        self.laps[name] = round(1000 * (now - (self.t0 if total else self.t)), 3)
+        self.t = now

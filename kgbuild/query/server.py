@@ -1,0 +1,286 @@
+"""``kgbuild serve``: a small read-only JSON API over one snapshot reference (FastAPI/uvicorn,
+the ASGI stack Prefect already installs; LightRAG ships the same kind of server).
+
+| route | what |
+|---|---|
+| ``POST /retrieve`` | retrieval without an LLM: links, paths, ranked triples, context |
+| ``POST /ask`` | the LLM pipeline (entities, rerank, answer citing PMIDs); 503 without LLM |
+| ``GET /entities?q=`` | linking and autocomplete: nodes ``q`` names or starts a name of |
+| ``GET /health`` | the snapshot being served, its size, reloads |
+
+Hostile input gets a clear 4xx and never a stack trace: bodies over :data:`MAX_BODY_BYTES` are
+refused (413) before they are read whole, fields are typed and bounded (422), a question with
+no entity of the snapshot is a 422 naming the unlinked mentions, and any unexpected failure is
+a 500 saying only "internal error". Nothing is written but the caches inside the warehouse.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import os
+from typing import Annotated, Any
+
+import orjson
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from kgbuild.errors import InputError, KgbuildError, StoreError
+from kgbuild.llm.client import LLMClient, LLMSettings
+from kgbuild.query.answer import answer_question, make_client
+from kgbuild.query.engine import QueryEngine
+from kgbuild.query.explore import Filters
+from kgbuild.query.limits import (
+    DEFAULT_K,
+    DEFAULT_TOKEN_BUDGET,
+    MAX_CHOICE_CHARS,
+    MAX_CHOICES,
+    MAX_HOPS,
+    MAX_K,
+    MAX_QUESTION_CHARS,
+    MAX_TOKEN_BUDGET,
+    MIN_TOKEN_BUDGET,
+    NO_ENTITY,
+)
+from kgbuild.query.text import key
+
+#: Largest request body read (bytes): a question, its choices and options fit in a few KB.
+MAX_BODY_BYTES = 64 * 1024
+MAX_ENTITY_QUERY = 200
+log = logging.getLogger("kgbuild.serve")
+
+
+class FilterBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    relations: list[str] = Field(default_factory=list, max_length=50)
+    kinds: list[str] = Field(default_factory=list, max_length=20)
+    min_support: int = Field(0, ge=0, le=1_000_000)
+    min_confidence: float = Field(0.0, ge=0.0, le=1.0)
+    as_of_year: int | None = Field(None, ge=1000, le=9999)
+
+
+class RetrieveBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    question: str = Field(max_length=MAX_QUESTION_CHARS)
+    choices: list[Annotated[str, Field(max_length=MAX_CHOICE_CHARS)]] = Field(
+        default_factory=list, max_length=MAX_CHOICES
+    )
+    k: int = Field(DEFAULT_K, ge=1, le=MAX_K)
+    hops: int = Field(3, ge=1, le=MAX_HOPS)
+    token_budget: int = Field(DEFAULT_TOKEN_BUDGET, ge=MIN_TOKEN_BUDGET, le=MAX_TOKEN_BUDGET)
+    embed: str = Field("mentions", pattern="^(mentions|all|off)$")
+    filters: FilterBody = Field(default_factory=FilterBody)
+    timings: bool = True
+
+
+class AskBody(RetrieveBody):
+    llm_entities: bool = True
+    rerank: bool = True
+
+
+def _json(data: Any, status: int = 200) -> Response:
+    return Response(orjson.dumps(data), status, media_type="application/json")
+
+
+def _error(status: int, message: str, **extra: Any) -> Response:
+    return _json({"error": message, **extra}, status)
+
+
+class BodyLimit:
+    """ASGI middleware: refuse bodies over ``limit`` bytes — by Content-Length at once, and by
+    counting when the client streams without one — so a huge POST is never read into memory."""
+
+    def __init__(self, app: Any, limit: int = MAX_BODY_BYTES) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length")
+        too_big = _error(413, f"request body too large (at most {self.limit:,} bytes)")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await too_big(scope, receive, send)
+            return
+        seen = 0
+        refused = False
+
+        async def guarded_send(msg: dict[str, Any]) -> None:
+            if not refused:  # after a 413, whatever the app still sends is dropped
+                await send(msg)
+
+        async def limited() -> dict[str, Any]:
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > self.limit:
+                    await too_big(scope, receive, send)
+                    refused = True
+                    return {"type": "http.disconnect"}
+            return msg
+
+        try:
+            await self.app(scope, limited, guarded_send)
+        except Exception:
+            if not refused:
+                raise
+
+
+def create_app(engine: QueryEngine, llm: LLMSettings | None = None) -> FastAPI:
+    """The API over ``engine``; ``llm`` (an endpoint configured) enables ``POST /ask``."""
+    app = FastAPI(
+        title="kgbuild query", version="1", docs_url=None, redoc_url=None, openapi_url=None
+    )
+    client: LLMClient | None = None
+    if llm is not None and llm.endpoint_configured:
+        client = make_client(llm, engine.wh.root)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> Response:
+        errors = [
+            {"field": ".".join(str(p) for p in e.get("loc", ())[1:]), "problem": e.get("msg", "")}
+            for e in exc.errors()
+        ]
+        return _error(422, "invalid request", details=errors[:20])
+
+    @app.exception_handler(KgbuildError)
+    async def _user_error(_: Request, exc: KgbuildError) -> Response:
+        status = 404 if isinstance(exc, StoreError) and "snapshot" in exc.message else 400
+        return _error(status, str(exc))
+
+    @app.exception_handler(Exception)
+    async def _bug(_: Request, exc: Exception) -> Response:
+        log.exception("internal error", exc_info=exc)
+        return _error(500, "internal error")
+
+    @app.get("/health")
+    def health() -> Response:
+        st = engine.state()
+        idx = st.index
+        return _json(
+            {
+                "status": "ok",
+                "snapshot": idx.snapshot_id,
+                "kg": idx.kg,
+                "as_of_year": idx.as_of_year,
+                "nodes": idx.n_nodes,
+                "edges": idx.n_edges,
+                "reference": engine.ref,
+                "reloads": engine.reloads,
+                "embedding": st.linker.vectors is not None,
+                "llm": client is not None,
+            }
+        )
+
+    @app.get("/entities")
+    def entities(
+        q: str = Query(..., min_length=1, max_length=MAX_ENTITY_QUERY),
+        limit: int = Query(10, ge=1, le=50),
+    ) -> Response:
+        return _json(lookup_entities(engine, q, limit))
+
+    @app.post("/retrieve")
+    def retrieve(body: RetrieveBody) -> Response:
+        r = engine.retrieve(body.question, body.choices, **_options(body))
+        if not r.found:
+            return _error(422, NO_ENTITY, unlinked=r.unlinked(), snapshot=r.snapshot_id)
+        return _json(r.to_dict(timings=body.timings))
+
+    @app.post("/ask")
+    def ask(body: AskBody) -> Response:
+        if client is None:
+            return _error(
+                503,
+                "no LLM endpoint configured for this server "
+                "(set OPENAI_BASE_URL / KGBUILD_LLM_BASE_URL or OPENAI_API_KEY)",
+            )
+        a = answer_question(
+            engine,
+            client,
+            body.question,
+            body.choices,
+            llm_entities=body.llm_entities,
+            rerank=body.rerank,
+            **_options(body),
+        )
+        if not a.retrieval.found:
+            return _error(
+                422, NO_ENTITY, unlinked=a.retrieval.unlinked(), snapshot=a.retrieval.snapshot_id
+            )
+        return _json(a.to_dict())
+
+    app.add_middleware(BodyLimit)
+    return app
+
+
+def _options(body: RetrieveBody) -> dict[str, Any]:
+    f = body.filters
+    return {
+        "k": body.k,
+        "hops": body.hops,
+        "token_budget": body.token_budget,
+        "embed": body.embed,
+        "filters": Filters(
+            frozenset(f.relations),
+            frozenset(f.kinds),
+            f.min_support,
+            f.min_confidence,
+            f.as_of_year,
+        ),
+    }
+
+
+def lookup_entities(engine: QueryEngine, q: str, limit: int = 10) -> dict[str, Any]:
+    """Autocomplete and linking: the node ``q`` names (dictionary links), then nodes with an
+    alias key starting with ``q``'s key, strongest (most connected) first."""
+    if not q.strip():
+        raise InputError("q is empty")
+    st = engine.state()
+    idx, linker = st.index, st.linker
+    links, _ = linker.dictionary(q, "query")
+    found: dict[int, str] = {x.node: "linked" for x in links if x.node is not None}
+    k = key(q)
+    keys = idx.aliases["key"]
+    if k:
+        i = bisect.bisect_left(keys, k)
+        prefix: dict[int, str] = {}
+        while i < len(keys) and keys[i].startswith(k) and len(prefix) < 1000:
+            prefix.setdefault(int(idx.aliases["node"][i]), keys[i])
+            i += 1
+        deg = idx.graph.degree
+        for n in sorted(prefix, key=lambda n: (-int(deg[n]), idx.nodes["id"][n])):
+            found.setdefault(n, f"prefix:{prefix[n]}")
+    out = [
+        {
+            "id": idx.nodes["id"][n],
+            "name": idx.nodes["display"][n],
+            "type": idx.nodes["type"][n],
+            "degree": int(idx.graph.degree[n]),
+            "match": how,
+        }
+        for n, how in list(found.items())[:limit]
+    ]
+    return {"snapshot": idx.snapshot_id, "query": q, "entities": out}
+
+
+#: Environment variable carrying ``kgbuild serve``'s settings to each uvicorn worker process.
+SERVE_ENV = "KGBUILD_SERVE_CONFIG"
+
+
+def app_from_env() -> FastAPI:
+    """The app of one worker of ``kgbuild serve --workers N`` (uvicorn starts workers from an
+    import string): each opens the snapshot from the cached index and warms up on its own."""
+    from pathlib import Path
+
+    cfg = orjson.loads(os.environ[SERVE_ENV])
+    engine = QueryEngine(cfg["warehouse"], cfg["snapshot"],
+                         Path(cfg["index_dir"]) if cfg.get("index_dir") else None,
+                         embeddings=cfg["embed"], background_reload=True)  # fmt: skip
+    engine.prepare()
+    return create_app(engine, LLMSettings.from_env(**cfg.get("llm", {})))
