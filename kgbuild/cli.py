@@ -18,6 +18,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from kgbuild.annotate.eval_cli import eval_app
+from kgbuild.audit.cli import audit_app
 from kgbuild.build.corpus import Corpus
 from kgbuild.build.pipeline import ExtractionOptions, YearReport, build_kg, estimate_build
 from kgbuild.build.spec import BuildSpec
@@ -37,6 +38,7 @@ app = typer.Typer(
     help="Build versioned biomedical knowledge graphs from literature.",
 )
 app.add_typer(eval_app, name="eval", help="Evaluate annotators against gold files (NER P/R/F1).")
+app.add_typer(audit_app, name="audit", help="Blind precision audits: sample, judge, score.")
 # Piped output keeps whole rows instead of wrapping at rich's 80-column default.
 out = Console(width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True)
