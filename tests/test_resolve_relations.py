@@ -323,8 +323,7 @@ def test_dalk_raw_outputs_coverage():
         ("Abeta", "detected by", "bis-ANS", ("Abeta", "measured_by", "bis-ANS")),
         ("bis-ANS", "detects", "Abeta", ("Abeta", "measured_by", "bis-ANS")),
         # "<verb> from" names the source (the audit's "Zn2+ RELEASED_FROM glutamatergic neurons")
-        ("Zn2+", "RELEASED_FROM", "glutamatergic neurons", ("glutamatergic neurons", "produces",
-                                                           "Zn2+")),  # fmt: skip
+        ("Zn2+", "RELEASED_FROM", "neurons", ("neurons", "produces", "Zn2+")),
         ("Abeta", "secreted from", "neurons", ("neurons", "produces", "Abeta")),
         ("Abeta", "cleaved from", "APP", ("APP", "produces", "Abeta")),
         # causation keeps its direction instead of the undirected associates

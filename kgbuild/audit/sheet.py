@@ -161,9 +161,7 @@ def _judgment(item: int, row: dict[str, str]) -> Judgment:
     if faithful not in FAITHFUL:
         raise InputError(f"item {item}: faithful must be one of {'|'.join(FAITHFUL)}",
                          value=faithful[:40])  # fmt: skip
-    parts = tuple(
-        sorted({p.strip().lower() for p in row.get("wrong", "").split(",") if p.strip()})
-    )
+    parts = tuple(sorted({p.strip().lower() for p in row.get("wrong", "").split(",") if p.strip()}))
     bad = [p for p in parts if p not in WRONG_PARTS]
     if bad:
         raise InputError(f"item {item}: wrong lists unknown parts (use {','.join(WRONG_PARTS)})",

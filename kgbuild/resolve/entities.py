@@ -254,8 +254,10 @@ class EntityResolver:
         labels = cluster(
             vectors,
             CLUSTER_MIN,
-            keep_edge=lambda a, b: not incompatible(names[a], names[b], semantic=True)
-            and not incompatible(names[b], names[a], semantic=True),
+            keep_edge=lambda a, b: (
+                not incompatible(names[a], names[b], semantic=True)
+                and not incompatible(names[b], names[a], semantic=True)
+            ),
         )
         out = dict(short)
         for j, nid in enumerate(pool[len(earlier) :], start=len(earlier)):
