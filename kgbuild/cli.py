@@ -18,7 +18,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from kgbuild.annotate.eval_cli import eval_app
-from kgbuild.audit.cli import audit_app
+from kgbuild.audit.cli import audit_app, quality_tables
 from kgbuild.build.corpus import Corpus
 from kgbuild.build.pipeline import ExtractionOptions, YearReport, build_kg, estimate_build
 from kgbuild.build.spec import BuildSpec
@@ -498,6 +498,8 @@ def quality(
     worst = [[w["node"], w["strings"]] for w in figures["worst_split_nodes"]]
     out.print(_table("support (distinct PMIDs per triple)", ["support", "triples"], hist))
     out.print(_table("most split nodes (distinct surface strings)", ["node", "strings"], worst))
+    for extra in quality_tables(figures):  # audited precision, mixed-concept IDs (issue 16)
+        out.print(extra)
 
 
 @app.command()

@@ -119,3 +119,37 @@ def audit_table(f: dict[str, Any]) -> Table:
         f"(concept {fa['wrong_concept']}, relation/direction {fa['wrong_relation_or_direction']})"
     )
     return t
+
+
+def quality_tables(figures: dict[str, Any]) -> list[Table]:
+    """``kgbuild quality``'s issue-16 tables: the latest audit and the mixed-concept IDs."""
+    tables = []
+    a = figures.get("audit")
+    if a:
+        where = "this snapshot" if a["this_snapshot"] else f"snapshot {a['snapshot']}"
+        t = Table(title=f"audited precision ({a['sheet']}, seed {a['seed']}, {where}, "
+                  f"{a['judged']} judged rows)")  # fmt: skip
+        for c in ("question", "k/n", "precision", "bootstrap 95%", "Wilson 95%"):
+            t.add_column(c)
+        for key, label in (
+            ("claim_supported", "raw claim supported"),
+            ("faithful", "stored triple faithful to the claim"),
+            ("end_to_end", "stored triple supported end to end"),
+        ):
+            q = a[key]
+            t.add_row(label, f"{q['k']}/{q['n']}", _pct(q["precision"]),
+                      " – ".join(map(_pct, q["bootstrap_95"])),
+                      " – ".join(map(_pct, q["wilson_95"])))  # fmt: skip
+        tables.append(t)
+    mixed = figures.get("mixed_concepts")
+    if mixed:
+        t = Table(title="mixed-concept IDs (forms naming another concept: mislinked_forms.tsv)")
+        for c in ("ID", "kind", "own", "foreign", "reviewed", "verdict", "foreign forms"):
+            t.add_column(c, overflow="fold")
+        for d in mixed:
+            forms = "; ".join(f for v in d["foreign_forms"].values() for f in v)
+            t.add_row(d["concept_id"], d["kind"], str(d["own_mentions"]),
+                      str(d["foreign_mentions"]), "yes" if d["reviewed"] else "no",
+                      d["verdict"], forms[:120])  # fmt: skip
+        tables.append(t)
+    return tables

@@ -40,6 +40,7 @@ from rapidfuzz import fuzz, process
 from kgbuild.extract.ground import norm, variants
 from kgbuild.records import Resolution
 from kgbuild.resolve.lexical import incompatible
+from kgbuild.resolve.mislinked import banned_forms
 
 #: Minimum token_sort_ratio by the candidate's kind. Gene symbols differ by a character
 #: (APP/APH1, IL6/IL6R): only near-identical strings merge into a gene.
@@ -124,7 +125,7 @@ class EntityResolver:
     #: Predicates mapped by embedding (normalized key → relation, reverse, cosine); sticky.
     predicates: dict[str, tuple[str, bool, float]] = field(default_factory=dict)
     #: Normalized surface form → IDs it must never resolve to (reviewed mislinks).
-    banned: dict[str, frozenset[str]] = field(default_factory=dict)
+    banned: dict[str, frozenset[str]] = field(default_factory=banned_forms)
 
     def _allowed(self, key: str, cid: str | None) -> bool:
         return bool(cid) and cid not in self.banned.get(key, ())
