@@ -51,6 +51,8 @@ MIN_LEN = 5
 EMBED_MIN = {"Gene": 1.01, "Compound": 0.90, "Disease": 0.88}
 #: Minimum cosine for two leftover names to be one free node.
 CLUSTER_MIN = 0.92
+#: Mentions a surface form needs (linked to its concept) to be an embedding target.
+EMBED_MIN_SUPPORT = 3
 #: Nearest surface forms tried per name in the embedding step (the first lexically possible one
 #: above the kind's threshold is taken).
 EMBED_CANDIDATES = 3
@@ -210,6 +212,16 @@ class EntityResolver:
                 return cid, "fuzzy", round(score / 100, 4)
         return None
 
+    def _embed_target(self, form: str) -> bool:
+        """A surface form the embedding step may merge into: of a kind that merges by embedding,
+        and linked to its concept at least :data:`EMBED_MIN_SUPPORT` times — a form the tagger
+        linked once or twice is as likely its mistake ("synapse loss" → Vision Disorders) as
+        the concept's name, and a near vector to it would spread the mistake."""
+        cid = self.aliases.lookup(form)
+        if not cid or EMBED_MIN.get(self.aliases.kinds.get(cid, ""), 2) > 1:
+            return False
+        return self.aliases.forms[form][cid] >= EMBED_MIN_SUPPORT
+
     def _by_embedding(
         self, left: dict[str, str], year: int, new: list[Resolution]
     ) -> dict[str, str]:
@@ -222,10 +234,7 @@ class EntityResolver:
             return short
         queries = self.embedder.embed([nid.removeprefix("free:") for nid in ids])
         # Candidates: surface forms of kinds that may merge by embedding (never genes).
-        forms = sorted(
-            f for f in self.aliases.forms
-            if EMBED_MIN.get(self.aliases.kinds.get(self.aliases.lookup(f) or "", ""), 2) <= 1
-        )  # fmt: skip
+        forms = sorted(f for f in self.aliases.forms if self._embed_target(f))
         if not forms:
             forms = [""]
         idx, scores = nearest(queries, self.embedder.embed(forms), k=EMBED_CANDIDATES)

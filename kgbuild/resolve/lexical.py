@@ -16,11 +16,12 @@ Rules (:func:`incompatible` returns the first that fires):
    inhibitor, antagonist, agonist, antibody, siRNA, negation…) in one name but not the other;
 3. **antonym prefix** — a word of one name is a word of the other with a prefix that reverses
    it (dys-, de-, in-, un-, non-, anti-) or hypo-/hyper- swapped;
-4. **semantic steps only** (embedding, cluster): the name must not be a strict part of the
-   candidate (a component of a longer concept: "myelin" vs "myelin damage"), the last content
-   words must share a stem (the head noun names the concept: "synaptic loss" is not "visual
-   memory"), and a disease suffix (-osis, -itis, -emia, -pathy) must be on both or neither
-   ("amyloid" vs "amyloidosis").
+4. **semantic steps only** (embedding, cluster): unless both have the same content words in
+   another order ("tau hyperphosphorylation"), the name must not be a strict part of the
+   candidate that adds a content word (a component of a longer concept: "myelin" vs "myelin
+   damage"; "human" or "levels" add none), the head nouns must share a stem (the head noun
+   names the concept: "synaptic loss" is not "visual memory"), and a disease suffix (-osis,
+   -itis, -emia, -pathy) must be on both or neither ("amyloid" vs "amyloidosis").
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ _GENERIC = frozenset({
     "level", "levels", "human", "mice", "mouse", "rat", "rats", "brain", "brains",
 })  # fmt: skip
 _NUMBER = re.compile(r"([a-z]{0,2})(\d+)([a-z]{0,2})(?![a-z])")
+_STOP = frozenset({"the", "of", "in", "on", "by", "to", "and", "for", "with", "a", "an", "at"})
 #: Shortest common prefix for two head words to count as one stem.
 STEM = 5
 
@@ -56,12 +58,16 @@ def _words(name: str) -> tuple[str, ...]:
 
 def _numbers(name: str) -> list[tuple[str, str, str]]:
     """Each number with the short letter runs glued to it, in a canonical order; a letter run
-    glued to a longer word ("abeta1") is not an affix."""
+    glued to a longer word ("abeta1") is not an affix; a short word just before a bare number
+    is ("IL 6" reads as "IL6", "BV 2" as "BV2")."""
     out = []
-    for w in _words(name):
+    words = _words(name)
+    for i, w in enumerate(words):
         for m in _NUMBER.finditer(w):
             before = w[: m.start(2)]
             pre = m.group(1) if len(before) <= 2 else ""
+            if not before and i and len(words[i - 1]) <= 2 and words[i - 1].isalpha():
+                pre = words[i - 1]
             out.append((pre, m.group(2), m.group(3)))
     return sorted(out)
 
@@ -121,7 +127,10 @@ def incompatible(name: str, form: str, semantic: bool = False) -> str | None:
         return f"antonym prefix ({why})"
     if not semantic:
         return None
-    if sa < sb:
+    ca, cb = sa - _STOP, sb - _STOP
+    if ca == cb:  # the same words in another order: "tau hyperphosphorylation"
+        return None
+    if ca < cb and cb - ca - _GENERIC:
         return "name is a part of a longer concept"
     ha, hb = _head(a), _head(b)
     if ha and hb and not _same_stem(ha, hb):
