@@ -137,3 +137,14 @@ def test_the_audit_sheet_shows_the_claim_as_written(tmp_path):
     caused = next(r for r in rows if r["claim_relation"] == "is caused by")
     assert (caused["claim_head"], caused["claim_tail"]) == ("Neuronal loss", "Abeta")
     assert (caused["head_id"], caused["relation"]) == ("NCBIGene:351", "causes")
+
+
+def test_a_causal_claim_is_never_swapped_into_its_metaedge():
+    from kgbuild.extract.claims import orient
+
+    # "APP upregulates AD" is not Hetionet's DuG "AD upregulates APP": left as stated
+    assert orient("NCBIGene:351", "Gene", "upregulates", "MESH:D000544", "Disease") == (None, False)
+    assert orient("NCBIGene:351", "Gene", "downregulates", "MESH:D1", "Compound") == (None, False)
+    # the stated direction that fits keeps its metaedge; undirected relations are still sorted
+    assert orient("MESH:D1", "Compound", "upregulates", "NCBIGene:351", "Gene") == ("CuG", False)
+    assert orient("NCBIGene:351", "Gene", "associates", "MESH:D000544", "Disease") == ("DaG", True)

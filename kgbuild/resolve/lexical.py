@@ -20,7 +20,8 @@ Rules (:func:`incompatible` returns the first that fires):
    another order ("tau hyperphosphorylation"), the name must not be a strict part of the
    candidate that adds a content word (a component of a longer concept: "myelin" vs "myelin
    damage"; "human" or "levels" add none), the head nouns must share a stem (the head noun
-   names the concept: "synaptic loss" is not "visual memory"), and a disease suffix (-osis,
+   names the concept: "synaptic loss" is not "visual memory"), two modifiers must share a
+   word ("synaptic failure" is not "heart failure"), and a disease suffix (-osis,
    -itis, -emia, -pathy) must be on both or neither ("amyloid" vs "amyloidosis").
 """
 
@@ -135,6 +136,9 @@ def incompatible(name: str, form: str, semantic: bool = False) -> str | None:
     ha, hb = _head(a), _head(b)
     if ha and hb and not _same_stem(ha, hb):
         return f"head words differ ({ha}/{hb})"
+    ma, mb = ca - _GENERIC - {ha}, cb - _GENERIC - {hb}
+    if ma and mb and not any(_same_stem(x, y) for x in ma for y in mb):
+        return "modifiers differ"  # "synaptic failure" is not "heart failure"
     if bool(_DISEASE_SUFFIX.search(ha)) != bool(_DISEASE_SUFFIX.search(hb)):
         return "disease suffix on one name only"
     return None
