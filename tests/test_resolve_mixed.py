@@ -105,3 +105,39 @@ def test_reference_tables_are_rebuilt_byte_for_byte(tmp_path):
     assert ref.name("NCBIGene:351") == "APP" and ref.name("MESH:D002303") == "Cardiac Output, Low"
     assert "platelet aggregation" in ref.known_forms(PLATELET)
     assert ref.name(PLATELET) is None  # MeSH diseases have no preferred name offline
+
+
+def test_greek_letter_isoforms_are_relinked_to_the_symbols_gene():
+    from kgbuild.resolve.mislinked import greek_symbol
+
+    assert greek_symbol("GSK-3beta") == "GSK3B" and greek_symbol("IL-1beta") == "IL1B"
+    assert greek_symbol("GSK3") is None  # no Greek letter: nothing to read
+    text = "GSK3beta and GSK3alpha and IL-1beta and IL-1beta."
+    ms = []
+    for word, cid in (("GSK3beta", "NCBIGene:2931"), ("GSK3alpha", "NCBIGene:2931"),
+                      ("IL-1beta", "NCBIGene:3552"), ("IL-1beta", "NCBIGene:24493")):  # fmt: skip
+        start = text.index(word, ms[-1].end if ms else 0)
+        ms.append(Mention("9", start, start + len(word), word, "Gene", "Gene", cid, [cid]))
+    doc = Document("9", 2019, text, "")
+    out = unlink_slice(YearSlice(2019, [], [doc], ms))
+    # the tagger's alpha for beta is corrected; a rat gene (no human symbol to compare) stays
+    assert [m.concept_id for m in out.mentions] == [
+        "NCBIGene:2932",
+        "NCBIGene:2931",
+        "NCBIGene:3553",
+        "NCBIGene:24493",
+    ]
+    assert [p.kind for p in out.problems] == ["relinked_id", "relinked_id"]
+    assert "NCBIGene:2931 relinked to NCBIGene:2932" in out.problems[0].detail
+
+
+def test_a_form_that_names_a_concept_of_another_kind_is_foreign():
+    rows = [("NCBIGene:4137", "Gene", "tau", 400), ("MESH:C1", "Chemical", "tau", 20),
+            ("MESH:C1", "Chemical", "PN401", 5)]  # fmt: skip
+    (mc,) = detect(rows)
+    assert mc.concept_id == "MESH:C1" and mc.foreign == {"NCBIGene:4137": [("tau", 20)]}
+    owners = form_owners({"NCBIGene:4137": Counter({"tau": 400}),
+                          "MESH:C1": Counter({"tau": 20, "PN401": 5})},
+                         {"NCBIGene:4137": "Gene", "MESH:C1": "Compound"})  # fmt: skip
+    assert node_name("MESH:C1", Counter({"tau": 20, "PN401": 5}), "Compound", owners,
+                     Reference()) == "PN401"  # fmt: skip

@@ -102,7 +102,11 @@ def owners_of(forms: dict[str, Counter[str]], kinds: dict[str, str]) -> dict[str
 def foreign_owner(
     form: str, cid: str, kind: str, owners: Mapping[str, tuple[str, str]]
 ) -> str | None:
-    """The concept whose frequent name ``form`` is, apart from generic words, or None."""
+    """The concept whose frequent name ``form`` is, apart from generic words, or None. The form
+    itself may be the name of a concept of another kind ("tau" linked to a compound, PN401)."""
+    own = owners.get(form)
+    if own and own[0] != cid and own[1] and own[1] != kind:  # across kinds only: same-kind
+        return own[0]  # IDs share forms for broader and narrower concepts
     words = form.split()
     for size in range(len(words) - 1, 0, -1):  # longest sub-phrase first
         for i in range(len(words) - size + 1):

@@ -103,7 +103,12 @@ def snapshot_quality(wh: Warehouse, snapshot_id: str) -> dict[str, Any]:
 def _precision_figures(wh: Warehouse, sid: str) -> dict[str, Any]:
     """The issue-16 figures: metaedge share, unlinked IDs, mixed concepts, the latest audit."""
     from kgbuild.audit.score import latest_audit
-    from kgbuild.resolve.mislinked import PROBLEM_KIND, banned_forms, mislinked_table
+    from kgbuild.resolve.mislinked import (
+        PROBLEM_KIND,
+        RELINK_KIND,
+        banned_forms,
+        mislinked_table,
+    )
     from kgbuild.resolve.mixed import detect
     from kgbuild.resolve.vocab import reference
 
@@ -113,6 +118,9 @@ def _precision_figures(wh: Warehouse, sid: str) -> dict[str, Any]:
     details = [r[0] for r in wh.query(
         "SELECT detail FROM problems_at(?) WHERE kind = ?", [sid, PROBLEM_KIND]
     )]  # fmt: skip
+    (relinked,) = wh.query(
+        "SELECT count(*) FROM problems_at(?) WHERE kind = ?", [sid, RELINK_KIND]
+    )[0]  # fmt: skip
     ids = {m.group(1) for d in details if (m := re.search(r": (\S+) removed \(", d))}
     banned = banned_forms()
     freed = wh.query(
@@ -138,6 +146,7 @@ def _precision_figures(wh: Warehouse, sid: str) -> dict[str, Any]:
         "hetionet_metaedge_share": round(with_edge / (n or 1), 4),
         "mislinked_mentions_unlinked": len(details),
         "mislinked_ids_unlinked": len(ids),
+        "mentions_relinked": relinked,
         "endpoints_freed_by_unlinking": freed,
         "mixed_concept_ids": len(mixed),
         "mixed_concept_ids_unreviewed": sum(not d["reviewed"] for d in mixed),

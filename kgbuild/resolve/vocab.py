@@ -52,6 +52,7 @@ class Reference:
     names: dict[str, str] = field(default_factory=dict)
     forms: dict[str, frozenset[str]] = field(default_factory=dict)
     symbols: frozenset[str] = frozenset()
+    by_symbol: dict[str, str] = field(default_factory=dict)
 
     def name(self, cid: str) -> str | None:
         return self.names.get(cid)
@@ -60,6 +61,14 @@ class Reference:
         """Normalized forms a reference gives for ``cid`` (its name included)."""
         extra = {norm(self.names[cid])} if cid in self.names else set()
         return self.forms.get(cid, frozenset()) | extra
+
+    def gene_of_symbol(self, symbol: str) -> str | None:
+        """The human gene (CURIE) whose official symbol is ``symbol`` (any case), or None."""
+        if not self.by_symbol:
+            self.by_symbol = {
+                n.upper(): c for c, n in sorted(self.names.items()) if c.startswith("NCBIGene:")
+            }
+        return self.by_symbol.get(symbol.upper())
 
     def is_gene_symbol(self, symbol: str) -> bool:
         """Whether ``symbol`` is an official human gene symbol (any case)."""
