@@ -372,3 +372,11 @@ def test_interacts_never_strengthens_to_binds():
 )
 def test_negation_cue(raw, cue):
     assert negation_cue(raw) == cue
+
+
+def test_a_disease_is_what_a_model_or_biomarker_is_of():
+    # "AD mouse_model <AD mouse models>" (audit seed 1603): the label's direction is unreliable
+    assert as_triple("AD", "mouse_model", "mice", "Disease", None) == ("mice", "model_of", "AD")
+    assert as_triple("mice", "model of", "AD", None, "Disease") == ("mice", "model_of", "AD")
+    assert as_triple("AD", "biomarker", "tau", "Disease", None) == ("tau", "biomarker_of", "AD")
+    assert as_triple("AD", "model", "5xFAD", "Disease", None) == ("5xFAD", "model_of", "AD")

@@ -95,6 +95,8 @@ _PROMOTABLE = frozenset(
      "related_to"}
 )  # fmt: skip
 
+#: Open predicates whose tail is the disease when one end is a disease and the other is not.
+_DISEASE_TAIL = frozenset({"model_of", "biomarker_of"})
 _COPULAS = frozenset({"is", "are", "was", "were", "be", "been", "being", "am"})
 _FILLERS = _COPULAS | frozenset(
     {"can", "may", "might", "could", "would", "should", "will", "shall", "do", "does", "did",
@@ -265,6 +267,12 @@ def canonical_relation(
         relation, reverse, method = name, False, "hetionet"
     else:
         relation, reverse, method = _lookup(normalize_predicate(raw))
+    if relation in _DISEASE_TAIL and head_kind != tail_kind:
+        # a label ("AD mouse_model X") has no reliable direction; the disease is what is
+        # modelled or indicated, so it is the tail (issue 16 audit, seed 1603)
+        subject = tail_kind if reverse else head_kind
+        if subject == "Disease":
+            reverse = not reverse
     allowed = None
     options = relations_for(head_kind, tail_kind) if head_kind and tail_kind else []
     if options and relation in hetionet:
