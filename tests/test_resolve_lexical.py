@@ -47,3 +47,11 @@ from kgbuild.resolve.lexical import incompatible
 def test_incompatible(name, form, semantic, why):
     got = incompatible(name, form, semantic=semantic)
     assert (got is None) if why is None else (got or "").startswith(why), got
+
+
+def test_list_numbers_are_not_part_of_a_name():
+    from kgbuild.extract.ground import variants
+
+    assert "alzheimer disease" in variants("1. Alzheimer's disease")
+    assert "18 f florbetaben" in variants("6. 18 F-florbetaben")
+    assert incompatible("dementia with Lewy bodies", "lewy body dementia", semantic=True) is None

@@ -48,6 +48,7 @@ _STOPWORDS = frozenset({
     "its", "their", "via", "of", "in", "on", "by", "to",
 })  # fmt: skip
 _PAREN = re.compile(r"^(.*?)\s*\(([^()]*)\)\s*(.*)$")
+_ENUMERATED = re.compile(r"^\s*\d{1,2}[.)]\s+(.+)$")
 
 
 _GREEK_TABLE = str.maketrans(_GREEK)
@@ -70,8 +71,11 @@ def norm(name: str) -> str:
 @lru_cache(maxsize=1 << 16)
 def variants(name: str) -> tuple[str, ...]:
     """Normalized readings of a name: its parenthetical parts ("AD (Alzheimer's disease)"), the
-    name without an appended head noun, and a singular."""
+    name without an appended head noun or a list number ("1. AD"), and a singular."""
     out = [name, name.replace("-", "")]  # "neuro-inflammation" is "neuroinflammation"
+    listed = _ENUMERATED.match(name)  # "1. Alzheimer's disease": an LLM's list numbering
+    if listed:
+        out.append(listed.group(1))
     m = _PAREN.match(name)
     if m:
         out += [f"{m.group(1)} {m.group(3)}".strip(), m.group(2)]

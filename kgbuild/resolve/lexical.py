@@ -76,14 +76,21 @@ def _numbers(name: str) -> list[tuple[str, str, str]]:
 def _singular(w: str) -> str:
     if len(w) <= 3 or not w.endswith("s") or w.endswith(("ss", "is", "us")):
         return w
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
     return w[:-1]
 
 
+#: Prepositions that end a noun phrase's head ("activation of caspase 9", "dementia with Lewy
+#: bodies" are an activation and a dementia).
+_HEAD_END = ("of", "with", "in", "from", "by", "for")
+
+
 def _head(words: tuple[str, ...]) -> str:
-    """The head noun: the last content word, before "of" when there is one ("activation of
-    caspase 9" is an activation)."""
-    if "of" in words[1:]:
-        words = words[: words.index("of", 1)]
+    """The head noun: the last content word, before a preposition when there is one."""
+    cut = next((i for i, w in enumerate(words) if i and w in _HEAD_END), None)
+    if cut is not None:
+        words = words[:cut]
     content = [w for w in words if w not in _GENERIC and not w.isdigit()]
     return _singular(content[-1]) if content else ""
 

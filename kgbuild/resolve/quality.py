@@ -139,6 +139,10 @@ def _precision_figures(wh: Warehouse, sid: str) -> dict[str, Any]:
         d = mc.as_dict()
         foreign = [f for forms in mc.foreign.values() for f, _ in forms]
         d["reviewed"] = all((mc.concept_id, f) in table for f in foreign)
+        if d["reviewed"]:
+            actions = sorted({table[(mc.concept_id, f)][0] for f in foreign})
+            d["detector_verdict"] = d["verdict"]
+            d["verdict"] = f"reviewed ({'/'.join(actions)}) in data/mislinked_forms.tsv"
         mixed.append(d)
     kg = wh.query("SELECT kg FROM snapshots WHERE snapshot_id = ?", [sid])
     audit = latest_audit(wh.root, kg[0][0] if kg else "", sid)
