@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from kgbuild.audit.cli import audit_app, quality_tables
 from kgbuild.build.corpus import Corpus
 from kgbuild.build.pipeline import ExtractionOptions, YearReport, build_kg, estimate_build
 from kgbuild.build.spec import BuildSpec
@@ -43,6 +44,7 @@ app.add_typer(
 # Query stage (kgbuild/query/cli.py): ask a question, serve the HTTP API.
 app.command()(query_cli.ask)
 app.command()(query_cli.serve)
+app.add_typer(audit_app, name="audit", help="Blind precision audits: sample, judge, score.")
 # Piped output keeps whole rows instead of wrapping at rich's 80-column default.
 out = Console(width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True)
@@ -502,6 +504,8 @@ def quality(
     worst = [[w["node"], w["strings"]] for w in figures["worst_split_nodes"]]
     out.print(_table("support (distinct PMIDs per triple)", ["support", "triples"], hist))
     out.print(_table("most split nodes (distinct surface strings)", ["node", "strings"], worst))
+    for extra in quality_tables(figures):  # audited precision, mixed-concept IDs (issue 16)
+        out.print(extra)
 
 
 @app.command()

@@ -113,6 +113,10 @@ class Evidence:
     #: How much this one piece of evidence supports the triple (0–1): by method and by how
     #: its endpoints were grounded; triples aggregate it across documents by noisy-OR.
     confidence: float = 0.0
+    #: The stored triple reads the extractor's claim backwards ("A is caused by B" stored as
+    #: B causes A): ``head_text``/``tail_text`` follow the triple, so the claim as written is
+    #: (tail_text, relation_raw, head_text). Audits need the claim as the extractor wrote it.
+    claim_reversed: bool = False
 
 
 @dataclass(slots=True)
@@ -305,6 +309,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("head_text", _str),
             ("tail_text", _str),
             ("confidence", _float),
+            ("claim_reversed", pa.bool_()),
         ]
     ),
     "resolutions": pa.schema(

@@ -44,7 +44,8 @@ def test_year_whose_touched_entities_are_all_unchanged_is_published(tmp_path):
 
 def test_identical_rows_survive_a_round_trip_so_split_builds_equal_one_go(tmp_path):
     """A duplicated annotation line is two identical mention rows. Counting them once when a
-    build restores its state (and twice when it carries it) names the concept differently."""
+    build restores its state (and twice when it carries it) names the concept differently. (Mouse
+    Mapt, 17762: a human gene would be named by its official symbol, whatever the counts.)"""
     src = tmp_path / "src"
     write(
         src,
@@ -52,9 +53,9 @@ def test_identical_rows_survive_a_round_trip_so_split_builds_equal_one_go(tmp_pa
         """
 1|t|tau and MAPT.
 1|a|More tau here.
-1\t0\t3\ttau\tGene\t4137
-1\t0\t3\ttau\tGene\t4137
-1\t8\t12\tMAPT\tGene\t4137
+1\t0\t3\ttau\tGene\t17762
+1\t0\t3\ttau\tGene\t17762
+1\t8\t12\tMAPT\tGene\t17762
 """,
     )
     write(
@@ -63,7 +64,7 @@ def test_identical_rows_survive_a_round_trip_so_split_builds_equal_one_go(tmp_pa
         """
 2|t|MAPT protein again.
 2|a|Nothing else.
-2\t0\t12\tMAPT protein\tGene\t4137
+2\t0\t12\tMAPT protein\tGene\t17762
 """,
     )
     one_go = build_kg(src, kg="t", warehouse=tmp_path / "a")

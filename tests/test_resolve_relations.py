@@ -15,9 +15,10 @@ from kgbuild.resolve.relations import (
     CanonicalRelation,
     canonical_relation,
     coverage,
+    negation_cue,
     normalize_predicate,
 )
-from kgbuild.schema import data_dir, hetionet_relations
+from kgbuild.schema import data_dir, hetionet_relation_names, hetionet_relations
 from kgbuild.sources.pubtator_files import read_pubtator
 from tests.conftest import shared
 
@@ -135,8 +136,8 @@ def test_table_direction(head, raw, tail, triple):
 @pytest.mark.parametrize(
     ("raw", "relation"),
     [
-        ("causes", "associates"),
-        ("caused by", "associates"),
+        ("causes", "causes"),
+        ("caused by", "causes"),
         ("has", "associates"),
         ("involves", "associates"),
         ("plays a role in", "associates"),
@@ -155,7 +156,7 @@ def test_table_direction(head, raw, tail, triple):
 def test_synonyms(raw, relation):
     c = canonical_relation(raw)
     assert (c.relation, c.method) == (relation, "synonym")
-    assert c.hetionet == (relation in hetionet_relations())
+    assert c.hetionet == (relation in hetionet_relation_names())
 
 
 @pytest.mark.parametrize(
@@ -194,7 +195,7 @@ def test_negated_and_unknown_fall_to_related_to():
         ("treated with", ("Disease", "Compound"), "treats", "synonym", True),
         ("treats", ("Gene", "Disease"), "associates", "kind", True),
         ("binds", ("Disease", "Gene"), "associates", "kind", True),
-        ("interacts with", ("Compound", "Gene"), "binds", "kind", True),
+        ("interacts with", ("Compound", "Gene"), "interacts", "synonym", False),
         ("binds", ("Gene", "Gene"), "interacts", "kind", True),
         ("increases", ("Gene", "Gene"), "regulates", "kind", True),
         ("upregulates", ("Disease", "Gene"), "upregulates", "hetionet", True),
@@ -217,7 +218,7 @@ def test_negated_and_unknown_fall_to_related_to():
 def test_kind_aware(raw, kinds, relation, method, allowed):
     c = canonical_relation(raw, *kinds)
     assert (c.relation, c.method, c.allowed) == (relation, method, allowed)
-    assert c.hetionet == (relation in hetionet_relations())
+    assert c.hetionet == (relation in hetionet_relation_names())
 
 
 def test_cached():
@@ -308,3 +309,74 @@ def test_dalk_raw_outputs_coverage():
     assert len(kg) > 30000
     assert coverage(r for r, _, _ in kg)["hetionet_share"] >= 0.80
     assert coverage(kg)["hetionet_share"] >= 0.80
+
+
+# --- precision audit fixes (issue 16): meaning and direction kept ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("head", "raw", "tail", "triple"),
+    [
+        # passives reverse the triple
+        ("neuronal loss", "is caused by", "Abeta", ("Abeta", "causes", "neuronal loss")),
+        ("neuronal loss", "CAUSED_BY", "Abeta", ("Abeta", "causes", "neuronal loss")),
+        ("Abeta", "detected by", "bis-ANS", ("Abeta", "measured_by", "bis-ANS")),
+        ("bis-ANS", "detects", "Abeta", ("Abeta", "measured_by", "bis-ANS")),
+        # "<verb> from" names the source (the audit's "Zn2+ RELEASED_FROM glutamatergic neurons")
+        ("Zn2+", "RELEASED_FROM", "neurons", ("neurons", "produces", "Zn2+")),
+        ("Abeta", "secreted from", "neurons", ("neurons", "produces", "Abeta")),
+        ("Abeta", "cleaved from", "APP", ("APP", "produces", "Abeta")),
+        # causation keeps its direction instead of the undirected associates
+        ("TBI", "causes", "dementia", ("TBI", "causes", "dementia")),
+        ("TBI", "leads to", "dementia", ("TBI", "causes", "dementia")),
+        ("dementia", "results from", "TBI", ("TBI", "causes", "dementia")),
+        ("dementia", "is a consequence of", "TBI", ("TBI", "causes", "dementia")),
+        # labels the audit found misread
+        ("APP", "METABOLITE", "beta-CTF", ("APP", "produces", "beta-CTF")),
+        ("cinnamon bark", "DISEASE_OR_SYNDROME", "AD", ("cinnamon bark", "related_to", "AD")),
+    ],
+)
+def test_meaning_and_direction_kept(head, raw, tail, triple):
+    assert as_triple(head, raw, tail) == triple
+
+
+def test_causes_is_kept_between_any_kinds():
+    for kinds in (("Gene", "Disease"), ("Compound", "Gene"), ("Disease", "Disease"), (None, None)):
+        c = canonical_relation("causes", *kinds)
+        assert c.relation == "causes" and not c.reverse
+
+
+def test_interacts_never_strengthens_to_binds():
+    for raw in ("interacts", "interacts with", "INTERACTS_WITH"):
+        c = canonical_relation(raw, "Compound", "Gene")
+        assert c.relation == "interacts" and c.allowed is False
+    # the other way round weakens, which is allowed: Gene "binds" Gene is GiG interacts
+    assert canonical_relation("binds", "Gene", "Gene").relation == "interacts"
+
+
+@pytest.mark.parametrize(
+    ("raw", "cue"),
+    [
+        ("does not bind", "not"),
+        ("did not alter", "not"),
+        ("doesn't affect", "not"),
+        ("without affecting", "without"),
+        ("lacks", "lacks"),
+        ("independent_of", "independent"),
+        ("is non-toxic to", "non-toxic"),
+        ("fails to rescue", "fails"),
+        ("binds", None),
+        ("is a non-competitive inhibitor of", None),
+        ("knocks down", None),
+    ],
+)
+def test_negation_cue(raw, cue):
+    assert negation_cue(raw) == cue
+
+
+def test_a_disease_is_what_a_model_or_biomarker_is_of():
+    # "AD mouse_model <AD mouse models>" (audit seed 1603): the label's direction is unreliable
+    assert as_triple("AD", "mouse_model", "mice", "Disease", None) == ("mice", "model_of", "AD")
+    assert as_triple("mice", "model of", "AD", None, "Disease") == ("mice", "model_of", "AD")
+    assert as_triple("AD", "biomarker", "tau", "Disease", None) == ("tau", "biomarker_of", "AD")
+    assert as_triple("AD", "model", "5xFAD", "Disease", None) == ("5xFAD", "model_of", "AD")

@@ -16,6 +16,9 @@ from kgbuild.extract.base import SliceExtractor
 from kgbuild.records import Entity, Mention, Resolution, Triple
 from kgbuild.resolve.entities import AliasIndex, EntityResolver, observe_abbreviations
 from kgbuild.resolve.merge import resolve_slice
+from kgbuild.resolve.mislinked import unlink_slice
+from kgbuild.resolve.naming import form_owners, node_name
+from kgbuild.resolve.vocab import reference
 from kgbuild.sources.local import YearSlice, text_digest
 from kgbuild.store import catalog
 from kgbuild.store.snapshots import Warehouse
@@ -48,9 +51,12 @@ class KGState:
     resolver: EntityResolver = field(default_factory=lambda: EntityResolver(AliasIndex()))
     n: Counter[str] = field(default_factory=Counter)
     cost_usd: float = 0.0
+    #: Frequent surface form → the concept owning it, refreshed every slice (node naming).
+    _owners: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def apply(self, ys: YearSlice, extractor: SliceExtractor) -> dict[str, list[Any]]:
         """Fold one year slice into the state; return the new or changed rows per table."""
+        ys = unlink_slice(ys)  # annotator IDs checked against their surface forms (issue 16)
         by_doc: dict[str, list[Mention]] = defaultdict(list)
         touched: set[str] = set()
         for m in ys.mentions:
@@ -72,6 +78,7 @@ class KGState:
                 triples.append(t)
         free_changed = self._observe_free(resolved.resolutions)
         rejections = result.rejections + resolved.rejections
+        self._owners = form_owners(self.forms, {c: self.kind_of(c) or "" for c in self.forms})
         for s in ys.statuses:
             self.n[s.status] += 1
         for x in result.statuses:
@@ -127,11 +134,12 @@ class KGState:
         kinds = self.kinds.get(node_id)
         return min(kinds, key=lambda k: (-kinds[k], k)) if kinds else None
 
+    # ---- node naming (issue 16: preferred name, never another concept's form) -------------
     def entity(self, cid: str) -> Entity:
-        """Name = most frequent surface form (ties: alphabetical); kind = most frequent kind."""
+        """Name by :func:`kgbuild.resolve.naming.node_name`; kind = most frequent kind."""
         forms, kinds = self.forms[cid], self.kinds[cid]
-        name = min(forms, key=lambda f: (-forms[f], f))
         kind = min(kinds, key=lambda k: (-kinds[k], k))
+        name = node_name(cid, forms, kind, self._owners, reference())
         return Entity(cid, name, kind, sorted(forms), self.first_year[cid])
 
     def free_entity(self, node_id: str) -> Entity:

@@ -16,6 +16,7 @@ from kgbuild.extract.ground import DocumentGrounder, Grounding
 from kgbuild.extract.guard import instruction_spans, not_entity_like, overlaps
 from kgbuild.extract.sentences import sentence_spans
 from kgbuild.records import Document, Evidence, Rejection, Triple, stable_id
+from kgbuild.resolve.relations import negation_cue
 from kgbuild.schema import hetionet_relations, relations_for
 
 #: Prior support of one piece of evidence by extraction method, and the factor for how each
@@ -41,11 +42,19 @@ def triple_key(head: str, relation: str, tail: str) -> str:
     return stable_id(head, relation, tail)
 
 
+#: Relations whose direction is the claim: "Abeta upregulates glutamate" written the other way
+#: round is another claim. Hetionet's CuG/CdG/DuG/DdG are oriented by kind; a claim that runs
+#: against its metaedge does not get it (and is not swapped into it).
+CAUSAL = frozenset({"upregulates", "downregulates", "regulates"})
+
+
 def orient(
     head_id: str, head_kind: str | None, relation: str, tail_id: str, tail_kind: str | None
 ) -> tuple[str | None, bool]:
     """(metaedge, swap?) of a claim by DALK Table 11: symmetric relations put the smaller ID
-    first, oriented ones the metaedge's source kind; directed ones stay as stated."""
+    first, oriented ones the metaedge's source kind; directed ones stay as stated. A causal
+    relation stated against its metaedge's kinds ("APP upregulates AD") is left as stated,
+    without a metaedge: swapping it would reverse the claim."""
     if relation not in hetionet_relations() or not head_kind or not tail_kind:
         return None, False
     option = next((o for o in relations_for(head_kind, tail_kind) if o.relation == relation), None)
@@ -54,7 +63,10 @@ def orient(
     if option.direction == "symmetric":
         return option.metaedge, tail_id < head_id
     if option.direction == "oriented":
-        return option.metaedge, head_kind != option.head_kind
+        swap = head_kind != option.head_kind
+        if swap and relation in CAUSAL:
+            return None, False
+        return option.metaedge, swap
     return option.metaedge, False
 
 
@@ -135,6 +147,10 @@ class DocClaims:
             why = "empty relation" if not words else f"relation longer than {MAX_PREDICATE_WORDS}"
             self.reject(head, relation_raw, tail, why)
             return
+        cue = negation_cue(relation_raw)
+        if cue:  # "X does not bind Y" is no edge between X and Y, of any kind
+            self.reject(head, relation_raw, tail, f"negated claim ({cue!r}): asserts no relation")
+            return
         if h.node_id == t.node_id:
             self.reject(head, relation_raw, tail, "head and tail are the same concept")
             return
@@ -151,7 +167,7 @@ class DocClaims:
         eid = stable_id(tid, self.doc.pmid, self.prov.method)
         if eid in self.evidence:
             return
-        ev = self._evidence(eid, tid, h, t, relation_raw, head, tail)
+        ev = self._evidence(eid, tid, h, t, relation_raw, head, tail, swap)
         if self.instruction_spans and overlaps(self.instruction_spans, ev.sent_start, ev.sent_end):
             self.reject(
                 head, relation_raw, tail,
@@ -176,6 +192,7 @@ class DocClaims:
         relation_raw: str,
         head: str,
         tail: str,
+        reversed_: bool = False,
     ) -> Evidence:
         """The shortest run of sentences holding the closest occurrences of head and tail."""
         hs, ts = _closest(h.spans, t.spans)
@@ -194,6 +211,7 @@ class DocClaims:
             eid, tid, self.doc.pmid, self.doc.year, text[s_start:s_end], s_start, s_end,
             hs[0], hs[1], ts[0], ts[1], p.method, p.extractor, p.model, p.prompt_version,
             relation_raw, head, tail, evidence_confidence(p.method, h.method, t.method),
+            reversed_,
         )  # fmt: skip
 
 

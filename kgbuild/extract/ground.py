@@ -5,7 +5,8 @@ An LLM names entities in its own words ("AD (Alzheimer's disease)", "Abeta level
 tried against the mentions of *this* document, most reliable rule first (as entity linkers do):
 exact surface form → alias (the name's parts and simple variants, and every other surface form
 of the same concept in the document) → abbreviation (Schwartz & Hearst 2003 pairs found in the
-abstract by scispaCy's AbbreviationDetector) → rapidfuzz string similarity. A name that matches no
+abstract by scispaCy's AbbreviationDetector) → rapidfuzz string similarity, unless the two differ by
+a number or a word that changes the concept (:mod:`kgbuild.resolve.lexical`). A name that matches no
 mention becomes a free-text node (``free:<normalized name>``), flagged as ungrounded, so resolution
 (entity resolution issue) can still link it.
 
@@ -47,6 +48,7 @@ _STOPWORDS = frozenset({
     "its", "their", "via", "of", "in", "on", "by", "to",
 })  # fmt: skip
 _PAREN = re.compile(r"^(.*?)\s*\(([^()]*)\)\s*(.*)$")
+_ENUMERATED = re.compile(r"^\s*\d{1,2}[.)]\s+(.+)$")
 
 
 _GREEK_TABLE = str.maketrans(_GREEK)
@@ -69,8 +71,11 @@ def norm(name: str) -> str:
 @lru_cache(maxsize=1 << 16)
 def variants(name: str) -> tuple[str, ...]:
     """Normalized readings of a name: its parenthetical parts ("AD (Alzheimer's disease)"), the
-    name without an appended head noun, and a singular."""
+    name without an appended head noun or a list number ("1. AD"), and a singular."""
     out = [name, name.replace("-", "")]  # "neuro-inflammation" is "neuroinflammation"
+    listed = _ENUMERATED.match(name)  # "1. Alzheimer's disease": an LLM's list numbering
+    if listed:
+        out.append(listed.group(1))
     m = _PAREN.match(name)
     if m:
         out += [f"{m.group(1)} {m.group(3)}".strip(), m.group(2)]
@@ -178,11 +183,13 @@ class DocumentGrounder:
                 if other in self.forms:
                     return self._hit(self.forms[other], "abbreviation")
         if len(n) >= FUZZY_MIN_LEN and self._form_list:
-            best = process.extractOne(
-                n, self._form_list, scorer=fuzz.token_sort_ratio, score_cutoff=FUZZY_MIN
-            )
-            if best:
-                return self._hit(self.forms[best[0]], "fuzzy")
+            from kgbuild.resolve.lexical import incompatible
+
+            for form, _, _ in process.extract(
+                n, self._form_list, scorer=fuzz.token_sort_ratio, score_cutoff=FUZZY_MIN, limit=3
+            ):  # a close string is not the concept when it differs by a number or a modifier
+                if not incompatible(n, form):
+                    return self._hit(self.forms[form], "fuzzy")
         return Grounding(f"free:{n}", None, "free", tuple(self._find(name)))
 
     @property

@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -211,12 +211,19 @@ def nearest(
     return idx, sc
 
 
-def cluster(vectors: np.ndarray, threshold: float, block: int = 4096) -> np.ndarray:
+def cluster(
+    vectors: np.ndarray,
+    threshold: float,
+    block: int = 4096,
+    keep_edge: Callable[[int, int], bool] | None = None,
+) -> np.ndarray:
     """Connected components of the graph "cosine ≥ threshold"; label = first member's index.
 
     Tiles of the upper triangle give edges, which a vectorized union-find merges tile by tile
     (always hooking the larger root under the smaller, so a root is its component's smallest
     index): memory is O(block² + n) and labels do not depend on ``block`` or edge order.
+    ``keep_edge(i, j)`` may veto an edge (a lexical check: "GluN2A" and "GluN2B" are close
+    vectors, not one concept).
     """
     v = np.ascontiguousarray(vectors, dtype=np.float32)
     n = len(v)
@@ -235,6 +242,9 @@ def cluster(vectors: np.ndarray, threshold: float, block: int = 4096) -> np.ndar
             a, b = a + rs, b + cs
             keep = b > a
             a, b = a[keep], b[keep]
+            if keep_edge is not None and len(a):
+                ok = np.array([keep_edge(int(x), int(y)) for x, y in zip(a, b, strict=True)])
+                a, b = a[ok], b[ok]
             while len(a):
                 compress()
                 ra, rb = parent[a], parent[b]

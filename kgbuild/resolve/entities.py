@@ -19,6 +19,12 @@ reliable rule first, because similarity alone is a poor judge of biomedical name
 Decisions are sticky (a :class:`~kgbuild.records.Resolution` row each): a later year reuses them
 and resolves only the names it has not seen. Thresholds are named constants measured on the
 audit list in ``tests/fixtures/resolution_audit.tsv`` (see README "Entity resolution").
+
+Similarity is never enough on its own (a precision audit, issue 16, found "GluN2B-NMDARs"
+clustered with "GluN2A-NMDARs", "microglia" embedded into "dysfunctional microglia", "Abeta
+synaptotoxicity" into hypertension): steps 3–5 keep a candidate only when
+:func:`kgbuild.resolve.lexical.incompatible` finds nothing against it, and no step maps a name
+onto an ID that the reviewed table ``data/mislinked_forms.tsv`` took away from that very form.
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ from rapidfuzz import fuzz, process
 
 from kgbuild.extract.ground import norm, variants
 from kgbuild.records import Resolution
+from kgbuild.resolve.lexical import incompatible
+from kgbuild.resolve.mislinked import banned_forms
 
 #: Minimum token_sort_ratio by the candidate's kind. Gene symbols differ by a character
 #: (APP/APH1, IL6/IL6R): only near-identical strings merge into a gene.
@@ -43,6 +51,11 @@ MIN_LEN = 5
 EMBED_MIN = {"Gene": 1.01, "Compound": 0.90, "Disease": 0.88}
 #: Minimum cosine for two leftover names to be one free node.
 CLUSTER_MIN = 0.92
+#: Mentions a surface form needs (linked to its concept) to be an embedding target.
+EMBED_MIN_SUPPORT = 3
+#: Nearest surface forms tried per name in the embedding step (the first lexically possible one
+#: above the kind's threshold is taken).
+EMBED_CANDIDATES = 3
 #: A form that is a part of a more frequent name of its concept ("memory" for memory loss,
 #: linked 3 times in DALK's corpus) is an alias only when linked at least this often
 #: ("Alzheimer" for Alzheimer's disease: 840 times).
@@ -113,6 +126,11 @@ class EntityResolver:
     stats: Counter[str] = field(default_factory=Counter)
     #: Predicates mapped by embedding (normalized key → relation, reverse, cosine); sticky.
     predicates: dict[str, tuple[str, bool, float]] = field(default_factory=dict)
+    #: Normalized surface form → IDs it must never resolve to (reviewed mislinks).
+    banned: dict[str, frozenset[str]] = field(default_factory=banned_forms)
+
+    def _allowed(self, key: str, cid: str | None) -> bool:
+        return bool(cid) and cid not in self.banned.get(key, ())
 
     def map_predicates(self, raws: Iterable[str]) -> None:
         """Embed the predicates that table and rules leave unmapped (once per predicate)."""
@@ -164,13 +182,15 @@ class EntityResolver:
     def _by_rules(self, key: str, name: str) -> tuple[str, str, float] | None:
         for v in (key, *variants(name)):
             cid = self.aliases.lookup(v)
-            if cid:
+            if self._allowed(key, cid):
                 return cid, "alias", 1.0
         for v in (key, *variants(name)):
             longs = self.abbreviations.get(v)
             if longs:
                 long_form = min(longs, key=lambda k: (-longs[k], k))
                 cid = self.aliases.lookup(long_form)
+                if not self._allowed(key, cid):
+                    cid = None
                 # A long form no annotator linked is still the short form's node: "MCI" is
                 # whatever "mild cognitive impairment" resolves to (its own free node at least).
                 return cid or f"free:{long_form}", "abbreviation", 1.0
@@ -183,10 +203,24 @@ class EntityResolver:
         for form, score, _ in process.extract(key, block, scorer=fuzz.token_sort_ratio, limit=3):
             if _numbers(form) != digits:  # type 1/type 2 diabetes, IL-6/IL-6R, PSEN1/PSEN2
                 continue
+            if incompatible(key, form):  # mitochondrial function / dysfunction, apoA-I KO
+                continue
             cid = self.aliases.lookup(form)
-            if cid and score >= FUZZY_MIN.get(self.aliases.kinds.get(cid, ""), 101.0):
+            if not self._allowed(key, cid):
+                continue
+            if score >= FUZZY_MIN.get(self.aliases.kinds.get(cid or "", ""), 101.0):
                 return cid, "fuzzy", round(score / 100, 4)
         return None
+
+    def _embed_target(self, form: str) -> bool:
+        """A surface form the embedding step may merge into: of a kind that merges by embedding,
+        and linked to its concept at least :data:`EMBED_MIN_SUPPORT` times — a form the tagger
+        linked once or twice is as likely its mistake ("synapse loss" → Vision Disorders) as
+        the concept's name, and a near vector to it would spread the mistake."""
+        cid = self.aliases.lookup(form)
+        if not cid or EMBED_MIN.get(self.aliases.kinds.get(cid, ""), 2) > 1:
+            return False
+        return self.aliases.forms[form][cid] >= EMBED_MIN_SUPPORT
 
     def _by_embedding(
         self, left: dict[str, str], year: int, new: list[Resolution]
@@ -200,26 +234,41 @@ class EntityResolver:
             return short
         queries = self.embedder.embed([nid.removeprefix("free:") for nid in ids])
         # Candidates: surface forms of kinds that may merge by embedding (never genes).
-        forms = sorted(
-            f for f in self.aliases.forms
-            if EMBED_MIN.get(self.aliases.kinds.get(self.aliases.lookup(f) or "", ""), 2) <= 1
-        )  # fmt: skip
+        forms = sorted(f for f in self.aliases.forms if self._embed_target(f))
         if not forms:
             forms = [""]
-        idx, scores = nearest(queries, self.embedder.embed(forms), k=1)
+        idx, scores = nearest(queries, self.embedder.embed(forms), k=EMBED_CANDIDATES)
         rest = []
         for i, nid in enumerate(ids):
-            cid = self.aliases.lookup(forms[idx[i, 0]])
-            kind = self.aliases.kinds.get(cid or "", "")
-            if cid and scores[i, 0] >= EMBED_MIN.get(kind, 1.01):
-                new.append(Resolution(nid, left[nid], cid, "embedding", float(scores[i, 0]), year))
+            key = nid.removeprefix("free:")
+            hit = None
+            for j in range(EMBED_CANDIDATES):  # the nearest form that is lexically possible
+                if idx[i, j] < 0:
+                    break
+                cid = self.aliases.lookup(forms[idx[i, j]])
+                kind = self.aliases.kinds.get(cid or "", "")
+                if scores[i, j] < EMBED_MIN.get(kind, 1.01) or not self._allowed(key, cid):
+                    continue
+                if not incompatible(key, forms[idx[i, j]], semantic=True):
+                    hit = (cid, float(scores[i, j]))
+                    break
+            if hit:
+                new.append(Resolution(nid, left[nid], hit[0], "embedding", hit[1], year))
             else:
                 rest.append(i)
         # Leftovers: cluster with each other and with earlier unresolved free nodes.
         earlier = sorted(k for k, d in self.decisions.items() if d.merged_into == k)
         pool = earlier + [ids[i] for i in rest]
-        vectors = self.embedder.embed([p.removeprefix("free:") for p in pool])
-        labels = cluster(vectors, CLUSTER_MIN)
+        names = [p.removeprefix("free:") for p in pool]
+        vectors = self.embedder.embed(names)
+        labels = cluster(
+            vectors,
+            CLUSTER_MIN,
+            keep_edge=lambda a, b: (
+                not incompatible(names[a], names[b], semantic=True)
+                and not incompatible(names[b], names[a], semantic=True)
+            ),
+        )
         out = dict(short)
         for j, nid in enumerate(pool[len(earlier) :], start=len(earlier)):
             rep = pool[labels[j]]

@@ -89,6 +89,7 @@ def resolve_slice(
             e = replace(
                 e, head_start=e.tail_start, head_end=e.tail_end, tail_start=e.head_start,
                 tail_end=e.head_end, head_text=e.tail_text, tail_text=e.head_text,
+                claim_reversed=not e.claim_reversed,
             )  # fmt: skip
         out.evidence.append(replace(e, evidence_id=eid, triple_id=tid))
     return out

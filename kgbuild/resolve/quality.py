@@ -5,6 +5,14 @@ the share of triple endpoints with a normalized ID, the share of triples using a
 relation, the number of distinct relation strings, how many node strings each concept is split
 over (worst offenders listed), how many nodes Alzheimer's disease's own surface forms end up in,
 and the support histogram (distinct PMIDs per triple).
+
+Shares cannot tell a right ID from a wrong one (issue 16), so a snapshot's report also gives:
+the share of triples whose kinds and relation are a Hetionet metaedge (stricter than the
+relation *name*), the mentions whose annotator ID was taken away at ingestion and the triple
+endpoints that are free because of it (a fall of the ID share for a good reason), the
+mixed-concept IDs the detector finds in the snapshot's mentions (reviewed or not, see
+``data/mislinked_forms.tsv``), and the precision of the latest scored blind audit
+(``kgbuild audit``) beside the shares.
 """
 
 from __future__ import annotations
@@ -85,7 +93,87 @@ def snapshot_quality(wh: Warehouse, snapshot_id: str) -> dict[str, Any]:
         if text:
             surface[node].add(text)
     support = [r[0] for r in wh.query("SELECT support FROM kg_edges_at(?)", [snapshot_id])]
-    return {"snapshot_id": snapshot_id, **_figures(triples, surface, support)}
+    return {
+        "snapshot_id": snapshot_id,
+        **_figures(triples, surface, support),
+        **_precision_figures(wh, snapshot_id),
+    }
+
+
+def _precision_figures(wh: Warehouse, sid: str) -> dict[str, Any]:
+    """The issue-16 figures: metaedge share, unlinked IDs, mixed concepts, the latest audit."""
+    from kgbuild.audit.score import latest_audit
+    from kgbuild.resolve.mislinked import (
+        PROBLEM_KIND,
+        RELINK_KIND,
+        banned_forms,
+        mislinked_table,
+    )
+    from kgbuild.resolve.mixed import detect
+    from kgbuild.resolve.vocab import reference
+
+    (n, with_edge), = wh.query(
+        "SELECT count(*), count(metaedge) FROM triples_at(?)", [sid]
+    )  # fmt: skip
+    details = [r[0] for r in wh.query(
+        "SELECT detail FROM problems_at(?) WHERE kind = ?", [sid, PROBLEM_KIND]
+    )]  # fmt: skip
+    (relinked,) = wh.query(
+        "SELECT count(*) FROM problems_at(?) WHERE kind = ?", [sid, RELINK_KIND]
+    )[0]  # fmt: skip
+    ids = {m.group(1) for d in details if (m := re.search(r": (\S+) removed \(", d))}
+    banned = banned_forms()
+    freed = wh.query(
+        "SELECT count(*) FROM triples_at(?) t, unnest([t.head_id, t.tail_id]) AS u(x) "
+        "WHERE list_contains(?, x)",
+        [sid, [f"free:{f}" for f in banned]],
+    )[0][0]
+    rows = wh.query(
+        "SELECT concept_id, hetionet_type, text, count(*) FROM mentions_at(?) "
+        "WHERE concept_id IS NOT NULL AND hetionet_type IS NOT NULL GROUP BY ALL",
+        [sid],
+    )
+    table = mislinked_table()
+    mixed = []
+    for mc in detect(rows, reference()):
+        d = mc.as_dict()
+        foreign = [f for forms in mc.foreign.values() for f, _ in forms]
+        d["reviewed"] = all((mc.concept_id, f) in table for f in foreign)
+        if d["reviewed"]:
+            actions = sorted({table[(mc.concept_id, f)][0] for f in foreign})
+            d["detector_verdict"] = d["verdict"]
+            d["verdict"] = f"reviewed ({'/'.join(actions)}) in data/mislinked_forms.tsv"
+        mixed.append(d)
+    kg = wh.query("SELECT kg FROM snapshots WHERE snapshot_id = ?", [sid])
+    audit = latest_audit(wh.root, kg[0][0] if kg else "", sid)
+    return {
+        "hetionet_metaedge_share": round(with_edge / (n or 1), 4),
+        "mislinked_mentions_unlinked": len(details),
+        "mislinked_ids_unlinked": len(ids),
+        "mentions_relinked": relinked,
+        "endpoints_freed_by_unlinking": freed,
+        "mixed_concept_ids": len(mixed),
+        "mixed_concept_ids_unreviewed": sum(not d["reviewed"] for d in mixed),
+        "mixed_concepts": mixed,
+        "audit": _audit_summary(audit, sid) if audit else None,
+    }
+
+
+def _audit_summary(a: dict[str, Any], sid: str) -> dict[str, Any]:
+    """The audited figures to show beside the shares."""
+    return {
+        "sheet": a.get("sheet"),
+        "snapshot": a.get("snapshot"),
+        "this_snapshot": a.get("snapshot") == sid,
+        "seed": a.get("seed"),
+        "judged": a.get("judged"),
+        "scored_at": a.get("scored_at"),
+        **{
+            q: {k: a[q][k] for k in ("k", "n", "precision", "bootstrap_95", "wilson_95")}
+            for q in ("claim_supported", "faithful", "end_to_end")
+        },
+        "normalization_delta": a.get("normalization_delta"),
+    }
 
 
 def tsv_quality(path: Path) -> dict[str, Any]:

@@ -14,21 +14,26 @@ of the key (``rule``; a negated predicate asserts no edge: ``related_to``); (4) 
 (``open``).
 
 Policy: signed change → up/downregulates, unsigned (modulate, cleave) → regulates; therapy →
-treats, symptom relief → palliates; every association, "causes" and a bare "has" included, →
-associates. No open ``causes``: Hetionet has no causal edge among Gene, Compound and Disease, and
-what the LLM calls "causes" between them is what DaG ``associates`` records (GWAS and literature
-association); a ``causes`` would split one Hetionet edge in two. "has" says no more than that the
-two occur together, which this project records as ``associates`` for a co-mention too
-(``data/cooccurrence_relations.tsv``).
+treats, symptom relief → palliates; association of any strength and a bare "has" → associates
+("has" says no more than that the two occur together, which this project records as
+``associates`` for a co-mention too, ``data/cooccurrence_relations.tsv``); causation ("causes",
+"leads to", "results from") → ``causes``, with its direction. Hetionet names ``causes`` only for
+Compound → Side Effect (CcSE); between Gene, Compound and Disease it is an open predicate. It used
+to be folded into ``associates``, which is undirected, so a claim read backwards ("AD causes
+Abeta") looked as right as the true one; a precision audit (issue 16) found such rows, so the
+direction is kept. A negated predicate ("does not bind", "lacks") asserts no edge at all:
+:func:`negation_cue` finds it and the extractor rejects the claim with that reason.
 
 Kind-aware: given both kinds, a Hetionet relation that DALK Table 11 does not allow for the pair
 becomes the first allowed of ``_FALLBACK[relation]`` then ``associates`` (Gene "treats" Disease →
-associates, Compound "interacts" Gene → binds); if none is allowed it is kept with
-``allowed=False``. Up/down/regulates are causal and must fit in the stated direction (Gene
-"upregulates" Disease is not Hetionet's Disease-upregulates-Gene); other relations are put in
-metaedge order later (``kgbuild.extract.claims.orient``). Between Disease and Gene (the pair with
-``associates``) the open predicates of ``_PROMOTABLE`` become ``associates``: a gene is neither
-"located in" a disease node nor its symptom.
+associates, Gene "binds" Gene → interacts); if none is allowed it is kept with ``allowed=False``.
+A fallback only ever weakens a claim: "interacts" never becomes ``binds`` (Compound "interacts"
+Gene stays ``interacts``, not allowed), because binding is a stronger, different claim.
+Up/down/regulates are causal and must fit in the stated direction (Gene "upregulates" Disease is
+not Hetionet's Disease-upregulates-Gene); other relations are put in metaedge order later
+(``kgbuild.extract.claims.orient``, which never swaps a causal claim into its metaedge).
+Between Disease and Gene (the pair with ``associates``) the open predicates of ``_PROMOTABLE``
+become ``associates``: a gene is neither "located in" a disease node nor its symptom.
 """
 
 from __future__ import annotations
@@ -65,6 +70,7 @@ OPEN_PREDICATES: dict[str, str] = {
     "variant_of": "mutation, variant, allele, genotype or isoform head is a form of tail",
     "in_taxon": "entity head belongs to or comes from organism tail",
     "related_to": "unspecified: the predicate names an attribute, a study role, or nothing mapped",
+    "causes": "head causes, leads to or results in tail (Hetionet's CcSE name; open elsewhere)",
 }
 
 #: Open predicates that are exactly a Hetionet relation outside DALK's 10, renamed to Hetionet's
@@ -80,7 +86,6 @@ _FALLBACK: dict[str, tuple[str, ...]] = {
     "upregulates": ("regulates",),
     "downregulates": ("regulates",),
     "binds": ("interacts",),
-    "interacts": ("binds",),
 }
 #: Causal relations: they must fit the kind pair as stated, never by swapping the ends.
 _DIRECTIONAL = frozenset({"upregulates", "downregulates", "regulates"})
@@ -90,6 +95,8 @@ _PROMOTABLE = frozenset(
      "related_to"}
 )  # fmt: skip
 
+#: Open predicates whose tail is the disease when one end is a disease and the other is not.
+_DISEASE_TAIL = frozenset({"model_of", "biomarker_of"})
 _COPULAS = frozenset({"is", "are", "was", "were", "be", "been", "being", "am"})
 _FILLERS = _COPULAS | frozenset(
     {"can", "may", "might", "could", "would", "should", "will", "shall", "do", "does", "did",
@@ -99,6 +106,18 @@ _FILLERS = _COPULAS | frozenset(
      "known", "thought", "shown"}
 )  # fmt: skip
 _NEGATIONS = frozenset({"not", "no", "non", "never", "without"})
+#: Words that make a predicate assert that there is no relation ("does not bind", "lacks",
+#: "independent of", "unaffected by"). "non" alone is not one: "non-competitive inhibitor".
+_NEGATION_CUES = frozenset(
+    {"not", "no", "never", "without", "cannot", "neither", "nor", "lack", "lacks", "lacking",
+     "lacked", "absent", "unaffected", "unchanged", "independent", "unrelated", "fail", "fails",
+     "failed", "none", "nothing"}
+)  # fmt: skip
+_NEGATED_PREFIX = re.compile(r"\bnon[\s_-]?(toxic|associated|related|binding|responsive)\b")
+#: Relations an unmapped predicate may take from its nearest table key by embedding: only the
+#: uncommitted ones. A signed or mechanistic relation ("lower than" → downregulates, "transport
+#: across" → binds) from a cosine is a guess the audit found wrong more often than right.
+EMBED_TARGETS = frozenset({"associates", "presents"})
 _LEMMA_EXCEPTIONS = {"has": "have", "had": "have", "bound": "bind", "led": "lead"}
 _DROPPABLE_TAIL = frozenset({"with", "to", "on", "upon", "for"})
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z]|[A-Z]$)")
@@ -187,6 +206,15 @@ def normalize_predicate(raw: str) -> str:
     return " ".join(out)
 
 
+def negation_cue(raw: str) -> str | None:
+    """The word that makes ``raw`` a negated predicate ("does not bind" → "not"), else None."""
+    text = raw.lower().replace("n't", " not").replace("_", " ")
+    m = _NEGATED_PREFIX.search(text)
+    if m:
+        return m.group(0)
+    return next((w for w in re.findall(r"[a-z]+", text) if w in _NEGATION_CUES), None)
+
+
 def _lookup(key: str) -> tuple[str, bool, str]:
     """(relation, reverse, method) of a normalized key, kinds not considered."""
     exact, rules = _table()
@@ -198,6 +226,10 @@ def _lookup(key: str) -> tuple[str, bool, str]:
     if len(words) > 1 and words[-1] == "by":
         relation, reverse, method = _lookup(" ".join(words[:-1]))
         if method != "open":
+            return relation, not reverse, method
+    if len(words) > 1 and words[-1] == "from":  # "isolated from Y": Y is the source
+        relation, reverse, method = _lookup(" ".join(words[:-1]))
+        if method != "open" and relation == "produces":
             return relation, not reverse, method
     if len(words) > 1 and words[-1] in _DROPPABLE_TAIL:
         found = _lookup(" ".join(words[:-1]))
@@ -235,6 +267,12 @@ def canonical_relation(
         relation, reverse, method = name, False, "hetionet"
     else:
         relation, reverse, method = _lookup(normalize_predicate(raw))
+    if relation in _DISEASE_TAIL and head_kind != tail_kind:
+        # a label ("AD mouse_model X") has no reliable direction; the disease is what is
+        # modelled or indicated, so it is the tail (issue 16 audit, seed 1603)
+        subject = tail_kind if reverse else head_kind
+        if subject == "Disease":
+            reverse = not reverse
     allowed = None
     options = relations_for(head_kind, tail_kind) if head_kind and tail_kind else []
     if options and relation in hetionet:
@@ -266,8 +304,8 @@ def embed_predicates(raws: Iterable[str], embedder: Any) -> dict[str, tuple[str,
     idx, scores = nearest(embedder.embed(todo), embedder.embed(keys), k=1)
     out = {}
     for i, key in enumerate(todo):
-        if scores[i, 0] >= EMBED_MIN:
-            relation, reverse = exact[keys[idx[i, 0]]]
+        relation, reverse = exact[keys[idx[i, 0]]]
+        if scores[i, 0] >= EMBED_MIN and relation in EMBED_TARGETS:
             out[key] = (relation, reverse, round(float(scores[i, 0]), 4))
     return out
 

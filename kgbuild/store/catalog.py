@@ -67,6 +67,7 @@ _SQL_TYPES = {
     "int32": "INTEGER",
     "double": "DOUBLE",
     "list<item: string>": "VARCHAR[]",
+    "bool": "BOOLEAN",
 }
 
 

@@ -1,0 +1,1 @@
+"""Blind audits of KG precision: sample evidence rows, judge them as a curator, score them."""

@@ -1,0 +1,155 @@
+"""``kgbuild audit sample|score``: blind precision audits (a Typer sub-app the CLI mounts).
+
+``kgbuild audit sample alzheimers@2020 --n 100 --seed 7 --out sheet.tsv`` writes a blind sheet;
+a person judges every row; ``kgbuild audit score sheet.tsv`` prints precision with intervals and
+records it in the warehouse, where ``kgbuild quality`` shows it beside the shares.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from kgbuild.config import warehouse_path
+from kgbuild.store.snapshots import Warehouse
+
+audit_app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Blind precision audits: sample evidence rows, judge them, score them.",
+)
+out = Console(width=None if sys.stdout.isatty() else 200)
+
+WarehouseOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--warehouse", "-w", help="Warehouse folder [env KGBUILD_WAREHOUSE; default ./warehouse]"
+    ),
+]
+
+
+@audit_app.callback()
+def _group() -> None:
+    """Blind precision audits: sample evidence rows, judge them, score them."""
+
+
+@audit_app.command("sample")
+def sample(
+    snapshot: Annotated[str, typer.Argument(help="Snapshot id/prefix, KG@YEAR or latest")],
+    out_file: Annotated[Path, typer.Option("--out", help="Sheet to write (TSV)")],
+    n: Annotated[int, typer.Option("--n", help="Evidence rows to sample")] = 100,
+    seed: Annotated[int, typer.Option(help="Random seed (use a new one for a fresh sample)")] = 0,
+    method: Annotated[
+        str | None, typer.Option(help="Only evidence of this method (generative, …)")
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite an existing sheet")] = False,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """Write a blind audit sheet of N evidence rows (sentence, raw claim, stored triple)."""
+    from kgbuild.audit.sample import write_sample
+
+    wh = Warehouse(warehouse_path(warehouse))
+    sid = wh.resolve(snapshot)
+    meta = write_sample(wh, sid, n, seed, out_file, method=method, force=force)
+    out.print(f"{meta['n']} rows of {meta['population']} of {sid} (seed {seed}) → {out_file}")
+
+
+@audit_app.command("score")
+def score(
+    sheet: Annotated[Path, typer.Argument(help="A judged audit sheet")],
+    record: Annotated[
+        bool, typer.Option(help="Record the figures in the warehouse for `kgbuild quality`")
+    ] = True,
+    warehouse: WarehouseOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+) -> None:
+    """Precision of a judged sheet: raw claim supported, stored triple faithful, end to end."""
+    from kgbuild.audit.score import record as keep
+    from kgbuild.audit.score import score_sheet
+    from kgbuild.audit.sheet import read_sheet
+
+    figures = score_sheet(read_sheet(sheet), sheet)
+    note = ""
+    if record:
+        wh = Warehouse(warehouse_path(warehouse))
+        known = {s["snapshot_id"] for s in wh.snapshots()}
+        if figures["snapshot"] in known:
+            figures["recorded"] = str(keep(wh.root, figures))
+        else:
+            note = f"not recorded: snapshot {figures['snapshot'] or '?'} is not in {wh.root}"
+    if as_json:
+        out.print_json(json.dumps(figures))
+    else:
+        out.print(audit_table(figures))
+    if note:
+        Console(stderr=True).print(note, highlight=False)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def audit_table(f: dict[str, Any]) -> Table:
+    """One row per question: k/n, precision, bootstrap and Wilson 95% intervals."""
+    t = Table(title=f"audit of {f['snapshot']} (seed {f['seed']}): {f['judged']} judged rows"
+              + (f", {f['unjudged']} not judged" if f.get("unjudged") else ""))  # fmt: skip
+    for c in ("question", "k/n", "precision", "bootstrap 95%", "Wilson 95%"):
+        t.add_column(c)
+    for key, label in (
+        ("claim_supported", "raw claim supported by the sentence"),
+        ("faithful", "stored triple faithful to the raw claim"),
+        ("end_to_end", "stored triple supported end to end"),
+    ):
+        q = f[key]
+        t.add_row(label, f"{q['k']}/{q['n']}", _pct(q["precision"]),
+                  " – ".join(map(_pct, q["bootstrap_95"])),
+                  " – ".join(map(_pct, q["wilson_95"])))  # fmt: skip
+    d, fa = f["normalization_delta"], f["faithful"]
+    t.add_row("end to end − raw claim", f"-{d['lowered']} +{d['raised']}", _pct(d["delta"]),
+              " – ".join(map(_pct, d["bootstrap_95"])), "")  # fmt: skip
+    t.caption = (
+        f"faithful: {fa['exact']} exact, {fa['vaguer']} vaguer, {fa['wrong']} wrong "
+        f"(concept {fa['wrong_concept']}, relation/direction {fa['wrong_relation_or_direction']})"
+    )
+    return t
+
+
+def quality_tables(figures: dict[str, Any]) -> list[Table]:
+    """``kgbuild quality``'s issue-16 tables: the latest audit and the mixed-concept IDs."""
+    tables = []
+    a = figures.get("audit")
+    if a:
+        where = "this snapshot" if a["this_snapshot"] else f"snapshot {a['snapshot']}"
+        t = Table(title=f"audited precision ({a['sheet']}, seed {a['seed']}, {where}, "
+                  f"{a['judged']} judged rows)")  # fmt: skip
+        for c in ("question", "k/n", "precision", "bootstrap 95%", "Wilson 95%"):
+            t.add_column(c)
+        for key, label in (
+            ("claim_supported", "raw claim supported"),
+            ("faithful", "stored triple faithful to the claim"),
+            ("end_to_end", "stored triple supported end to end"),
+        ):
+            q = a[key]
+            t.add_row(label, f"{q['k']}/{q['n']}", _pct(q["precision"]),
+                      " – ".join(map(_pct, q["bootstrap_95"])),
+                      " – ".join(map(_pct, q["wilson_95"])))  # fmt: skip
+        tables.append(t)
+    mixed = figures.get("mixed_concepts")
+    if mixed:
+        t = Table(title="mixed-concept IDs (forms naming another concept: mislinked_forms.tsv)")
+        for c in ("ID", "kind", "own", "foreign", "reviewed", "verdict", "foreign forms"):
+            t.add_column(c, overflow="fold")
+        for d in mixed:
+            forms = "; ".join(f for v in d["foreign_forms"].values() for f in v)
+            t.add_row(d["concept_id"], d["kind"], str(d["own_mentions"]),
+                      str(d["foreign_mentions"]), "yes" if d["reviewed"] else "no",
+                      d["verdict"], forms[:120])  # fmt: skip
+        tables.append(t)
+    return tables

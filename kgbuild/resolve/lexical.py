@@ -1,0 +1,151 @@
+"""Lexical checks a similarity match must pass: a close string or vector is not the same concept.
+
+Why: string similarity (rapidfuzz) and embeddings score names by how much they share, and the
+words that change what a name denotes are short: "Abeta1-42" vs "Abeta1-40", "GluN2B" vs
+"GluN2A", "apoA-I KO" vs "apoA-I", "mitochondrial function" vs "mitochondrial dysfunction",
+"5-HT4 receptor agonist" vs "5-HT4 receptor", "microglia" vs "dysfunctional microglia". A precision
+audit of the replayed DALK build (issue 16) found each of these merged by the fuzzy, embedding or
+cluster step. Entity linkers guard the same way (scispaCy's linker keeps abbreviation and number
+checks outside the vector score): a candidate is kept only when no rule below says otherwise.
+
+Rules (:func:`incompatible` returns the first that fires):
+
+1. **numbers** — the numbers in the two names, and letters glued to them ("2a", "5p", "ht4"),
+   must be the same: IL-6 is not IL-6R's neighbour 6R, CA1 is not CA3;
+2. **perturbation** — a word that turns a concept into another (knockout, deficiency,
+   inhibitor, antagonist, agonist, antibody, siRNA, negation…) in one name but not the other;
+3. **antonym prefix** — a word of one name is a word of the other with a prefix that reverses
+   it (dys-, de-, in-, un-, non-, anti-) or hypo-/hyper- swapped;
+4. **semantic steps only** (embedding, cluster): unless both have the same content words in
+   another order ("tau hyperphosphorylation"), the name must not be a strict part of the
+   candidate that adds a content word (a component of a longer concept: "myelin" vs "myelin
+   damage"; "human" or "levels" add none), the head nouns must share a stem (the head noun
+   names the concept: "synaptic loss" is not "visual memory"), two modifiers must share a
+   word ("synaptic failure" is not "heart failure"), and a disease suffix (-osis,
+   -itis, -emia, -pathy) must be on both or neither ("amyloid" vs "amyloidosis").
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from kgbuild.extract.ground import norm
+
+#: Words that make a name denote something else than the concept it contains.
+PERTURBATIONS = frozenset({
+    "ko", "knockout", "knockouts", "deficient", "deficiency", "deficiencies", "null",
+    "inhibitor", "inhibitors", "antagonist", "antagonists", "agonist", "agonists",
+    "antibody", "antibodies", "blocker", "blockers", "knockdown", "sirna", "shrna", "deletion",
+    "lacking", "no", "not", "non", "without", "anti", "absence", "loss",
+})  # fmt: skip
+_ANTONYM_PREFIXES = ("dys", "de", "in", "im", "un", "non", "anti", "dis")
+_DISEASE_SUFFIX = re.compile(r"(osis|oses|itis|emia|aemia|pathy|pathie|pathies)$")
+#: Words too generic to be a name's head noun; the head is the last word not among them.
+_GENERIC = frozenset({
+    "the", "of", "in", "on", "by", "to", "and", "for", "with", "a", "an", "patients", "patient",
+    "level", "levels", "human", "mice", "mouse", "rat", "rats", "brain", "brains",
+})  # fmt: skip
+_NUMBER = re.compile(r"([a-z]{0,2})(\d+)([a-z]{0,2})(?![a-z])")
+_STOP = frozenset({"the", "of", "in", "on", "by", "to", "and", "for", "with", "a", "an", "at"})
+#: Shortest common prefix for two head words to count as one stem.
+STEM = 5
+
+
+@lru_cache(maxsize=1 << 16)
+def _words(name: str) -> tuple[str, ...]:
+    return tuple(norm(name).split())
+
+
+def _numbers(name: str) -> list[tuple[str, str, str]]:
+    """Each number with the short letter runs glued to it, in a canonical order; a letter run
+    glued to a longer word ("abeta1") is not an affix; a short word just before a bare number
+    is ("IL 6" reads as "IL6", "BV 2" as "BV2")."""
+    out = []
+    words = _words(name)
+    for i, w in enumerate(words):
+        for m in _NUMBER.finditer(w):
+            before = w[: m.start(2)]
+            pre = m.group(1) if len(before) <= 2 else ""
+            if not before and i and len(words[i - 1]) <= 2 and words[i - 1].isalpha():
+                pre = words[i - 1]
+            out.append((pre, m.group(2), m.group(3)))
+    return sorted(out)
+
+
+def _singular(w: str) -> str:
+    if len(w) <= 3 or not w.endswith("s") or w.endswith(("ss", "is", "us")):
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    return w[:-1]
+
+
+#: Prepositions that end a noun phrase's head ("activation of caspase 9", "dementia with Lewy
+#: bodies" are an activation and a dementia).
+_HEAD_END = ("of", "with", "in", "from", "by", "for")
+
+
+def _head(words: tuple[str, ...]) -> str:
+    """The head noun: the last content word, before a preposition when there is one."""
+    cut = next((i for i, w in enumerate(words) if i and w in _HEAD_END), None)
+    if cut is not None:
+        words = words[:cut]
+    content = [w for w in words if w not in _GENERIC and not w.isdigit()]
+    return _singular(content[-1]) if content else ""
+
+
+def _same_stem(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    k = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        k += 1
+    return k >= min(STEM, len(a), len(b)) and (k >= STEM or a.startswith(b) or b.startswith(a))
+
+
+def _antonyms(a: set[str], b: set[str]) -> str | None:
+    for x in a:
+        for y in b:
+            for p in _ANTONYM_PREFIXES:
+                if (x == p + y or y == p + x) and min(len(x), len(y)) >= 4:
+                    return f"{x}/{y}"
+            if x[:4] in ("hypo", "hype") and y[:4] in ("hypo", "hype") and x[:5] != y[:5]:
+                rx, ry = x[5 if x[4] == "r" else 4 :], y[5 if y[4] == "r" else 4 :]
+                if rx and rx == ry:
+                    return f"{x}/{y}"
+    return None
+
+
+def incompatible(name: str, form: str, semantic: bool = False) -> str | None:
+    """Why ``name`` cannot be ``form``'s concept (see the module docstring), or None."""
+    a, b = _words(name), _words(form)
+    if a == b:
+        return None
+    if _numbers(name) != _numbers(form):
+        return "numbers differ"
+    sa, sb = {_singular(w) for w in a}, {_singular(w) for w in b}
+    pert = (sa ^ sb) & PERTURBATIONS
+    if pert:
+        return f"perturbation word {sorted(pert)[0]!r}"
+    why = _antonyms(sa - sb, sb - sa)
+    if why:
+        return f"antonym prefix ({why})"
+    if not semantic:
+        return None
+    ca, cb = sa - _STOP, sb - _STOP
+    if ca == cb:  # the same words in another order: "tau hyperphosphorylation"
+        return None
+    if ca < cb and cb - ca - _GENERIC:
+        return "name is a part of a longer concept"
+    ha, hb = _head(a), _head(b)
+    if ha and hb and not _same_stem(ha, hb):
+        return f"head words differ ({ha}/{hb})"
+    ma, mb = ca - _GENERIC - {ha}, cb - _GENERIC - {hb}
+    if ma and mb and not any(_same_stem(x, y) for x in ma for y in mb):
+        return "modifiers differ"  # "synaptic failure" is not "heart failure"
+    if bool(_DISEASE_SUFFIX.search(ha)) != bool(_DISEASE_SUFFIX.search(hb)):
+        return "disease suffix on one name only"
+    return None

@@ -1,0 +1,144 @@
+"""Annotator IDs checked against their own surface forms, at ingestion.
+
+Grounding trusts the document's annotations: a claim about "Pick" in "Pick's disease" that
+PubTator tagged as the gene PICK1 becomes a claim about PICK1. This module takes an ID away
+from a mention — the mention keeps its text, span and kind, loses ``concept_id``, and a
+``problems`` row (kind ``mislinked_id``) says what was removed and why — when:
+
+1. **curated** — ``data/mislinked_forms.tsv`` lists (ID, normalized form) with action
+   ``unlink``: reviewed lines, seeded from :mod:`kgbuild.resolve.mixed`'s candidates on DALK's
+   corpus and from the precision audit (issue 16). Nothing here is decided by a threshold;
+2. **eponym** (automatic) — a Gene mention that is a capitalized proper name directly followed
+   by "'s disease" / "disease" / "syndrome" ("Pick disease", "Pick's diseases") is the name of
+   a disease, not of a gene;
+3. **family plural** (automatic) — a Gene mention that is an acronym plural ("MMPs", "AMPARs")
+   names a family, not the one gene it was linked to, unless the text or its singular is an
+   official human gene symbol (Hetionet; "C1s" is the gene C1S, "APPs" is APP);
+4. **Greek-letter isoform** (automatic, *relinks*) — a Gene mention written with a Greek letter
+   whose spelled-out form is another human gene's official symbol ("GSK3beta" → GSK3B,
+   "IL-1beta" → IL1B, "S100beta" → S100B) while the tagger linked the alpha isoform (GSK3A,
+   IL1A, S100A1): the mention takes the symbol's gene. In DALK's corpus this moves 285 mentions
+   (GSK3beta alone 108), and every one checked was the tagger's alpha/beta confusion.
+
+Removing an ID lowers the share of endpoints with an ID by construction; `kgbuild quality`
+counts these removals so that the fall is not mistaken for a regression.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import replace
+from functools import cache
+
+from kgbuild.errors import ConfigError
+from kgbuild.extract.ground import norm
+from kgbuild.records import Mention, Problem
+from kgbuild.resolve.vocab import Reference, reference
+from kgbuild.schema import data_dir
+from kgbuild.sources.local import YearSlice
+
+MISLINKED_TSV = "mislinked_forms.tsv"
+PROBLEM_KIND = "mislinked_id"
+RELINK_KIND = "relinked_id"
+_EPONYM_NAME = re.compile(r"^[A-Z][a-z]{2,}$")
+_EPONYM_NEXT = re.compile(r"^(?:['’]s)?\s+(?:disease|diseases|syndrome|syndromes)\b")
+_FAMILY_PLURAL = re.compile(r"^(?=(?:[^A-Z]*[A-Z]){2})[A-Z][A-Za-z0-9-]*[A-Z0-9]s$")
+
+
+@cache
+def mislinked_table() -> dict[tuple[str, str], tuple[str, str]]:
+    """(concept ID, normalized form) → (action, reason) of the reviewed table."""
+    path = data_dir() / MISLINKED_TSV
+    if not path.exists():
+        return {}
+    with open(path, encoding="utf-8", newline="") as fh:
+        lines = (ln for ln in fh if not ln.startswith("#"))
+        rows = list(csv.DictReader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
+    bad = [r.get("form") for r in rows if r.get("action") not in ("unlink", "keep")]
+    if bad:
+        raise ConfigError("mislinked form rows need action unlink or keep", path=path,
+                          rows=bad[:5])  # fmt: skip
+    return {(r["concept_id"], r["form"]): (r["action"], r["reason"]) for r in rows}
+
+
+def banned_forms() -> dict[str, frozenset[str]]:
+    """Normalized form → IDs it was taken away from (resolution must not give them back)."""
+    out: dict[str, set[str]] = {}
+    for (cid, form), (action, _) in mislinked_table().items():
+        if action == "unlink":
+            out.setdefault(form, set()).add(cid)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+_GREEK = (("alpha", "A"), ("beta", "B"), ("gamma", "G"), ("delta", "D"), ("kappa", "K"))
+
+
+def greek_symbol(text: str) -> str | None:
+    """ "GSK-3beta" → "GSK3B": the text with Greek letter names spelled as symbols use them, or
+    None when the text has no Greek letter name."""
+    low = re.sub(r"[^a-z0-9]", "", text.lower())
+    if not any(g in low for g, _ in _GREEK):
+        return None
+    for g, letter in _GREEK:
+        low = low.replace(g, letter.lower())
+    return low.upper()
+
+
+def relink_target(m: Mention, ref: Reference) -> str | None:
+    """The human gene whose official symbol the mention spells with a Greek letter, when the
+    tagger linked another human gene (rule 4), else None."""
+    if m.hetionet_type != "Gene" or not m.concept_id or not ref.name(m.concept_id):
+        return None
+    symbol = greek_symbol(m.text)
+    if not symbol or symbol == ref.name(m.concept_id).upper():
+        return None
+    target = ref.gene_of_symbol(symbol)
+    return target if target and target != m.concept_id else None
+
+
+def why_mislinked(m: Mention, text: str, ref: Reference) -> str | None:
+    """Why mention ``m`` of document text ``text`` should lose its ID, or None."""
+    if not m.concept_id:
+        return None
+    row = mislinked_table().get((m.concept_id, norm(m.text)))
+    if row and row[0] == "unlink":
+        return f"reviewed: {row[1]} (data/{MISLINKED_TSV})"
+    if m.hetionet_type != "Gene":
+        return None
+    if _EPONYM_NAME.match(m.text) and _EPONYM_NEXT.match(text[m.end : m.end + 16]):
+        return "part of an eponymous disease name (e.g. Pick's disease), not a gene"
+    if _FAMILY_PLURAL.match(m.text) and not (
+        ref.is_gene_symbol(m.text) or ref.is_gene_symbol(m.text[:-1])
+    ):
+        return "plural family name (e.g. MMPs) linked to one gene"
+    return None
+
+
+def unlink_slice(ys: YearSlice, ref: Reference | None = None) -> YearSlice:
+    """The slice with mislinked mentions' IDs removed and one problem row per mention."""
+    ref = ref or reference()
+    texts = {d.pmid: d.text for d in ys.documents}
+    files = {s.pmid: s.source_file for s in ys.statuses}
+    mentions, problems = [], []
+    changed = False
+    for m in ys.mentions:
+        target = relink_target(m, ref)
+        if target:
+            changed = True
+            mentions.append(replace(m, concept_id=target, concept_ids=[target]))
+            detail = (f"{m.start}-{m.end} {m.text!r}: {m.concept_id} relinked to {target} "
+                      f"(the text is {ref.name(target)}'s symbol with a Greek letter)")  # fmt: skip
+            problems.append(Problem(m.pmid, files.get(m.pmid, ""), 0, RELINK_KIND, detail))
+            continue
+        why = why_mislinked(m, texts.get(m.pmid, ""), ref)
+        if why is None:
+            mentions.append(m)
+            continue
+        changed = True
+        mentions.append(replace(m, concept_id=None, concept_ids=[]))
+        detail = f"{m.start}-{m.end} {m.text!r}: {m.concept_id} removed ({why})"
+        problems.append(Problem(m.pmid, files.get(m.pmid, ""), 0, PROBLEM_KIND, detail))
+    if not changed:
+        return ys
+    return replace(ys, mentions=mentions, problems=[*ys.problems, *problems])

@@ -1,0 +1,62 @@
+"""A node's display name: its preferred name where one is known, else its most frequent surface
+form that does not belong to another concept.
+
+Why: the name is what a user reads, and the most frequent surface form can describe a different
+concept than the ID (MESH:D001791, Blood Platelet Disorders, was named "Abeta aggregation";
+MESH:D007022, Hypotension, "blood glucose"; NCBIGene:351 "Abeta" for the gene APP). In order:
+
+1. the reference name (``data/reference_names.tsv``: Hetionet's gene symbols and symptom names);
+2. the most frequent surface form that a curated corpus also links to the ID
+   (``data/reference_forms.tsv``) — the curators' name wins over the tagger's majority;
+3. the most frequent surface form that is not *another concept's name plus generic words*
+   (:func:`kgbuild.resolve.mixed.foreign_owner`: "Abeta aggregation" is Abeta's name);
+4. the most frequent surface form.
+
+Ties go to the alphabetically first form, so a build and a build resumed from a snapshot name
+every node alike.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+
+from kgbuild.extract.ground import norm
+from kgbuild.resolve.mixed import foreign_owner, owners_of
+from kgbuild.resolve.vocab import Reference
+
+
+def form_owners(
+    forms: Mapping[str, Counter[str]], kinds: Mapping[str, str]
+) -> dict[str, tuple[str, str]]:
+    """Frequent normalized form → the concept (or kind) that owns it, over the whole KG."""
+    normalized: dict[str, Counter[str]] = {}
+    for cid, c in forms.items():
+        acc: Counter[str] = Counter()
+        for f, n in c.items():
+            acc[norm(f)] += n
+        normalized[cid] = acc
+    return owners_of(normalized, dict(kinds))
+
+
+def node_name(
+    cid: str,
+    forms: Counter[str],
+    kind: str,
+    owners: Mapping[str, tuple[str, str]],
+    ref: Reference,
+) -> str:
+    """The display name of concept ``cid`` (see the module docstring)."""
+    preferred = ref.name(cid)
+    if preferred:
+        return preferred
+    ranked = sorted(forms, key=lambda f: (-forms[f], f))
+    known = ref.known_forms(cid)
+    if known:
+        for f in ranked:
+            if norm(f) in known:
+                return f
+    for f in ranked:
+        if not foreign_owner(norm(f), cid, kind, owners):
+            return f
+    return ranked[0]
