@@ -56,6 +56,7 @@ build: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 test: lint install-test kgx-venv
 	KGBUILD_KGX_VENV=$(KGX_VENV) $(BIN)/pytest

@@ -26,7 +26,7 @@ CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
 t0 = time.perf_counter()
-from kgbuild.build.pipeline import build_kg
+from kgbuild.pipeline.build import build_kg
 from kgbuild.store.snapshots import Warehouse
 t_import = time.perf_counter() - t0
 source, warehouse = Path(sys.argv[1]), Path(sys.argv[2])

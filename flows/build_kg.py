@@ -1,7 +1,7 @@
 """Prefect flow ``build-kg``: a one-off KG build of a domain or a source, one task run per year.
 
 Each year is its own task run, in order, each depending on the one before: ``build_through(Y)``
-calls :func:`kgbuild.build.pipeline.build_kg` (the function the CLI calls) for the years up to
+calls :func:`kgbuild.pipeline.build.build_kg` (the function the CLI calls) for the years up to
 ``Y``. ``build_kg`` reuses every year already published on the lineage, so the task publishes
 exactly year ``Y``'s snapshot. Reading a year's source (PubMed + PubTator3 for ``pubmed``; file
 hashes for a folder) is a task of its own, retried with exponential backoff and holding a slot of
@@ -39,9 +39,9 @@ from flows.common import (
     transient,
     warehouse_storage,
 )
-from kgbuild.build.pipeline import YearReport, build_kg
-from kgbuild.build.spec import BuildSpec
 from kgbuild.errors import InputError
+from kgbuild.pipeline.build import YearReport, build_kg
+from kgbuild.pipeline.spec import BuildSpec
 from kgbuild.report import markdown_table, snapshot_ids
 from kgbuild.report.artifacts import build_report, chart_markdown
 from kgbuild.store.snapshots import Warehouse

@@ -3,7 +3,7 @@ retry conditions, artifact keys and the Dask task runner. No pipeline logic live
 
 Caching, and how it relates to the warehouse. The warehouse is the durable cache: a year whose
 inputs fingerprint (code version, config, parent snapshot, the year's input digest) is already
-published is reused by :func:`kgbuild.build.pipeline.build_kg` whatever Prefect remembers.
+published is reused by :func:`kgbuild.pipeline.build.build_kg` whatever Prefect remembers.
 Prefect's task cache is the fast path in front of it: a year task's key is built from the same
 ingredients (the build spec, the year, its input digest, the parent snapshot id, kgbuild's code
 version and the task's source), so a hit means "build_kg would reuse this snapshot" and the task

@@ -1,6 +1,6 @@
 """Prefect flow ``refresh-kg``: the scheduled job that keeps a domain's KG current.
 
-It asks :func:`kgbuild.build.refresh.plan_refresh` what is newer than the KG's latest snapshot —
+It asks :func:`kgbuild.pipeline.refresh.plan_refresh` what is newer than the KG's latest snapshot —
 a new publication year, new or changed PMIDs / files in a year (the year's input digest no
 longer matches the published snapshot's inputs fingerprint), another config or code version,
 failed extractions to retry — and builds exactly that with the ``build-kg`` flow (a subflow;
@@ -19,8 +19,8 @@ from prefect.tasks import exponential_backoff
 
 from flows.build_kg import build_kg_flow
 from flows.common import NCBI_LIMIT, artifact_key, slots, transient
-from kgbuild.build.refresh import RefreshPlan, plan_refresh
-from kgbuild.build.spec import BuildSpec
+from kgbuild.pipeline.refresh import RefreshPlan, plan_refresh
+from kgbuild.pipeline.spec import BuildSpec
 
 
 @task(

@@ -18,16 +18,16 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from kgbuild.audit.cli import audit_app, quality_tables
-from kgbuild.build.corpus import Corpus
-from kgbuild.build.pipeline import ExtractionOptions, YearReport, build_kg, estimate_build
-from kgbuild.build.spec import BuildSpec
 from kgbuild.config import check_kg_name, warehouse_path
 from kgbuild.domains import list_domains, load_domain
 from kgbuild.errors import InputError, KgbuildError, StoreError, disk_full
 from kgbuild.evaluate.cli import eval_app
 from kgbuild.extract.pairwise import CHUNK_SIZE
 from kgbuild.llm.client import LLMSettings
+from kgbuild.pipeline.build import ExtractionOptions, YearReport, build_kg, estimate_build
+from kgbuild.pipeline.spec import BuildSpec
 from kgbuild.query import cli as query_cli
+from kgbuild.sources.corpus import Corpus
 from kgbuild.store.lock import DEFAULT_WAIT_S
 from kgbuild.store.snapshots import Warehouse
 from kgbuild.store.sql import run_sql
@@ -486,7 +486,7 @@ def quality(
     as_json: JsonOpt = False,
 ) -> None:
     """KG quality: endpoint ID share, Hetionet relation share, relation strings, node splits."""
-    from kgbuild.resolve.quality import snapshot_quality, tsv_quality
+    from kgbuild.report.quality import snapshot_quality, tsv_quality
 
     if tsv is not None:
         if not tsv.is_file():

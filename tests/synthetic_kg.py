@@ -15,8 +15,8 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
-from kgbuild.build.pipeline import ExtractionOptions, build_kg
 from kgbuild.llm.client import LLMSettings
+from kgbuild.pipeline.build import ExtractionOptions, build_kg
 from kgbuild.records import (
     DocStatus,
     Document,

@@ -12,7 +12,7 @@ import pytest
 
 from kgbuild.audit.score import score_judgments, wilson
 from kgbuild.audit.sheet import COLUMNS, Judgment, read_sheet
-from kgbuild.build.pipeline import build_kg
+from kgbuild.pipeline.build import build_kg
 from tests.conftest import FIXTURES
 
 AUDITS = FIXTURES / "audit"

@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from kgbuild.build.pipeline import build_kg
 from kgbuild.errors import IntegrityError
+from kgbuild.pipeline.build import build_kg
 from kgbuild.sources.bioc import read_bioc
 from kgbuild.sources.local import SourceFile, read_file
 from kgbuild.sources.pubtator_files import count_records, read_pubtator

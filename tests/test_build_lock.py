@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from kgbuild.build.pipeline import build_kg
 from kgbuild.errors import Busy
+from kgbuild.pipeline.build import build_kg
 from kgbuild.store.lock import build_lock, holder
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import FIXTURES

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from kgbuild.build.pipeline import build_kg
+from kgbuild.pipeline.build import build_kg
 from kgbuild.store.snapshots import Warehouse
 
 
@@ -84,7 +84,7 @@ def test_identical_rows_survive_a_round_trip_so_split_builds_equal_one_go(tmp_pa
 def test_reuse_settles_after_an_upgrade(corpus, tmp_path, monkeypatch):
     """New code that reproduces every snapshot is rebuilt once; the next build reuses every
     year and a refresh plan is a no-op (it said "code changed" forever before)."""
-    from kgbuild.build import pipeline
+    from kgbuild.pipeline import build as pipeline
 
     wh = tmp_path / "wh"
     first = build_kg(corpus, kg="t", warehouse=wh)

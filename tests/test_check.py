@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from kgbuild.build.pipeline import build_kg, plan_build
+from kgbuild.pipeline.build import build_kg, plan_build
 from kgbuild.store.check import check_warehouse
 from kgbuild.store.snapshots import Warehouse
 

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from kgbuild.build.pipeline import build_kg
+from kgbuild.pipeline.build import build_kg
 from kgbuild.store.check import check_warehouse
 from kgbuild.store.snapshots import Warehouse
 from tests.bad_inputs import write_bad_corpus

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from kgbuild.errors import ExportError
-from kgbuild.export import FORMATS, export_snapshot, ladybug, parse_formats
+from kgbuild.export import FORMATS, export_snapshot, export_tables_to, ladybug, parse_formats
 from kgbuild.export.biolink import predicate
 from kgbuild.store.snapshots import Warehouse
 from tests.kgx_venv import run_check
@@ -89,7 +89,7 @@ def test_exports_are_byte_identical_across_runs_and_paths_are_never_sql(syn, tmp
 
 def test_warehouse_export_keeps_writing_parquet_into_the_folder(syn, tmp_path):
     wh, sid = syn
-    files = wh.export(sid, tmp_path / "it's here")
+    files = export_tables_to(wh, sid, tmp_path / "it's here", "parquet")
     assert pq.read_table(files["triples"]).num_rows == counts(wh, sid)[1]["triples"]
 
 

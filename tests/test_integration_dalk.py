@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from kgbuild.build.pipeline import build_kg
+from kgbuild.pipeline.build import build_kg
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import shared
 

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from kgbuild.build.pipeline import ExtractionOptions, build_kg, estimate_build
-from kgbuild.extract.ground import DocumentGrounder, norm, variants
+from kgbuild.extract.ground import DocumentGrounder
 from kgbuild.extract.pairwise import OTHERS, candidate_pairs
 from kgbuild.extract.parse import parse_choice, parse_choices, parse_triples
 from kgbuild.llm.client import LLMSettings
+from kgbuild.names import norm, variants
+from kgbuild.pipeline.build import ExtractionOptions, build_kg, estimate_build
 from kgbuild.sources.pubtator_files import read_pubtator
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import FIXTURES

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from kgbuild.build.pipeline import ExtractionOptions, build_kg
 from kgbuild.extract.ground import DocumentGrounder
 from kgbuild.llm.client import LLMSettings
+from kgbuild.pipeline.build import ExtractionOptions, build_kg
 from kgbuild.sources.pubtator_files import read_pubtator
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import FIXTURES

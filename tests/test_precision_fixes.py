@@ -4,8 +4,8 @@ faithfully — or reject them with a reason. Each assertion failed on the code b
 
 import json
 
-from kgbuild.build.pipeline import ExtractionOptions, build_kg
 from kgbuild.llm.client import LLMSettings
+from kgbuild.pipeline.build import ExtractionOptions, build_kg
 from kgbuild.store.snapshots import Warehouse
 from tests.scripted_llm_server import ScriptedLLM, serve
 
@@ -140,7 +140,7 @@ def test_the_audit_sheet_shows_the_claim_as_written(tmp_path):
 
 
 def test_a_causal_claim_is_never_swapped_into_its_metaedge():
-    from kgbuild.extract.claims import orient
+    from kgbuild.triples import orient
 
     # "APP upregulates AD" is not Hetionet's DuG "AD upregulates APP": left as stated
     assert orient("NCBIGene:351", "Gene", "upregulates", "MESH:D000544", "Disease") == (None, False)

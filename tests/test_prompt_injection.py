@@ -4,9 +4,9 @@ nothing of it into the KG, even through a model that obeys, and the real claims 
 import json
 import re
 
-from kgbuild.build.pipeline import ExtractionOptions, build_kg
 from kgbuild.extract.guard import instruction_spans, not_entity_like
 from kgbuild.llm.client import LLMSettings
+from kgbuild.pipeline.build import ExtractionOptions, build_kg
 from kgbuild.store.snapshots import Warehouse
 from tests.bad_inputs import INJECTION, write_bad_corpus
 from tests.scripted_llm_server import ScriptedLLM, serve

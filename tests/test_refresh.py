@@ -1,4 +1,4 @@
-"""What a refresh has to build (kgbuild.build.refresh, pipeline.plan_build) and the growth
+"""What a refresh has to build (kgbuild.pipeline.refresh, pipeline.plan_build) and the growth
 report (kgbuild.report): library functions the Prefect flows call, tested without Prefect."""
 
 import shutil
@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from kgbuild.build.pipeline import build_kg, plan_build
-from kgbuild.build.refresh import latest_snapshot, plan_refresh
-from kgbuild.build.spec import BuildSpec, expand_years
 from kgbuild.errors import InputError
+from kgbuild.pipeline.build import build_kg, plan_build
+from kgbuild.pipeline.refresh import latest_snapshot, plan_refresh
+from kgbuild.pipeline.spec import BuildSpec, expand_years
 from kgbuild.report import (
     data_uri,
     growth_chart,

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from kgbuild.extract.ground import abbreviations, norm
+from kgbuild.extract.ground import abbreviations
+from kgbuild.names import norm
 from kgbuild.resolve.embed import Embedder
 from kgbuild.resolve.entities import AliasIndex, EntityResolver, observe_abbreviations
 from kgbuild.sources.local import read_slices

@@ -3,7 +3,7 @@ embedding or cluster step of the replayed DALK build, or is a right merge that m
 
 import pytest
 
-from kgbuild.resolve.lexical import incompatible
+from kgbuild.lexical import incompatible
 
 
 @pytest.mark.parametrize(
@@ -50,7 +50,7 @@ def test_incompatible(name, form, semantic, why):
 
 
 def test_list_numbers_are_not_part_of_a_name():
-    from kgbuild.extract.ground import variants
+    from kgbuild.names import variants
 
     assert "alzheimer disease" in variants("1. Alzheimer's disease")
     assert "18 f florbetaben" in variants("6. 18 F-florbetaben")

@@ -15,11 +15,11 @@ from kgbuild.resolve.relations import (
     CanonicalRelation,
     canonical_relation,
     coverage,
-    negation_cue,
     normalize_predicate,
 )
 from kgbuild.schema import data_dir, hetionet_relation_names, hetionet_relations
 from kgbuild.sources.pubtator_files import read_pubtator
+from kgbuild.triples import negation_cue
 from tests.conftest import shared
 
 

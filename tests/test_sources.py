@@ -139,8 +139,8 @@ def test_year_selection_and_year_parsing(corpus):
 
 
 def test_yearless_file_uses_record_year_or_default(tmp_path, corpus):
-    from kgbuild.build.pipeline import build_kg
     from kgbuild.errors import InputError
+    from kgbuild.pipeline.build import build_kg
     from kgbuild.store.snapshots import Warehouse
 
     (tmp_path / "src").mkdir()

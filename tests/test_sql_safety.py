@@ -7,8 +7,8 @@ import shutil
 import duckdb
 import pytest
 
-from kgbuild.build.pipeline import build_kg
 from kgbuild.errors import QueryError
+from kgbuild.pipeline.build import build_kg
 from kgbuild.store.snapshots import Warehouse
 from kgbuild.store.sql import check_statements, confined, run_sql
 

@@ -4,8 +4,9 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from kgbuild.build.pipeline import build_kg
 from kgbuild.errors import StoreError
+from kgbuild.export import export_tables_to
+from kgbuild.pipeline.build import build_kg
 from kgbuild.store.snapshots import Warehouse
 
 
@@ -95,7 +96,7 @@ def test_diff_and_export(corpus, warehouse, tmp_path):
     n_a = wh.query("SELECT n_triples FROM snapshots WHERE snapshot_id = ?", [a])[0][0]
     n_b = wh.query("SELECT n_triples FROM snapshots WHERE snapshot_id = ?", [b])[0][0]
     assert changes.get("added", 0) == n_b - n_a and "removed" not in changes
-    files = wh.export(a, tmp_path / "export")
+    files = export_tables_to(wh, a, tmp_path / "export", "parquet")
     assert pq.read_table(files["triples"]).num_rows == n_a
     assert pq.read_table(files["documents"]).num_rows == 3
 

@@ -15,6 +15,14 @@ from pathlib import Path
 from kgbuild.sources.record import SourceRecord
 
 Annotate = Callable[[list[SourceRecord]], None]
+ANNOTATORS = ("pubtator", "scispacy")
+
+
+def make_annotator(name: str, scispacy_model: str, cache_dir: Path) -> Annotate:
+    """The annotator ``name`` (one of :data:`ANNOTATORS`)."""
+    return (
+        pubtator_annotator(cache_dir) if name == "pubtator" else scispacy_annotator(scispacy_model)
+    )
 
 
 def pubtator_annotator(cache_dir: Path) -> Annotate:

@@ -120,10 +120,10 @@ def re_(
     as_json: JsonOpt = False,
 ) -> None:
     """Relation extraction: build the gold abstracts with an extractor, score the triples."""
-    from kgbuild.build.pipeline import LLM_CACHE
     from kgbuild.evaluate.run_re import EvalExtraction, estimate_re, evaluate_re
     from kgbuild.extract.pairwise import CHUNK_SIZE
     from kgbuild.llm.client import LLMSettings
+    from kgbuild.pipeline.build import LLM_CACHE
 
     _check_limit(limit)
     if assume_novelty not in ("Novel", "No"):

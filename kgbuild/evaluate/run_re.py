@@ -1,6 +1,6 @@
 """``kgbuild eval re``: build a gold file's abstracts with an extractor, then score the triples.
 
-The build is the real pipeline (:func:`kgbuild.build.pipeline.build_kg`, the same options as
+The build is the real pipeline (:func:`kgbuild.pipeline.build.build_kg`, the same options as
 ``kgbuild build``) into a scratch warehouse, with the gold file's entity annotations as the
 mentions (BioRED / BC5CDR subtask 1 setting: entities given, relations to find). LLM answers go
 to a response cache that outlives the scratch warehouse (by default the user's warehouse's own
@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgbuild.build.corpus import LocalCorpus
-from kgbuild.build.pipeline import LLM_CACHE, ExtractionOptions, build_kg, estimate_build
 from kgbuild.evaluate.bootstrap import N_RESAMPLES, SEED, resample_indices
 from kgbuild.evaluate.ceilings import ceilings
 from kgbuild.evaluate.gold import EVAL_YEAR, NOVEL, GoldCorpus, read_gold_corpus
@@ -36,7 +34,9 @@ from kgbuild.evaluate.relations import (
 from kgbuild.evaluate.reports import run_id
 from kgbuild.extract.base import SliceExtractor
 from kgbuild.extract.select import choose_extractor, make_extractor
+from kgbuild.pipeline.build import LLM_CACHE, ExtractionOptions, build_kg, estimate_build
 from kgbuild.sources.bioc import doc_pmid
+from kgbuild.sources.corpus import LocalCorpus
 from kgbuild.store.snapshots import Warehouse
 
 KG = "eval"

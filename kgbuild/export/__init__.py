@@ -21,8 +21,8 @@ from pathlib import Path
 
 from kgbuild.errors import ExportError
 from kgbuild.export import kgx, ladybug, neo4j, tables
-from kgbuild.export.files import LIST_DELIMITER, prepare_dir
 from kgbuild.export.source import open_catalog
+from kgbuild.store.files import LIST_DELIMITER, prepare_dir
 from kgbuild.store.snapshots import Warehouse
 
 FORMATS = ("parquet", "tsv", "kgx", "neo4j", "ladybug")

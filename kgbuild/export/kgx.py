@@ -27,7 +27,9 @@ from typing import Any
 import duckdb
 
 from kgbuild.export import biolink
-from kgbuild.export.files import (
+from kgbuild.export.source import edge_rows, node_rows
+from kgbuild.schema import data_dir
+from kgbuild.store.files import (
     DELIMITER_STANDIN,
     LIST_DELIMITER,
     atomic_text,
@@ -36,8 +38,6 @@ from kgbuild.export.files import (
     one_line,
     writer,
 )
-from kgbuild.export.source import edge_rows, node_rows
-from kgbuild.schema import data_dir
 
 #: Biolink infores CURIE of kgbuild as the edges' primary knowledge source.
 PRIMARY_SOURCE = "infores:kgbuild"

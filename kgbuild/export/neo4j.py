@@ -25,9 +25,9 @@ from typing import Any
 import duckdb
 
 from kgbuild.export import biolink
-from kgbuild.export.files import LIST_DELIMITER, atomic_text, fmt_number, join_list, one_line
-from kgbuild.export.files import writer as csv_writer
 from kgbuild.export.source import BY_TYPE, edge_rows, node_rows
+from kgbuild.store.files import LIST_DELIMITER, atomic_text, fmt_number, join_list, one_line
+from kgbuild.store.files import writer as csv_writer
 
 NODE_HEADER = [
     "id:ID", ":LABEL", "name", "kind", "category", "aliases:string[]", "first_year:int",

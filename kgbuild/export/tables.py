@@ -21,10 +21,10 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from kgbuild.export.files import atomic_path
 from kgbuild.export.source import stream
 from kgbuild.records import KEYS, SCHEMAS, schema_for
 from kgbuild.store import catalog
+from kgbuild.store.files import atomic_path
 
 #: Rows per Parquet row group (fixed, so files do not depend on DuckDB's batch sizes).
 ROW_GROUP_ROWS = 65_536

@@ -9,15 +9,13 @@ predicates are kept lower-cased as written (canonicalization is the resolution s
 from __future__ import annotations
 
 import bisect
-import re
 from dataclasses import dataclass, field
 
 from kgbuild.extract.ground import DocumentGrounder, Grounding
 from kgbuild.extract.guard import instruction_spans, not_entity_like, overlaps
 from kgbuild.extract.sentences import sentence_spans
 from kgbuild.records import Document, Evidence, Rejection, Triple, stable_id
-from kgbuild.resolve.relations import negation_cue
-from kgbuild.schema import hetionet_relations, relations_for
+from kgbuild.triples import negation_cue, normalize_relation, orient, triple_key
 
 #: Prior support of one piece of evidence by extraction method, and the factor for how each
 #: endpoint was grounded; a triple's confidence aggregates these across documents by noisy-OR
@@ -35,43 +33,6 @@ def evidence_confidence(method: str, *groundings: str) -> float:
 
 #: Longest free predicate kept (the prompts ask for at most 5 words; one word of slack).
 MAX_PREDICATE_WORDS = 6
-
-
-def triple_key(head: str, relation: str, tail: str) -> str:
-    """The identity of a claim; the same (head, relation, tail) from any method is one triple."""
-    return stable_id(head, relation, tail)
-
-
-#: Relations whose direction is the claim: "Abeta upregulates glutamate" written the other way
-#: round is another claim. Hetionet's CuG/CdG/DuG/DdG are oriented by kind; a claim that runs
-#: against its metaedge does not get it (and is not swapped into it).
-CAUSAL = frozenset({"upregulates", "downregulates", "regulates"})
-
-
-def orient(
-    head_id: str, head_kind: str | None, relation: str, tail_id: str, tail_kind: str | None
-) -> tuple[str | None, bool]:
-    """(metaedge, swap?) of a claim by DALK Table 11: symmetric relations put the smaller ID
-    first, oriented ones the metaedge's source kind; directed ones stay as stated. A causal
-    relation stated against its metaedge's kinds ("APP upregulates AD") is left as stated,
-    without a metaedge: swapping it would reverse the claim."""
-    if relation not in hetionet_relations() or not head_kind or not tail_kind:
-        return None, False
-    option = next((o for o in relations_for(head_kind, tail_kind) if o.relation == relation), None)
-    if option is None:
-        return None, False
-    if option.direction == "symmetric":
-        return option.metaedge, tail_id < head_id
-    if option.direction == "oriented":
-        swap = head_kind != option.head_kind
-        if swap and relation in CAUSAL:
-            return None, False
-        return option.metaedge, swap
-    return option.metaedge, False
-
-
-def normalize_relation(raw: str) -> str:
-    return " ".join(re.sub(r"[^\w\s\-/']", " ", raw.lower()).split())
 
 
 @dataclass(slots=True)

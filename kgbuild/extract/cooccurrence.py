@@ -12,10 +12,11 @@ from itertools import combinations
 from typing import Any
 
 from kgbuild.extract.base import ExtractionResult
-from kgbuild.extract.claims import evidence_confidence, triple_key
+from kgbuild.extract.claims import evidence_confidence
 from kgbuild.extract.sentences import sentence_spans
 from kgbuild.records import Document, Evidence, ExtractionStatus, Mention, Triple, stable_id
 from kgbuild.schema import RelationOption, cooccurrence_relations
+from kgbuild.triples import triple_key
 
 METHOD = "cooccurrence"
 EXTRACTOR = "kgbuild.cooccurrence/1"

@@ -6,7 +6,7 @@ tried against the mentions of *this* document, most reliable rule first (as enti
 exact surface form → alias (the name's parts and simple variants, and every other surface form
 of the same concept in the document) → abbreviation (Schwartz & Hearst 2003 pairs found in the
 abstract by scispaCy's AbbreviationDetector) → rapidfuzz string similarity, unless the two differ by
-a number or a word that changes the concept (:mod:`kgbuild.resolve.lexical`). A name that matches no
+a number or a word that changes the concept (:mod:`kgbuild.lexical`). A name that matches no
 mention becomes a free-text node (``free:<normalized name>``), flagged as ungrounded, so resolution
 (entity resolution issue) can still link it.
 
@@ -17,15 +17,15 @@ grounded endpoint occurs by construction; a free one must occur as words of the 
 from __future__ import annotations
 
 import re
-import unicodedata
 import warnings
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any
 
 from rapidfuzz import fuzz, process
 
+from kgbuild.names import norm, variants
 from kgbuild.records import Document, Mention
 
 #: Minimum rapidfuzz token_sort_ratio for a fuzzy match to a mention's surface form. At 90,
@@ -34,77 +34,15 @@ FUZZY_MIN = 90.0
 #: Names shorter than this (after normalization) are never fuzzy-matched: for gene symbols one
 #: character is another gene (APP/APH, TAU/TAF).
 FUZZY_MIN_LEN = 5
-#: Head nouns an LLM appends to an entity's name ("APOE gene", "tau protein", "Abeta levels").
-_HEAD_NOUNS = (
-    "protein", "proteins", "peptide", "peptides", "gene", "genes", "level", "levels",
-    "expression", "mrna",
-)  # fmt: skip
-_GREEK = {
-    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "κ": "kappa",
-    "λ": "lambda", "μ": "mu", "τ": "tau", "ω": "omega",
-}  # fmt: skip
 _STOPWORDS = frozenset({
     "the", "and", "for", "with", "from", "into", "onto", "that", "this", "these", "those",
     "its", "their", "via", "of", "in", "on", "by", "to",
 })  # fmt: skip
-_PAREN = re.compile(r"^(.*?)\s*\(([^()]*)\)\s*(.*)$")
-_ENUMERATED = re.compile(r"^\s*\d{1,2}[.)]\s+(.+)$")
 
-
-_GREEK_TABLE = str.maketrans(_GREEK)
-_POSSESSIVE = re.compile(r"['’`]s\b")
-_NON_ALNUM = re.compile(r"[^0-9a-z]+")
 _PARENTHESIZED = re.compile(r"\(([^()]{1,80})\)")
 #: How far before "(" a long form may start (Schwartz & Hearst bound it by min(|A| + 5, 2|A|)
 #: words; 160 characters holds that for short forms up to 10 characters).
 _LONG_FORM_CHARS = 160
-
-
-@lru_cache(maxsize=1 << 16)
-def norm(name: str) -> str:
-    """Case, Unicode, Greek letters, possessives, hyphens and punctuation folded away."""
-    s = unicodedata.normalize("NFKC", name).lower().translate(_GREEK_TABLE)
-    s = _NON_ALNUM.sub(" ", _POSSESSIVE.sub("", s))
-    return " ".join(s.split())
-
-
-@lru_cache(maxsize=1 << 16)
-def variants(name: str) -> tuple[str, ...]:
-    """Normalized readings of a name: its parenthetical parts ("AD (Alzheimer's disease)"), the
-    name without an appended head noun or a list number ("1. AD"), and a singular."""
-    out = [name, name.replace("-", "")]  # "neuro-inflammation" is "neuroinflammation"
-    listed = _ENUMERATED.match(name)  # "1. Alzheimer's disease": an LLM's list numbering
-    if listed:
-        out.append(listed.group(1))
-    m = _PAREN.match(name)
-    if m:
-        out += [f"{m.group(1)} {m.group(3)}".strip(), m.group(2)]
-    forms = []
-    for v in out:
-        n = norm(v)
-        if not n:
-            continue
-        forms.append(n)
-        words = n.split()
-        if len(words) > 1 and words[-1] in _HEAD_NOUNS:
-            forms.append(" ".join(words[:-1]))
-        singular = _singular(n)
-        if singular != n:
-            forms.append(singular)
-        if n.startswith("the "):
-            forms.append(n[4:])
-    return tuple(dict.fromkeys(forms))
-
-
-def _singular(n: str) -> str:
-    """English plural of the last word undone ("stresses", "tauopathies", "plaques")."""
-    if len(n) <= 4 or not n.endswith("s") or n.endswith(("ss", "us", "is")):
-        return n
-    if n.endswith(("sses", "xes", "ches", "shes")):
-        return n[:-2]
-    if n.endswith("ies"):
-        return n[:-3] + "y"
-    return n[:-1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +121,7 @@ class DocumentGrounder:
                 if other in self.forms:
                     return self._hit(self.forms[other], "abbreviation")
         if len(n) >= FUZZY_MIN_LEN and self._form_list:
-            from kgbuild.resolve.lexical import incompatible
+            from kgbuild.lexical import incompatible
 
             for form, _, _ in process.extract(
                 n, self._form_list, scorer=fuzz.token_sort_ratio, score_cutoff=FUZZY_MIN, limit=3

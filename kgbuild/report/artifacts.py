@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgbuild.export.files import atomic_text
 from kgbuild.report.charts import Chart, draw_all
 from kgbuild.report.figures import snapshot_figures
 from kgbuild.report.growth import year_rows
 from kgbuild.report.page import REPORT_FILE, render
+from kgbuild.store.files import atomic_text
 from kgbuild.store.snapshots import Warehouse
 
 

@@ -6,7 +6,7 @@ Figure 3), document statuses, extraction statuses and LLM calls/tokens/cost, eac
 the year added. For the snapshot itself: the relation mix (Hetionet relations vs. open
 predicates, by the year a triple was first seen), node kinds, problems, rejected claims,
 failed extractions, support and confidence distributions, the best-connected nodes and the
-quality figures of ``kgbuild quality`` (:mod:`kgbuild.resolve.quality`).
+quality figures of ``kgbuild quality`` (:mod:`kgbuild.report.quality`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgbuild.report.growth import year_rows
-from kgbuild.resolve.quality import snapshot_quality
+from kgbuild.report.quality import snapshot_quality
 from kgbuild.schema import hetionet_relation_names
 from kgbuild.store.snapshots import Warehouse
 

@@ -11,9 +11,9 @@ import html
 from pathlib import Path
 from typing import Any
 
-from kgbuild.export.files import atomic_text, prepare_dir
 from kgbuild.report.charts import Chart, draw_all
 from kgbuild.report.figures import SnapshotFigures, snapshot_figures
+from kgbuild.store.files import atomic_text, prepare_dir
 from kgbuild.store.snapshots import Warehouse
 
 REPORT_FILE = "report.html"

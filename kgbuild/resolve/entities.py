@@ -23,7 +23,7 @@ audit list in ``tests/fixtures/resolution_audit.tsv`` (see README "Entity resolu
 Similarity is never enough on its own (a precision audit, issue 16, found "GluN2B-NMDARs"
 clustered with "GluN2A-NMDARs", "microglia" embedded into "dysfunctional microglia", "Abeta
 synaptotoxicity" into hypertension): steps 3–5 keep a candidate only when
-:func:`kgbuild.resolve.lexical.incompatible` finds nothing against it, and no step maps a name
+:func:`kgbuild.lexical.incompatible` finds nothing against it, and no step maps a name
 onto an ID that the reviewed table ``data/mislinked_forms.tsv`` took away from that very form.
 """
 
@@ -37,9 +37,9 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from kgbuild.extract.ground import norm, variants
+from kgbuild.lexical import incompatible
+from kgbuild.names import norm, variants
 from kgbuild.records import Resolution
-from kgbuild.resolve.lexical import incompatible
 from kgbuild.resolve.mislinked import banned_forms
 
 #: Minimum token_sort_ratio by the candidate's kind. Gene symbols differ by a character

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from kgbuild.extract.base import ExtractionResult
-from kgbuild.extract.claims import orient, triple_key
 from kgbuild.records import Evidence, Rejection, Resolution, Triple, stable_id
 from kgbuild.resolve.entities import EntityResolver
 from kgbuild.resolve.relations import canonical_relation, normalize_predicate
+from kgbuild.triples import orient, triple_key
 
 
 @dataclass(slots=True)

@@ -32,7 +32,7 @@ from dataclasses import replace
 from functools import cache
 
 from kgbuild.errors import ConfigError
-from kgbuild.extract.ground import norm
+from kgbuild.names import norm
 from kgbuild.records import Mention, Problem
 from kgbuild.resolve.vocab import Reference, reference
 from kgbuild.schema import data_dir

@@ -30,7 +30,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from kgbuild.extract.ground import norm
+from kgbuild.names import norm
 from kgbuild.resolve.vocab import Reference
 
 MIN_OWNER_MENTIONS = 20

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from kgbuild.extract.ground import norm
+from kgbuild.names import norm
 from kgbuild.resolve.mixed import foreign_owner, owners_of
 from kgbuild.resolve.vocab import Reference
 

@@ -31,7 +31,7 @@ A fallback only ever weakens a claim: "interacts" never becomes ``binds`` (Compo
 Gene stays ``interacts``, not allowed), because binding is a stronger, different claim.
 Up/down/regulates are causal and must fit in the stated direction (Gene "upregulates" Disease is
 not Hetionet's Disease-upregulates-Gene); other relations are put in metaedge order later
-(``kgbuild.extract.claims.orient``, which never swaps a causal claim into its metaedge).
+(``kgbuild.triples.orient``, which never swaps a causal claim into its metaedge).
 Between Disease and Gene (the pair with ``associates``) the open predicates of ``_PROMOTABLE``
 become ``associates``: a gene is neither "located in" a disease node nor its symptom.
 """
@@ -106,14 +106,6 @@ _FILLERS = _COPULAS | frozenset(
      "known", "thought", "shown"}
 )  # fmt: skip
 _NEGATIONS = frozenset({"not", "no", "non", "never", "without"})
-#: Words that make a predicate assert that there is no relation ("does not bind", "lacks",
-#: "independent of", "unaffected by"). "non" alone is not one: "non-competitive inhibitor".
-_NEGATION_CUES = frozenset(
-    {"not", "no", "never", "without", "cannot", "neither", "nor", "lack", "lacks", "lacking",
-     "lacked", "absent", "unaffected", "unchanged", "independent", "unrelated", "fail", "fails",
-     "failed", "none", "nothing"}
-)  # fmt: skip
-_NEGATED_PREFIX = re.compile(r"\bnon[\s_-]?(toxic|associated|related|binding|responsive)\b")
 #: Relations an unmapped predicate may take from its nearest table key by embedding: only the
 #: uncommitted ones. A signed or mechanistic relation ("lower than" → downregulates, "transport
 #: across" → binds) from a cosine is a guess the audit found wrong more often than right.
@@ -204,15 +196,6 @@ def normalize_predicate(raw: str) -> str:
     if not out and _COPULAS.intersection(words):
         return "be"
     return " ".join(out)
-
-
-def negation_cue(raw: str) -> str | None:
-    """The word that makes ``raw`` a negated predicate ("does not bind" → "not"), else None."""
-    text = raw.lower().replace("n't", " not").replace("_", " ")
-    m = _NEGATED_PREFIX.search(text)
-    if m:
-        return m.group(0)
-    return next((w for w in re.findall(r"[a-z]+", text) if w in _NEGATION_CUES), None)
 
 
 def _lookup(key: str) -> tuple[str, bool, str]:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from kgbuild.extract.ground import norm
+from kgbuild.names import norm
 from kgbuild.schema import data_dir
 
 NAMES_TSV = "reference_names.tsv"

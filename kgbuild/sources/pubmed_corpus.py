@@ -11,18 +11,17 @@ reason; a PMID PubTator3 does not know is built without mentions and says so.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from kgbuild.errors import InputError
 from kgbuild.records import stable_id
 from kgbuild.sources import pubmed
+from kgbuild.sources.http import HttpClient
 from kgbuild.sources.local import YearSlice, make_slice, parse_years
 from kgbuild.sources.record import MAX_DOCUMENT_CHARS, SourceRecord
 
-ANNOTATORS = ("pubtator", "scispacy")
+#: Gives fetched records their mentions, in place (see :mod:`kgbuild.annotate.apply`).
+Annotate = Callable[[list[SourceRecord]], None]
 
 
 class PubMedCorpus:
@@ -33,37 +32,31 @@ class PubMedCorpus:
         query: str,
         years: str,
         *,
-        annotator: str = "pubtator",
-        scispacy_model: str | None = None,
-        cache_dir: Path = Path("warehouse/raw"),
+        annotator: dict[str, Any],
+        make_annotator: Callable[[], Annotate],
+        eutils: HttpClient,
         max_doc_chars: int = MAX_DOCUMENT_CHARS,
     ) -> None:
+        """``annotator``: what annotates (recorded in the snapshot config); ``make_annotator``
+        builds it on first need (the pipeline combines a source with an annotator; this module
+        knows neither PubTator3 nor scispaCy)."""
         self.max_doc_chars = max_doc_chars
-        if annotator not in ANNOTATORS:
-            raise InputError("unknown annotator", annotator=annotator, known=", ".join(ANNOTATORS))
         bounds = parse_years(years)
         assert bounds is not None
-        self.query, self.annotator = query, annotator
-        self.scispacy_model = scispacy_model or "en_ner_bc5cdr_md"
+        self.query, self.annotator = query, dict(annotator)
         self._years = list(range(bounds[0], bounds[1] + 1))
-        self.eutils = pubmed.eutils_client(
-            base_url=os.environ.get("KGBUILD_EUTILS_URL") or pubmed.EUTILS_URL,
-            cache_dir=cache_dir / "pubmed",
-        )
-        self._cache_dir = cache_dir
+        self.eutils = eutils
+        self._make_annotator = make_annotator
         self._records: dict[int, list[SourceRecord]] = {}
-        self._annotate: Any = None
+        self._annotate: Annotate | None = None
 
     def config(self) -> dict[str, Any]:
-        cfg: dict[str, Any] = {
+        return {
             "source": "pubmed",
             "query": self.query,
-            "annotator": self.annotator,
+            **self.annotator,
             "max_doc_chars": self.max_doc_chars,
         }
-        if self.annotator == "scispacy":
-            cfg["scispacy_model"] = self.scispacy_model
-        return cfg
 
     def years(self) -> list[int]:
         return list(self._years)
@@ -93,17 +86,8 @@ class PubMedCorpus:
             ]
             for r in recs:
                 r.year = year
-            self._annotator()(recs)
+            if self._annotate is None:
+                self._annotate = self._make_annotator()
+            self._annotate(recs)
             self._records[year] = recs
         return self._records[year]
-
-    def _annotator(self) -> Any:
-        if self._annotate is None:
-            from kgbuild.annotate.apply import pubtator_annotator, scispacy_annotator
-
-            self._annotate = (
-                pubtator_annotator(self._cache_dir / "pubtator")
-                if self.annotator == "pubtator"
-                else scispacy_annotator(self.scispacy_model)
-            )
-        return self._annotate

@@ -159,13 +159,6 @@ class Warehouse:
                 [inputs, snapshot_id, code_version, datetime.now(UTC).replace(tzinfo=None)],
             )
 
-    def export(self, snapshot_id: str, out_dir: Path) -> dict[str, Path]:
-        """Every table of one snapshot as a whole standalone Parquet file in ``out_dir``
-        (streamed, no path in SQL text: :mod:`kgbuild.export`)."""
-        from kgbuild.export import export_tables_to
-
-        return export_tables_to(self, snapshot_id, out_dir, "parquet")
-
     # ---- writing -------------------------------------------------------------------------
     def writer(self, kg: str, parent_id: str | None = None) -> SnapshotWriter:
         self.init()

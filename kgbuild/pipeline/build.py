@@ -17,13 +17,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kgbuild.build.corpus import Corpus, LocalCorpus
-from kgbuild.build.state import KGState
 from kgbuild.extract.base import Estimate, LLMExtractor, SliceExtractor
 from kgbuild.extract.pairwise import CHUNK_SIZE
 from kgbuild.extract.select import choose_extractor, make_extractor
 from kgbuild.llm.client import LLMSettings
+from kgbuild.pipeline.state import KGState
 from kgbuild.records import Mention, stable_id
+from kgbuild.sources.corpus import Corpus, LocalCorpus
 from kgbuild.store.check import check_warehouse, quick_damage
 from kgbuild.store.lock import DEFAULT_WAIT_S, build_lock
 from kgbuild.store.snapshots import SnapshotInfo, Warehouse

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from kgbuild.extract.ground import norm
+from kgbuild.names import norm
 
 #: Words that make a name denote something else than the concept it contains.
 PERTURBATIONS = frozenset({

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbuild.errors import InputError
-from kgbuild.extract.ground import norm
+from kgbuild.names import norm
 from kgbuild.schema import hetionet_relation_names, hetionet_relations
 from kgbuild.store.snapshots import Warehouse
 

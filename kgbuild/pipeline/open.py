@@ -1,11 +1,12 @@
-"""Turn a ``--source`` argument into a :class:`~kgbuild.build.corpus.Corpus`."""
+"""Turn a ``--source`` argument into a :class:`~kgbuild.sources.corpus.Corpus`."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from kgbuild.build.corpus import Corpus, LocalCorpus
 from kgbuild.errors import InputError
+from kgbuild.sources.corpus import Corpus, LocalCorpus
 from kgbuild.sources.record import MAX_DOCUMENT_CHARS
 
 
@@ -27,13 +28,24 @@ def open_corpus(
         raise InputError("--source pubmed needs --query (or a --domain with a query)")
     if not years:
         raise InputError("--source pubmed needs --years, e.g. 2011-2020")
+    from kgbuild.annotate.apply import ANNOTATORS, make_annotator
+    from kgbuild.sources import pubmed
     from kgbuild.sources.pubmed_corpus import PubMedCorpus
 
+    if annotator not in ANNOTATORS:
+        raise InputError("unknown annotator", annotator=annotator, known=", ".join(ANNOTATORS))
+    model = scispacy_model or "en_ner_bc5cdr_md"
+    described = {"annotator": annotator} | (
+        {"scispacy_model": model} if annotator == "scispacy" else {}
+    )
     return PubMedCorpus(
         query,
         years,
-        annotator=annotator,
-        scispacy_model=scispacy_model,
-        cache_dir=cache_dir,
+        annotator=described,
+        make_annotator=lambda: make_annotator(annotator, model, cache_dir / "pubtator"),
+        eutils=pubmed.eutils_client(
+            base_url=os.environ.get("KGBUILD_EUTILS_URL") or pubmed.EUTILS_URL,
+            cache_dir=cache_dir / "pubmed",
+        ),
         max_doc_chars=max_doc_chars,
     )

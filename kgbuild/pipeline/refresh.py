@@ -5,7 +5,7 @@ A year needs building when its inputs fingerprint (code version, build config, p
 and :meth:`Corpus.digest` of the year's inputs) is not published on the KG's lineage — a new
 publication year, new or changed PMIDs or files in a year, another extractor or model, new
 code — or when its snapshot is incomplete (failed extractions are retried). The decision is
-:func:`kgbuild.build.pipeline.plan_build`, the same test :func:`~kgbuild.build.pipeline.build_kg`
+:func:`kgbuild.pipeline.build.plan_build`, the same test :func:`~kgbuild.pipeline.build.build_kg`
 applies before reusing a year, so "the plan says no-op" and "a build would publish nothing" agree.
 
 PubMed's answers are cached under ``warehouse/raw`` so that a re-run downloads nothing; a
@@ -22,10 +22,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgbuild.build.corpus import Corpus
-from kgbuild.build.pipeline import YearPlan, plan_build
-from kgbuild.build.spec import BuildSpec
+from kgbuild.pipeline.build import YearPlan, plan_build
+from kgbuild.pipeline.spec import BuildSpec
 from kgbuild.sources import pubmed
+from kgbuild.sources.corpus import Corpus
 from kgbuild.sources.http import HttpClient
 from kgbuild.sources.pubmed_corpus import PubMedCorpus
 from kgbuild.store.snapshots import Warehouse

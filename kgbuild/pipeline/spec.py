@@ -3,7 +3,7 @@
 The CLI, the Prefect flows and their tasks all need the same answer to "which corpus, which
 extractor, which warehouse?". A :class:`BuildSpec` is that answer, small and JSON-able, so it can
 be a task input (and part of a task's cache key) and be turned back into a
-:class:`~kgbuild.build.corpus.Corpus` and :class:`~kgbuild.build.pipeline.ExtractionOptions` in
+:class:`~kgbuild.sources.corpus.Corpus` and :class:`~kgbuild.pipeline.build.ExtractionOptions` in
 whatever process runs the task. Secrets are never part of it: the LLM API key stays in the
 environment (``OPENAI_API_KEY``), read where the call is made.
 """
@@ -16,14 +16,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kgbuild.build.corpus import Corpus, KeptKinds
-from kgbuild.build.open import open_corpus
-from kgbuild.build.pipeline import ExtractionOptions
 from kgbuild.config import check_kg_name, setting, warehouse_path
 from kgbuild.domains import DEFAULT_KINDS, load_domain
 from kgbuild.errors import InputError
 from kgbuild.extract.select import choose_extractor
 from kgbuild.llm.client import LLMSettings
+from kgbuild.pipeline.build import ExtractionOptions
+from kgbuild.pipeline.open import open_corpus
+from kgbuild.sources.corpus import Corpus, KeptKinds
 from kgbuild.sources.local import parse_years
 from kgbuild.sources.record import MAX_DOCUMENT_CHARS
 

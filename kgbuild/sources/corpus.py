@@ -1,6 +1,6 @@
 """What a build reads: a corpus hands out year slices and says what identifies each year's inputs.
 
-The year loop (:mod:`kgbuild.build.pipeline`) needs three things from a source: the years it
+The year loop (:mod:`kgbuild.pipeline.build`) needs three things from a source: the years it
 covers, a digest of one year's inputs (to reuse an already published snapshot built from exactly
 these inputs) and the year slices themselves, with cross-year dedupe. A local folder of files
 (:class:`LocalCorpus`) and PubMed (:mod:`kgbuild.sources.pubmed_corpus`) both provide them.

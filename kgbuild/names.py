@@ -1,0 +1,77 @@
+"""Name normalization shared by grounding, resolution, quality and the query side.
+
+An LLM and an annotator write one concept many ways ("Alzheimer's disease", "Alzheimer disease",
+"AD (Alzheimer's disease)", "Abeta levels"): :func:`norm` folds case, Unicode, Greek letters,
+possessives and punctuation; :func:`variants` adds the readings entity linkers try next
+(parenthetical parts, an appended head noun dropped, a singular).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+#: Head nouns an LLM appends to an entity's name ("APOE gene", "tau protein", "Abeta levels").
+_HEAD_NOUNS = (
+    "protein", "proteins", "peptide", "peptides", "gene", "genes", "level", "levels",
+    "expression", "mrna",
+)  # fmt: skip
+_GREEK = {
+    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "κ": "kappa",
+    "λ": "lambda", "μ": "mu", "τ": "tau", "ω": "omega",
+}  # fmt: skip
+_PAREN = re.compile(r"^(.*?)\s*\(([^()]*)\)\s*(.*)$")
+_ENUMERATED = re.compile(r"^\s*\d{1,2}[.)]\s+(.+)$")
+
+
+_GREEK_TABLE = str.maketrans(_GREEK)
+_POSSESSIVE = re.compile(r"['’`]s\b")
+_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+
+
+@lru_cache(maxsize=1 << 16)
+def norm(name: str) -> str:
+    """Case, Unicode, Greek letters, possessives, hyphens and punctuation folded away."""
+    s = unicodedata.normalize("NFKC", name).lower().translate(_GREEK_TABLE)
+    s = _NON_ALNUM.sub(" ", _POSSESSIVE.sub("", s))
+    return " ".join(s.split())
+
+
+@lru_cache(maxsize=1 << 16)
+def variants(name: str) -> tuple[str, ...]:
+    """Normalized readings of a name: its parenthetical parts ("AD (Alzheimer's disease)"), the
+    name without an appended head noun or a list number ("1. AD"), and a singular."""
+    out = [name, name.replace("-", "")]  # "neuro-inflammation" is "neuroinflammation"
+    listed = _ENUMERATED.match(name)  # "1. Alzheimer's disease": an LLM's list numbering
+    if listed:
+        out.append(listed.group(1))
+    m = _PAREN.match(name)
+    if m:
+        out += [f"{m.group(1)} {m.group(3)}".strip(), m.group(2)]
+    forms = []
+    for v in out:
+        n = norm(v)
+        if not n:
+            continue
+        forms.append(n)
+        words = n.split()
+        if len(words) > 1 and words[-1] in _HEAD_NOUNS:
+            forms.append(" ".join(words[:-1]))
+        singular = _singular(n)
+        if singular != n:
+            forms.append(singular)
+        if n.startswith("the "):
+            forms.append(n[4:])
+    return tuple(dict.fromkeys(forms))
+
+
+def _singular(n: str) -> str:
+    """English plural of the last word undone ("stresses", "tauopathies", "plaques")."""
+    if len(n) <= 4 or not n.endswith("s") or n.endswith(("ss", "us", "is")):
+        return n
+    if n.endswith(("sses", "xes", "ches", "shes")):
+        return n[:-2]
+    if n.endswith("ies"):
+        return n[:-3] + "y"
+    return n[:-1]
