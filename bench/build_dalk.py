@@ -43,8 +43,8 @@ print(json.dumps({
     "docs": sum(statuses.values()), "unique_docs": statuses.get("built", 0),
     "duplicates": statuses.get("duplicate", 0), "rejected": statuses.get("rejected", 0),
     "docs_with_status": wh.query("SELECT count(*) FROM doc_status")[0][0],
-    "triples": head.counts["triples"], "evidence": head.counts["evidence"],
-    "nodes": head.counts["nodes"], "content_hash": head.content_hash,
+    "triples": head.counts.triples, "evidence": head.counts.evidence,
+    "nodes": head.counts.nodes, "content_hash": head.content_hash,
 }))
 """
 

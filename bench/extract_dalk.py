@@ -74,7 +74,7 @@ print(json.dumps({
     "completion_tokens": q("SELECT coalesce(sum(completion_tokens), 0) FROM llm_calls"),
     "cost_usd": q("SELECT coalesce(sum(cost_usd), 0) FROM llm_calls"),
     "abstract_tokens": abstract_tokens,
-    "triples": head.counts["triples"], "rejections": head.counts["rejections"],
+    "triples": head.counts.triples, "rejections": head.counts.rejections,
     "triples_hash": head.content_hash and wh.manifest(head.snapshot_id)["tables"]["triples"],
     "content_hash": head.content_hash, "usage": report.llm_usage,
     "resolution": report.resolution,

@@ -85,11 +85,11 @@ def build_through(
             y.year,
             y.action,
             y.snapshot.snapshot_id,
-            c["documents"],
-            c["triples"],
-            c["evidence"],
-            c.get("llm_calls", 0),
-            c.get("extraction_failed", 0),
+            c.documents,
+            c.triples,
+            c.evidence,
+            c.llm_calls,
+            c.extraction_failed,
             y.seconds,
         )
 
@@ -107,7 +107,7 @@ def build_through(
     head = report.head
     if head is None:
         raise InputError("the source has no records for these years", years=slice_spec.years)
-    failed = head.counts.get("extraction_failed", 0)
+    failed = head.counts.extraction_failed
     if failed:
         if attempts_left():
             raise IncompleteYear(f"{failed} documents failed extraction through {head.as_of_year}")

@@ -218,13 +218,11 @@ def build(
             c = y.snapshot.counts
             how = y.action
             llm = (
-                f" failed={c.get('extraction_failed', 0):,} rejected={c.get('rejections', 0):,}"
-                if c.get("llm_calls")
-                else ""
+                f" failed={c.extraction_failed:,} rejected={c.rejections:,}" if c.llm_calls else ""
             )
             progress.console.print(
-                f"{y.year}: {how} {y.snapshot.snapshot_id}  docs={c['documents']:,} "
-                f"triples={c['triples']:,} evidence={c['evidence']:,}{llm} ({y.seconds:.2f}s)"
+                f"{y.year}: {how} {y.snapshot.snapshot_id}  docs={c.documents:,} "
+                f"triples={c.triples:,} evidence={c.evidence:,}{llm} ({y.seconds:.2f}s)"
             )
             progress.advance(task)
 

@@ -5,18 +5,49 @@ each sentence that supports it is an :class:`Evidence` row. Dedupe merges eviden
 drops rows (INDRA preassembly). :class:`DocStatus` and :class:`Problem` account for every input
 record and every line that could not be used, so nothing is lost silently.
 
-Each record has one Arrow schema, versioned through schema metadata; this module does no I/O.
+Each record is declared once: its dataclass, registered with :func:`table` under its table name
+and natural key; the Arrow schema (versioned through schema metadata) is derived from the
+fields. This module does no I/O.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 
 SCHEMA_VERSION = "3"
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    """A record class as a warehouse table: its name and natural key (the columns that identify
+    a row across snapshots). The Arrow schema is derived from the class's fields."""
+
+    name: str
+    cls: type
+    key: tuple[str, ...]
+
+
+#: Every table, in declaration order (the order snapshot content hashes are taken in).
+TABLES: dict[str, TableSpec] = {}
+
+
+def table(name: str, key: tuple[str, ...]) -> Callable[[type[T]], type[T]]:
+    """Register a record dataclass as the table ``name`` (one declaration per record)."""
+
+    def register(cls: type[T]) -> type[T]:
+        missing = set(key) - {f.name for f in fields(cls)}
+        if missing or name in TABLES:
+            raise TypeError(f"table {name}: bad key {sorted(missing)} or declared twice")
+        TABLES[name] = TableSpec(name, cls, key)
+        return cls
+
+    return register
 
 
 def stable_id(*parts: object, size: int = 16) -> str:
@@ -28,6 +59,7 @@ def stable_id(*parts: object, size: int = 16) -> str:
     return h.hexdigest()
 
 
+@table("documents", key=("pmid",))
 @dataclass(slots=True)
 class Document:
     """One unique input abstract. ``text`` (title + space + abstract) is what offsets index."""
@@ -44,6 +76,7 @@ class Document:
         return f"{self.title} {self.abstract}"
 
 
+@table("mentions", key=("pmid", "start", "end", "source_type"))
 @dataclass(slots=True)
 class Mention:
     """An annotated span of a document, typed in the source's vocabulary and in Hetionet's.
@@ -63,6 +96,7 @@ class Mention:
     annotator: str = "pubtator"
 
 
+@table("entities", key=("id",))
 @dataclass(slots=True)
 class Entity:
     """A KG node: one normalized concept, its display name and every surface form seen."""
@@ -74,6 +108,7 @@ class Entity:
     first_year: int = 0
 
 
+@table("triples", key=("triple_id",))
 @dataclass(slots=True)
 class Triple:
     """The identity of a claim; its support lives in :class:`Evidence` rows."""
@@ -87,6 +122,7 @@ class Triple:
     metaedge: str | None = None
 
 
+@table("evidence", key=("evidence_id",))
 @dataclass(slots=True)
 class Evidence:
     """One sentence of one document supporting one triple, with how it was found."""
@@ -119,6 +155,7 @@ class Evidence:
     claim_reversed: bool = False
 
 
+@table("resolutions", key=("node_id",))
 @dataclass(slots=True)
 class Resolution:
     """One entity-resolution decision: a node string (an ungrounded LLM endpoint, ``free:…``)
@@ -133,6 +170,7 @@ class Resolution:
     year: int
 
 
+@table("abbreviations", key=("pmid", "short", "long"))
 @dataclass(slots=True)
 class Abbreviation:
     """A short form defined in a document ("amyloid beta (Abeta)"), normalized; resolution uses
@@ -143,6 +181,7 @@ class Abbreviation:
     long: str
 
 
+@table("source_relations", key=("pmid", "rel_type", "arg1", "arg2", "extra"))
 @dataclass(slots=True)
 class SourceRelation:
     """A relation the input itself asserts (PubTator relation lines, BioC ``relations``).
@@ -159,6 +198,7 @@ class SourceRelation:
     source_file: str
 
 
+@table("doc_status", key=("source_file", "record_no"))
 @dataclass(slots=True)
 class DocStatus:
     """What happened to one input record (one per record, duplicates included)."""
@@ -173,6 +213,7 @@ class DocStatus:
     n_problems: int = 0
 
 
+@table("problems", key=("source_file", "line_no", "kind"))
 @dataclass(slots=True)
 class Problem:
     """One input line or annotation that could not be used as given, and why."""
@@ -184,6 +225,7 @@ class Problem:
     detail: str
 
 
+@table("extraction_status", key=("pmid", "method"))
 @dataclass(slots=True)
 class ExtractionStatus:
     """How relation extraction went for one built document: nothing ends without a status.
@@ -208,6 +250,7 @@ class ExtractionStatus:
     prompt_version: str | None = None
 
 
+@table("rejections", key=("pmid", "method", "head", "relation", "tail", "reason"))
 @dataclass(slots=True)
 class Rejection:
     """An extracted claim that was not kept, and why (hallucination guard, bad answer…)."""
@@ -222,6 +265,7 @@ class Rejection:
     prompt_version: str | None = None
 
 
+@table("llm_calls", key=("pmid", "method", "request_no"))
 @dataclass(slots=True)
 class LLMCall:
     """Token and cost accounting of one LLM request (cached answers keep their recorded usage,
@@ -240,198 +284,74 @@ class LLMCall:
     error: str = ""
 
 
-_str = pa.string()
-_int = pa.int32()
-_float = pa.float64()
+@dataclass(slots=True)
+class SnapshotCounts:
+    """What one snapshot holds, cumulative through its year: DALK Table 1 (``documents`` =
+    #corpus, ``nodes``, ``relations``, ``triples``), the accounting of every input record, and
+    extraction and LLM use. One definition for the build state that counts them, the manifest
+    that records them, the catalog's registry columns (:data:`REGISTRY_COUNTS`), reports and
+    ``kgbuild stats``."""
 
-SCHEMAS: dict[str, pa.Schema] = {
-    "documents": pa.schema(
-        [
-            ("pmid", _str),
-            ("year", _int),
-            ("title", _str),
-            ("abstract", _str),
-            ("journal", _str),
-            ("source", _str),
-        ]
-    ),
-    "mentions": pa.schema(
-        [
-            ("pmid", _str),
-            ("start", _int),
-            ("end", _int),
-            ("text", _str),
-            ("source_type", _str),
-            ("hetionet_type", _str),
-            ("concept_id", _str),
-            ("concept_ids", pa.list_(_str)),
-            ("annotator", _str),
-        ]
-    ),
-    "entities": pa.schema(
-        [
-            ("id", _str),
-            ("name", _str),
-            ("type", _str),
-            ("aliases", pa.list_(_str)),
-            ("first_year", _int),
-        ]
-    ),
-    "triples": pa.schema(
-        [
-            ("triple_id", _str),
-            ("head_id", _str),
-            ("relation", _str),
-            ("tail_id", _str),
-            ("relation_raw", _str),
-            ("method", _str),
-            ("metaedge", _str),
-        ]
-    ),
-    "evidence": pa.schema(
-        [
-            ("evidence_id", _str),
-            ("triple_id", _str),
-            ("pmid", _str),
-            ("year", _int),
-            ("sentence", _str),
-            ("sent_start", _int),
-            ("sent_end", _int),
-            ("head_start", _int),
-            ("head_end", _int),
-            ("tail_start", _int),
-            ("tail_end", _int),
-            ("method", _str),
-            ("extractor", _str),
-            ("model", _str),
-            ("prompt_version", _str),
-            ("relation_raw", _str),
-            ("head_text", _str),
-            ("tail_text", _str),
-            ("confidence", _float),
-            ("claim_reversed", pa.bool_()),
-        ]
-    ),
-    "resolutions": pa.schema(
-        [
-            ("node_id", _str),
-            ("name", _str),
-            ("merged_into", _str),
-            ("method", _str),
-            ("score", _float),
-            ("year", _int),
-        ]
-    ),
-    "abbreviations": pa.schema([("pmid", _str), ("short", _str), ("long", _str)]),
-    "source_relations": pa.schema(
-        [
-            ("pmid", _str),
-            ("rel_type", _str),
-            ("arg1", _str),
-            ("arg2", _str),
-            ("extra", _str),
-            ("source_file", _str),
-        ]
-    ),
-    "doc_status": pa.schema(
-        [
-            ("pmid", _str),
-            ("source_file", _str),
-            ("record_no", _int),
-            ("year", _int),
-            ("status", _str),
-            ("reason", _str),
-            ("n_mentions", _int),
-            ("n_problems", _int),
-        ]
-    ),
-    "problems": pa.schema(
-        [
-            ("pmid", _str),
-            ("source_file", _str),
-            ("line_no", _int),
-            ("kind", _str),
-            ("detail", _str),
-        ]
-    ),
-    "extraction_status": pa.schema(
-        [
-            ("pmid", _str),
-            ("year", _int),
-            ("method", _str),
-            ("status", _str),
-            ("reason", _str),
-            ("n_calls", _int),
-            ("n_triples", _int),
-            ("n_rejected", _int),
-            ("prompt_tokens", _int),
-            ("completion_tokens", _int),
-            ("cost_usd", _float),
-            ("model", _str),
-            ("prompt_version", _str),
-        ]
-    ),
-    "rejections": pa.schema(
-        [
-            ("pmid", _str),
-            ("year", _int),
-            ("method", _str),
-            ("head", _str),
-            ("relation", _str),
-            ("tail", _str),
-            ("reason", _str),
-            ("prompt_version", _str),
-        ]
-    ),
-    "llm_calls": pa.schema(
-        [
-            ("pmid", _str),
-            ("year", _int),
-            ("method", _str),
-            ("request_no", _int),
-            ("model", _str),
-            ("prompt_version", _str),
-            ("outcome", _str),
-            ("prompt_tokens", _int),
-            ("completion_tokens", _int),
-            ("cost_usd", _float),
-            ("error", _str),
-        ]
-    ),
+    records: int = 0
+    documents: int = 0
+    duplicates: int = 0
+    rejected: int = 0
+    mentions: int = 0
+    entities: int = 0
+    nodes: int = 0
+    relations: int = 0
+    triples: int = 0
+    evidence: int = 0
+    problems: int = 0
+    extraction_done: int = 0
+    extraction_partial: int = 0
+    extraction_failed: int = 0
+    rejections: int = 0
+    llm_calls: int = 0
+    llm_prompt_tokens: int = 0
+    llm_completion_tokens: int = 0
+    llm_cost_usd: float = 0.0
+
+    def to_dict(self) -> dict[str, int | float]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SnapshotCounts:
+        """From a manifest's ``counts`` (a figure an older manifest lacks is 0)."""
+        kinds = {f.name: f.type for f in fields(cls)}
+        return cls(
+            **{k: (float if kinds[k] == "float" else int)(v) for k, v in data.items() if k in kinds}
+        )
+
+
+#: The counts that are columns of the catalog's ``snapshots`` registry (``n_<name>``).
+REGISTRY_COUNTS = (
+    "records", "documents", "duplicates", "rejected", "mentions", "entities", "nodes",
+    "relations", "triples", "evidence", "problems",
+)  # fmt: skip
+
+
+#: Arrow type of each field annotation a record may use.
+_ARROW = {
+    "str": pa.string(),
+    "str | None": pa.string(),
+    "int": pa.int32(),
+    "int | None": pa.int32(),
+    "float": pa.float64(),
+    "bool": pa.bool_(),
+    "list[str]": pa.list_(pa.string()),
 }
 
-RECORD_TYPES: dict[str, type] = {
-    "documents": Document,
-    "mentions": Mention,
-    "entities": Entity,
-    "triples": Triple,
-    "evidence": Evidence,
-    "resolutions": Resolution,
-    "abbreviations": Abbreviation,
-    "source_relations": SourceRelation,
-    "doc_status": DocStatus,
-    "problems": Problem,
-    "extraction_status": ExtractionStatus,
-    "rejections": Rejection,
-    "llm_calls": LLMCall,
-}
 
+def _schema(cls: type) -> pa.Schema:
+    return pa.schema([(f.name, _ARROW[str(f.type)]) for f in fields(cls)])
+
+
+#: Table name → record class, Arrow schema and natural key, in the order snapshots hash them.
+RECORD_TYPES: dict[str, type] = {name: spec.cls for name, spec in TABLES.items()}
+SCHEMAS: dict[str, pa.Schema] = {name: _schema(spec.cls) for name, spec in TABLES.items()}
 #: Natural key of each table: the columns that identify a row across snapshots.
-KEYS: dict[str, tuple[str, ...]] = {
-    "documents": ("pmid",),
-    "mentions": ("pmid", "start", "end", "source_type"),
-    "entities": ("id",),
-    "triples": ("triple_id",),
-    "evidence": ("evidence_id",),
-    "resolutions": ("node_id",),
-    "abbreviations": ("pmid", "short", "long"),
-    "source_relations": ("pmid", "rel_type", "arg1", "arg2", "extra"),
-    "doc_status": ("source_file", "record_no"),
-    "problems": ("source_file", "line_no", "kind"),
-    "extraction_status": ("pmid", "method"),
-    "rejections": ("pmid", "method", "head", "relation", "tail", "reason"),
-    "llm_calls": ("pmid", "method", "request_no"),
-}
+KEYS: dict[str, tuple[str, ...]] = {name: spec.key for name, spec in TABLES.items()}
 
 
 def schema_for(table: str) -> pa.Schema:

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kgbuild.records import Abbreviation, Entity, Evidence, Mention, Resolution, Triple
+from kgbuild.records import (
+    Abbreviation,
+    Entity,
+    Evidence,
+    Mention,
+    Resolution,
+    SnapshotCounts,
+    Triple,
+)
 from kgbuild.store.snapshots import SnapshotInfo, Warehouse
 
 NODES = [
@@ -105,7 +113,7 @@ def publish_year(w, year: int, edges: list, nodes: list | None = None) -> Snapsh
     w.add("triples", triples)
     w.add("evidence", evidence)
     return w.commit(year, f"build-{year}", {"extractor": "generative"}, f"inputs-{year}", "test",
-                    _counts(len(triples), len(evidence)))  # fmt: skip
+                    SnapshotCounts.from_dict(_counts(len(triples), len(evidence))))  # fmt: skip
 
 
 def build_query_kg(root: Path, kg: str = "toy") -> list[SnapshotInfo]:

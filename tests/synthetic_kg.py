@@ -24,6 +24,7 @@ from kgbuild.records import (
     Evidence,
     ExtractionStatus,
     LLMCall,
+    SnapshotCounts,
     Triple,
     stable_id,
 )
@@ -154,7 +155,8 @@ def publish_synthetic(
             "llm_cost_usd": round(0.0002 * totals["llm_calls"], 6),
         }  # fmt: skip
         info = writer.commit(year, f"synthetic-{seed}", {"extractor": "generative"},
-                             f"synthetic:{seed}:{year}", "synthetic", counts)  # fmt: skip
+                             f"synthetic:{seed}:{year}", "synthetic",
+                             SnapshotCounts.from_dict(counts))  # fmt: skip
         ids.append(info.snapshot_id)
     return ids
 

@@ -152,7 +152,7 @@ def test_generative_build_grounds_guards_and_accounts_for_every_document(tmp_pat
     assert all(y.reused for y in again.years) and fresh.llm_usage["calls"] == 3
     assert fresh.head.content_hash == report.head.content_hash
     counts = report.head.counts
-    assert (counts["llm_calls"], counts["extraction_done"], counts["rejections"]) == (3, 3, 3)
+    assert (counts.llm_calls, counts.extraction_done, counts.rejections) == (3, 3, 3)
     assert llm.stats()["requests"] == 6
     for path in (tmp_path / "wh").rglob("*"):  # the key is never written anywhere
         if path.is_file():
@@ -192,14 +192,14 @@ def test_failed_documents_get_a_reason_and_are_retried_by_the_next_build(tmp_pat
     st = rows(tmp_path / "wh", "SELECT pmid, status, reason FROM extraction_status ORDER BY 1")
     assert [s[1] for s in st] == ["failed"] * 3
     assert "after 2 attempts: HTTP 503" in st[0][2]
-    assert report.head.counts["extraction_failed"] == 3
+    assert report.head.counts.extraction_failed == 3
     calls = rows(tmp_path / "wh", "SELECT DISTINCT outcome FROM llm_calls")
     assert calls == [("failed",)]
     # Next build: the endpoint works → the failed years are rebuilt, not reused.
     with serve_llm(ReplayLLM(RECORDINGS)) as url:
         healed = build(url, tmp_path / "wh")
     assert not any(y.reused for y in healed.years) and healed.llm_usage["calls"] == 3
-    assert healed.head.counts["extraction_failed"] == 0 and healed.head.counts["triples"] == 7
+    assert healed.head.counts.extraction_failed == 0 and healed.head.counts.triples == 7
 
 
 def test_truncated_answers_keep_whole_triples_and_mark_the_document_partial(tmp_path):
@@ -211,7 +211,7 @@ def test_truncated_answers_keep_whole_triples_and_mark_the_document_partial(tmp_
         report = build(url, tmp_path / "wh", years="2020", truncation_retries=1, max_tokens=8)
     (status,) = rows(tmp_path / "wh", "SELECT status, reason, n_triples FROM extraction_status")
     assert status[0] == "partial" and "cut off" in status[1]
-    assert report.head.counts["extraction_partial"] == 1 and len(llm.requests) == 2
+    assert report.head.counts.extraction_partial == 1 and len(llm.requests) == 2
 
 
 def test_garbage_answers_are_rejected_with_reasons_not_crashes(tmp_path):

@@ -94,8 +94,8 @@ def test_plan_refresh_finds_new_years_changed_inputs_and_nothing(tmp_path):
     assert actions(changed) == [(2019, "reuse", "published"), (2020, "build", "inputs changed")]
     assert changed.todo[0].snapshot_id == first.years[1].snapshot.snapshot_id
     second = build(spec)
-    assert second.years[1].snapshot.counts["documents"] == first.years[1].snapshot.counts[
-        "documents"] + 1  # fmt: skip
+    before, after = first.years[1].snapshot.counts, second.years[1].snapshot.counts
+    assert after.documents == before.documents + 1
     assert plan_refresh(spec).noop
     assert latest_snapshot(wh, "r")["snapshot_id"] == second.years[1].snapshot.snapshot_id
 
@@ -129,7 +129,7 @@ def test_plan_refresh_searches_pubmed_again_for_the_latest_year(tmp_path, monkey
         assert grown.rechecked == {2015: 12}
         assert actions(grown) == [(2015, "build", "inputs changed")]
         rebuilt = build(spec)
-    assert rebuilt.head.counts["records"] == noop_records(wh, noop.head) + 1
+    assert rebuilt.head.counts.records == noop_records(wh, noop.head) + 1
     assert rebuilt.head.snapshot_id != noop.head
 
 
@@ -144,7 +144,7 @@ def test_growth_report_rows_table_and_chart(tmp_path):
     rows = year_rows(Warehouse(wh), head)
     assert [r["year"] for r in rows] == [2019, 2020]
     assert snapshot_ids(Warehouse(wh), head) == [r["snapshot"] for r in rows]
-    assert rows[1]["triples"] == report.head.counts["triples"] and rows[0]["failed"] == 0
+    assert rows[1]["triples"] == report.head.counts.triples and rows[0]["failed"] == 0
     table = markdown_table(rows, "t")
     assert table.splitlines()[2].startswith("| year | snapshot | corpus | nodes |")
     assert len(table.splitlines()) == 3 + 1 + 2
@@ -161,7 +161,7 @@ def test_a_year_published_with_failed_extractions_is_planned_again(tmp_path, mon
     spec = spec_for(FIXTURES / "llm" / "corpus", tmp_path / "wh", years="2019",
                     extractor="generative", llm_base_url="http://127.0.0.1:9/v1")  # fmt: skip
     report = build(spec)  # nothing listens on port 9: every call fails
-    assert report.head.counts["extraction_failed"] == 2
+    assert report.head.counts.extraction_failed == 2
     plan = plan_refresh(spec)
     assert actions(plan) == [(2019, "build", "incomplete")]
     assert plan.todo[0].snapshot_id == report.head.snapshot_id

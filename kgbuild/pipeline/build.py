@@ -22,7 +22,7 @@ from kgbuild.extract.pairwise import CHUNK_SIZE
 from kgbuild.extract.select import choose_extractor, make_extractor
 from kgbuild.llm.client import LLMSettings
 from kgbuild.pipeline.state import KGState
-from kgbuild.records import Mention, stable_id
+from kgbuild.records import Mention, SnapshotCounts, stable_id
 from kgbuild.sources.corpus import Corpus, LocalCorpus
 from kgbuild.store.check import check_warehouse, quick_damage
 from kgbuild.store.lock import DEFAULT_WAIT_S, build_lock
@@ -139,7 +139,7 @@ def _reusable(
             return
         manifest = wh.manifest(sid)
         info = SnapshotInfo.from_manifest(manifest)
-        if info.counts.get("extraction_failed", 0):
+        if info.counts.extraction_failed:
             return  # incomplete: rebuild this year so its failed documents are retried
         own = [p for p in manifest["parts"] if p["depth"] == manifest["depth"]]
         if quick_damage(wh.root, own):
@@ -219,7 +219,8 @@ def _why_changed(
     inputs = _fingerprint(config, manifest["parent_id"], corpus.digest(year))
     if manifest["inputs"] != inputs:
         return "inputs changed"
-    return "incomplete" if manifest["counts"].get("extraction_failed", 0) else "damaged"
+    failed = SnapshotCounts.from_dict(manifest["counts"]).extraction_failed
+    return "incomplete" if failed else "damaged"
 
 
 def build_kg(

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgbuild.extract.base import SliceExtractor
-from kgbuild.records import Entity, Mention, Resolution, Triple
+from kgbuild.records import Entity, Mention, Resolution, SnapshotCounts, Triple
 from kgbuild.resolve.entities import AliasIndex, EntityResolver, observe_abbreviations
 from kgbuild.resolve.merge import resolve_slice
 from kgbuild.resolve.mislinked import unlink_slice
@@ -146,23 +146,23 @@ class KGState:
         forms = sorted(self.free[node_id])
         return Entity(node_id, forms[0], "", forms, self.first_year[node_id])
 
-    def counts(self) -> dict[str, Any]:
+    def counts(self) -> SnapshotCounts:
         """DALK Table 1 figures plus document accounting, for the snapshot registry."""
-        return {
-            "records": self.n["records"],
-            "documents": self.n["built"],
-            "duplicates": self.n["duplicate"],
-            "rejected": self.n["rejected"],
-            "mentions": self.n["mentions"],
-            "entities": len(self.forms) + len(self.free),
-            "nodes": len(self.nodes),
-            "relations": len(self.relations),
-            "triples": len(self.triple_ids),
-            "evidence": self.n["evidence"],
-            "problems": self.n["problems"],
+        return SnapshotCounts(
+            records=self.n["records"],
+            documents=self.n["built"],
+            duplicates=self.n["duplicate"],
+            rejected=self.n["rejected"],
+            mentions=self.n["mentions"],
+            entities=len(self.forms) + len(self.free),
+            nodes=len(self.nodes),
+            relations=len(self.relations),
+            triples=len(self.triple_ids),
+            evidence=self.n["evidence"],
+            problems=self.n["problems"],
             **{k: self.n[k] for k in _EXTRACTION_COUNTS},
-            "llm_cost_usd": round(self.cost_usd, 6),
-        }
+            llm_cost_usd=round(self.cost_usd, 6),
+        )
 
     @classmethod
     def restore(cls, wh: Warehouse, snapshot_id: str) -> KGState:
@@ -206,9 +206,9 @@ class KGState:
                     "SELECT short, long FROM abbreviations_at(?)", [snapshot_id]
                 ).fetchall(),
             )
-        counts = wh.manifest(snapshot_id)["counts"]
+        counts = SnapshotCounts.from_dict(wh.manifest(snapshot_id)["counts"])
         renamed = {"documents": "built", "duplicates": "duplicate", "rejected": "rejected"}
         for key in ("records", "mentions", "evidence", "problems", *_EXTRACTION_COUNTS, *renamed):
-            st.n[renamed.get(key, key)] = int(counts.get(key, 0))
-        st.cost_usd = float(counts.get("llm_cost_usd", 0.0))
+            st.n[renamed.get(key, key)] = getattr(counts, key)
+        st.cost_usd = counts.llm_cost_usd
         return st

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from kgbuild.records import SnapshotCounts
 from kgbuild.store.snapshots import Warehouse
 
 #: Row columns (manifest count → column), in table order.
@@ -58,7 +59,7 @@ def year_rows(wh: Warehouse, snapshot_id: str) -> list[dict[str, Any]]:
     """One row per year of ``snapshot_id``'s lineage: year, snapshot, and :data:`COLUMNS`."""
     rows = []
     for m in lineage(wh, snapshot_id):
-        c = m["counts"]
+        c = SnapshotCounts.from_dict(m["counts"]).to_dict()
         row: dict[str, Any] = {"year": m["as_of_year"], "snapshot": m["snapshot_id"]}
         row.update({col: c.get(key, 0) for key, col in COLUMNS})
         rows.append(row)

@@ -24,7 +24,7 @@ from typing import Any
 import pyarrow as pa
 
 from kgbuild.errors import StoreError
-from kgbuild.records import KEYS, stable_id, to_arrow
+from kgbuild.records import KEYS, REGISTRY_COUNTS, SnapshotCounts, stable_id, to_arrow
 from kgbuild.store import catalog
 from kgbuild.store.parts import adhash, hex256, part_path, row_hashes, write_part
 
@@ -42,7 +42,7 @@ class SnapshotInfo:
     depth: int
     content_hash: str
     created: bool = True
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: SnapshotCounts = field(default_factory=SnapshotCounts)
 
     @classmethod
     def from_manifest(cls, m: dict[str, Any], created: bool = False) -> SnapshotInfo:
@@ -55,7 +55,7 @@ class SnapshotInfo:
             m["depth"],
             m["content_hash"],
             created,
-            m["counts"],
+            SnapshotCounts.from_dict(m["counts"]),
         )
 
 
@@ -177,7 +177,7 @@ class Warehouse:
                 if con.execute("SELECT 1 FROM snapshots WHERE snapshot_id = ?", [sid]).fetchone():
                     con.execute("ROLLBACK")
                     return
-                c = manifest["counts"]
+                c = SnapshotCounts.from_dict(manifest["counts"]).to_dict()
                 con.execute(
                     "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                     "?, ?, ?, ?, ?, ?, ?, ?)",
@@ -193,17 +193,7 @@ class Warehouse:
                         manifest["inputs"],
                         manifest["code_version"],
                         manifest["config"].get("extractor"),
-                        c["records"],
-                        c["documents"],
-                        c["duplicates"],
-                        c["rejected"],
-                        c["mentions"],
-                        c["entities"],
-                        c["nodes"],
-                        c["relations"],
-                        c["triples"],
-                        c["evidence"],
-                        c["problems"],
+                        *(c[name] for name in REGISTRY_COUNTS),
                         json.dumps(manifest, sort_keys=True),
                     ],
                 )
@@ -337,7 +327,7 @@ class SnapshotWriter:
         config: dict[str, Any],
         inputs: str,
         code_version: str,
-        counts: dict[str, int],
+        counts: SnapshotCounts,
     ) -> SnapshotInfo:
         """Publish everything staged since the last commit as the snapshot for ``as_of_year``."""
         content = self.content_hash()
@@ -375,7 +365,7 @@ class SnapshotWriter:
             "inputs": inputs,
             "code_version": code_version,
             "config": config,
-            "counts": counts,
+            "counts": counts.to_dict(),
             "parts": parts,
             "tables": {
                 t: {"rows": self.tables[t].rows, "content_hash": hex256(self.tables[t].acc)}
