@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from kgbuild.extract.base import ExtractionResult  # noqa: E402
 from kgbuild.records import Entity, Evidence, Triple, stable_id  # noqa: E402
 from kgbuild.resolve.embed import Embedder  # noqa: E402
-from kgbuild.resolve.entities import AliasIndex, EntityResolver  # noqa: E402
+from kgbuild.resolve.entities import AliasIndex, Resolver  # noqa: E402
 from kgbuild.resolve.merge import resolve_slice  # noqa: E402
 
 SYLLABLES = [c + v for c in "bcdfghklmnprstvz" for v in "aeiou"] + ["th", "ch", "st", "tr", "ph"]
@@ -94,10 +94,10 @@ def main() -> None:
     t_gen = time.perf_counter()
     concepts = make_concepts(rng, args.concepts)
     aliases = AliasIndex()
-    resolver = EntityResolver(aliases)
+    resolver = Resolver(aliases)
     for cid, kind, name, abbrev in concepts:
         aliases.add(name, cid, kind, rng.randint(3, 50))
-        resolver.abbreviations[abbrev.lower()][name] += 1
+        resolver.observe_abbreviations([(abbrev.lower(), name)])
     names: dict[str, str] = {}
     expected: Counter[str] = Counter()
     n_novel = int(args.strings * args.novel)
@@ -130,12 +130,12 @@ def main() -> None:
     print(f"known-concept strings by the rule meant to settle them: {dict(expected)}")
 
     with tempfile.TemporaryDirectory() as tmp:
-        resolver.embedder = Embedder(cache_path=Path(tmp) / "embeddings.sqlite")
+        resolver.use_embedder(Embedder(cache_path=Path(tmp) / "embeddings.sqlite"))
         kinds = {cid: kind for cid, kind, _, _ in concepts}
         t0 = time.perf_counter()
         out = resolve_slice(result, resolver, kinds.get, 2020)
         wall = time.perf_counter() - t0
-        embedded = resolver.embedder.encoded
+        embedded = resolver.summary().get("names_embedded", 0)
     methods = Counter(r.method for r in out.resolutions)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"resolved in {wall:.1f}s: {dict(methods)}; {embedded:,} names embedded")

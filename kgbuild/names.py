@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from functools import lru_cache
 
 #: Head nouns an LLM appends to an entity's name ("APOE gene", "tau protein", "Abeta levels").
@@ -75,3 +76,15 @@ def _singular(n: str) -> str:
     if n.endswith("ies"):
         return n[:-3] + "y"
     return n[:-1]
+
+
+def by_frequency(counts: Mapping[str, int]) -> list[str]:
+    """Keys of ``counts``, most frequent first; ties in alphabetical order (deterministic)."""
+    return sorted(counts, key=lambda k: (-counts[k], k))
+
+
+def most_frequent(counts: Mapping[str, int]) -> str:
+    """The most frequent key (a concept's usual surface form, a form's usual concept or kind);
+    ties: the alphabetically first. Every "most frequent" choice of kgbuild goes through here,
+    so a build and its restored resumption agree on names."""
+    return min(counts, key=lambda k: (-counts[k], k))

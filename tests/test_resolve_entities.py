@@ -9,7 +9,7 @@ import pytest
 from kgbuild.extract.ground import abbreviations
 from kgbuild.names import norm
 from kgbuild.resolve.embed import Embedder
-from kgbuild.resolve.entities import AliasIndex, EntityResolver, observe_abbreviations
+from kgbuild.resolve.entities import AliasIndex, Resolver
 from kgbuild.sources.local import read_slices
 from tests.conftest import FIXTURES, shared
 
@@ -40,8 +40,8 @@ def small_index():
 
 
 def test_rules_in_order_and_sticky_decisions():
-    r = EntityResolver(small_index())
-    r.abbreviations["abeta"]["amyloid beta"] += 1
+    r = Resolver(small_index())
+    r.observe_abbreviations([("abeta", "amyloid beta")])
     names = {
         "free:alzheimer disease ad": "Alzheimer disease (AD)",  # alias via parenthetical parts
         "free:abeta": "Abeta",  # abbreviation learned from the corpus
@@ -65,7 +65,7 @@ def test_fuzzy_thresholds_are_type_aware():
     idx = small_index()
     idx.add("presenilin 1", "NCBIGene:5663", "Gene", 2)
     idx.add("Parkinson's disease", "MESH:D010300", "Disease", 2)
-    r = EntityResolver(idx)
+    r = Resolver(idx)
     names = {"free:parkinsons diseas": "Parkinsons diseas", "free:presenilin 2": "presenilin 2"}
     out = {d.node_id: d for d in r.resolve(names, 2011)}
     assert out["free:parkinsons diseas"].merged_into == "MESH:D010300"  # disease: 90 is enough
@@ -77,7 +77,7 @@ def dalk_resolver(tmp_path_factory):
     """The alias index and abbreviations of DALK's whole annotated corpus, with MiniLM."""
     source = shared("dalk", "by_year")
     idx = AliasIndex()
-    resolver = EntityResolver(idx)
+    resolver = Resolver(idx)
     # As the pipeline does while grounding, learn abbreviations where a document defines one
     # of the audit names ("... (MCI)"); running the detector on all 8,519 abstracts is not needed.
     wanted = {f"({x})" for a, b, _, _ in audit_pairs() for x in (a, b)}
@@ -87,9 +87,9 @@ def dalk_resolver(tmp_path_factory):
                 idx.add(m.text, m.concept_id, m.hetionet_type)
         for doc in ys.documents:
             if any(w in doc.text for w in wanted):
-                observe_abbreviations(resolver.abbreviations, abbreviations(doc.text).items())
+                resolver.observe_abbreviations(abbreviations(doc.text).items())
     cache = tmp_path_factory.mktemp("emb") / "embeddings.sqlite"
-    resolver.embedder = Embedder(cache_path=cache)
+    resolver.use_embedder(Embedder(cache_path=cache))
     return resolver
 
 

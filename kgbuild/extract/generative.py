@@ -15,6 +15,7 @@ from kgbuild.extract.base import Ask, LLMExtractor
 from kgbuild.extract.claims import DocClaims
 from kgbuild.extract.parse import parse_triples
 from kgbuild.llm.client import LLMClient
+from kgbuild.names import by_frequency
 from kgbuild.records import Document, Mention
 
 
@@ -28,7 +29,7 @@ def entity_lines(mentions: list[Mention]) -> str:
             kinds.setdefault(m.concept_id, m.hetionet_type)
     lines = []
     for cid in sorted(forms, key=lambda c: (-sum(forms[c].values()), c)):
-        names = sorted(forms[cid], key=lambda f: (-forms[cid][f], f))
+        names = by_frequency(forms[cid])
         also = f"; also: {', '.join(names[1:])}" if len(names) > 1 else ""
         lines.append(f"- {names[0]} [{kinds[cid]}]{also}")
     return "\n".join(lines) or "(none annotated)"

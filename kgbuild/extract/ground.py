@@ -25,7 +25,7 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from kgbuild.names import norm, variants
+from kgbuild.names import most_frequent, norm, variants
 from kgbuild.records import Document, Mention
 
 #: Minimum rapidfuzz token_sort_ratio for a fuzzy match to a mention's surface form. At 90,
@@ -95,7 +95,7 @@ class DocumentGrounder:
             self.kind.setdefault(m.concept_id, m.hetionet_type)
             self.spans[m.concept_id].append((m.start, m.end))
         # A surface form annotated with several concepts goes to its most frequent one.
-        self.forms = {f: min(c, key=lambda k: (-c[k], k)) for f, c in counts.items() if f}
+        self.forms = {f: most_frequent(c) for f, c in counts.items() if f}
         self._form_list = sorted(self.forms)
         self._abbrevs: dict[str, str] = {}
         self._scanned: set[tuple[int, int]] = set()

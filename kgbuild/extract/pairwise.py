@@ -29,6 +29,7 @@ from kgbuild.extract.claims import MAX_PREDICATE_WORDS, DocClaims
 from kgbuild.extract.ground import Grounding
 from kgbuild.extract.parse import Choice, parse_choice, parse_choices
 from kgbuild.llm.client import LLMClient
+from kgbuild.names import most_frequent
 from kgbuild.records import Document, Mention
 from kgbuild.schema import relations_for
 
@@ -83,8 +84,7 @@ def doc_nodes(mentions: list[Mention]) -> list[Node]:
             spans[m.concept_id].append((m.start, m.end))
             kinds.setdefault(m.concept_id, m.hetionet_type)
     return [
-        Node(cid, min(forms[cid], key=lambda f: (-forms[cid][f], f)), kinds[cid], tuple(spans[cid]))
-        for cid in sorted(forms)
+        Node(cid, most_frequent(forms[cid]), kinds[cid], tuple(spans[cid])) for cid in sorted(forms)
     ]
 
 

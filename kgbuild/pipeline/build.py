@@ -300,7 +300,7 @@ def _build_locked(
         from kgbuild.resolve.embed import Embedder
 
         model = None if options.embed_model == "default" else options.embed_model
-        state.resolver.embedder = Embedder(model, cache_path=wh.root / EMBED_CACHE)
+        state.resolver.use_embedder(Embedder(model, cache_path=wh.root / EMBED_CACHE))
     writer = wh.writer(kg, parent)
     t0 = time.perf_counter()
     for ys in corpus.slices(todo, state.seen):
@@ -317,10 +317,8 @@ def _build_locked(
             YearReport(ys.year, info, False, time.perf_counter() - t0),
         )
         t0 = time.perf_counter()
-    report.resolution = dict(state.resolver.stats)
-    if state.resolver.embedder is not None:
-        report.resolution["names_embedded"] = state.resolver.embedder.encoded
-        state.resolver.embedder.close()
+    report.resolution = state.resolver.summary()
+    state.resolver.close()
     if isinstance(slice_extractor, LLMExtractor):
         client = slice_extractor.client
         report.llm_usage = {**client.usage, "spent_usd": round(client.cost_usd, 6)}

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgbuild.extract.base import SliceExtractor
+from kgbuild.names import most_frequent
 from kgbuild.records import Entity, Mention, Resolution, SnapshotCounts, Triple
-from kgbuild.resolve.entities import AliasIndex, EntityResolver, observe_abbreviations
+from kgbuild.resolve.entities import Resolver
 from kgbuild.resolve.merge import resolve_slice
 from kgbuild.resolve.mislinked import unlink_slice
 from kgbuild.resolve.naming import form_owners, node_name
@@ -48,7 +49,7 @@ class KGState:
     #: merged into it; named by the first in sorted order, so a state restored from a snapshot
     #: names them as an unbroken build did.
     free: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
-    resolver: EntityResolver = field(default_factory=lambda: EntityResolver(AliasIndex()))
+    resolver: Resolver = field(default_factory=Resolver)
     n: Counter[str] = field(default_factory=Counter)
     cost_usd: float = 0.0
     #: Frequent surface form → the concept owning it, refreshed every slice (node naming).
@@ -65,9 +66,7 @@ class KGState:
                 self._observe(m, ys.year)
                 touched.add(m.concept_id)
         result = extractor.extract(ys.documents, by_doc)
-        observe_abbreviations(
-            self.resolver.abbreviations, ((a.short, a.long) for a in result.abbreviations)
-        )
+        self.resolver.observe_abbreviations((a.short, a.long) for a in result.abbreviations)
         resolved = resolve_slice(result, self.resolver, self.kind_of, ys.year)
         triples: list[Triple] = []
         for t in resolved.triples:
@@ -116,7 +115,7 @@ class KGState:
         self.forms[cid][m.text] += 1
         self.kinds[cid][m.hetionet_type or ""] += 1
         self.first_year.setdefault(cid, year)
-        self.resolver.aliases.add(m.text, cid, m.hetionet_type or "")
+        self.resolver.observe_form(m.text, cid, m.hetionet_type or "")
 
     def _observe_free(self, decisions: list[Resolution]) -> list[str]:
         """Record new resolution decisions; return the free nodes whose rows changed."""
@@ -132,13 +131,13 @@ class KGState:
     def kind_of(self, node_id: str) -> str | None:
         """A concept's most frequent Hetionet kind; None for free-text nodes."""
         kinds = self.kinds.get(node_id)
-        return min(kinds, key=lambda k: (-kinds[k], k)) if kinds else None
+        return most_frequent(kinds) if kinds else None
 
     # ---- node naming (issue 16: preferred name, never another concept's form) -------------
     def entity(self, cid: str) -> Entity:
         """Name by :func:`kgbuild.resolve.naming.node_name`; kind = most frequent kind."""
         forms, kinds = self.forms[cid], self.kinds[cid]
-        kind = min(kinds, key=lambda k: (-kinds[k], k))
+        kind = most_frequent(kinds)
         name = node_name(cid, forms, kind, self._owners, reference())
         return Entity(cid, name, kind, sorted(forms), self.first_year[cid])
 
@@ -181,7 +180,7 @@ class KGState:
             ).fetchall():
                 st.forms[cid][text] += 1
                 st.kinds[cid][kind] += 1
-                st.resolver.aliases.add(text, cid, kind)
+                st.resolver.observe_form(text, cid, kind)
                 st.first_year[cid] = min(year, st.first_year.get(cid, year))
             for tid, head, rel, tail in con.execute(
                 "SELECT triple_id, head_id, relation, tail_id FROM triples_at(?)", [snapshot_id]
@@ -199,9 +198,8 @@ class KGState:
                 "SELECT node_id, name, merged_into, method, score, year FROM resolutions_at(?)",
                 [snapshot_id],
             ).fetchall():
-                st.resolver.decisions[row[0]] = Resolution(*row)
-            observe_abbreviations(
-                st.resolver.abbreviations,
+                st.resolver.remember(Resolution(*row))
+            st.resolver.observe_abbreviations(
                 con.execute(
                     "SELECT short, long FROM abbreviations_at(?)", [snapshot_id]
                 ).fetchall(),

@@ -38,7 +38,7 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from kgbuild.lexical import incompatible
-from kgbuild.names import norm, variants
+from kgbuild.names import most_frequent, norm, variants
 from kgbuild.records import Resolution
 from kgbuild.resolve.mislinked import banned_forms
 
@@ -93,7 +93,7 @@ class AliasIndex:
         c = self.forms.get(key)
         if not c:
             return None
-        cid = min(c, key=lambda k: (-c[k], k))
+        cid = most_frequent(c)
         padded, n = f" {key} ", c[cid]
         for f in self.by_concept[cid]:
             if f == key or self.forms[f][cid] <= n:
@@ -115,39 +115,95 @@ class AliasIndex:
         return list(dict.fromkeys(out))[:BLOCK_LIMIT]
 
 
-@dataclass(slots=True)
-class EntityResolver:
-    """Resolves node strings against an :class:`AliasIndex`; holds the sticky decisions."""
+class Resolver:
+    """Resolves node strings against what the KG so far has taught it, behind a small
+    interface: it is told surface forms (:meth:`observe_form`), abbreviations
+    (:meth:`observe_abbreviations`) and earlier decisions (:meth:`remember`), may be given an
+    embedder (:meth:`use_embedder`), and answers :meth:`resolve`, :meth:`target` and
+    :meth:`predicate`. Nothing outside it reads or changes its tables."""
 
-    aliases: AliasIndex
-    abbreviations: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
-    decisions: dict[str, Resolution] = field(default_factory=dict)
-    embedder: Any = None  # kgbuild.resolve.embed.Embedder, or None to skip steps 4–5
-    stats: Counter[str] = field(default_factory=Counter)
-    #: Predicates mapped by embedding (normalized key → relation, reverse, cosine); sticky.
-    predicates: dict[str, tuple[str, bool, float]] = field(default_factory=dict)
-    #: Normalized surface form → IDs it must never resolve to (reviewed mislinks).
-    banned: dict[str, frozenset[str]] = field(default_factory=banned_forms)
+    __slots__ = (
+        "_abbreviations",
+        "_aliases",
+        "_banned",
+        "_decisions",
+        "_embedder",
+        "_predicates",
+        "_stats",
+    )  # fmt: skip
 
+    def __init__(
+        self,
+        aliases: AliasIndex | None = None,
+        banned: dict[str, frozenset[str]] | None = None,
+    ) -> None:
+        self._aliases = aliases if aliases is not None else AliasIndex()
+        self._abbreviations: dict[str, Counter[str]] = defaultdict(Counter)
+        self._decisions: dict[str, Resolution] = {}
+        self._embedder: Any = None  # kgbuild.resolve.embed.Embedder, or None: no steps 4–5
+        self._stats: Counter[str] = Counter()
+        #: Predicates mapped by embedding (normalized key → relation, reverse, cosine); sticky.
+        self._predicates: dict[str, tuple[str, bool, float]] = {}
+        #: Normalized surface form → IDs it must never resolve to (reviewed mislinks).
+        self._banned = banned if banned is not None else banned_forms()
+
+    # ---- what the KG so far teaches it -------------------------------------------------------
+    def observe_form(self, form: str, concept_id: str, kind: str, n: int = 1) -> None:
+        """A surface form an annotator linked to ``concept_id`` (an alias candidate)."""
+        self._aliases.add(form, concept_id, kind, n)
+
+    def observe_abbreviations(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Normalized (short, long) forms defined in the abstracts."""
+        for short, long_form in pairs:
+            if short and long_form and short != long_form:
+                self._abbreviations[short][long_form] += 1
+
+    def remember(self, decision: Resolution) -> None:
+        """An earlier (published) decision: sticky, reused instead of resolving again."""
+        self._decisions[decision.node_id] = decision
+
+    def use_embedder(self, embedder: Any) -> None:
+        """Turn on the embedding steps (4–5) with this cached embedder."""
+        self._embedder = embedder
+
+    def summary(self) -> dict[str, int]:
+        """Decisions made by method, and names embedded (embedding cache misses)."""
+        out = dict(self._stats)
+        if self._embedder is not None:
+            out["names_embedded"] = self._embedder.encoded
+        return out
+
+    def close(self) -> None:
+        if self._embedder is not None:
+            self._embedder.close()
+
+    def predicate(self, raw: str) -> tuple[str, bool, float] | None:
+        """The relation an unmapped predicate took by embedding, if any (see
+        :meth:`map_predicates`)."""
+        from kgbuild.resolve.relations import normalize_predicate
+
+        return self._predicates.get(normalize_predicate(raw))
+
+    # ---- decisions ----------------------------------------------------------------------------
     def _allowed(self, key: str, cid: str | None) -> bool:
-        return bool(cid) and cid not in self.banned.get(key, ())
+        return bool(cid) and cid not in self._banned.get(key, ())
 
     def map_predicates(self, raws: Iterable[str]) -> None:
         """Embed the predicates that table and rules leave unmapped (once per predicate)."""
-        if self.embedder is None:
+        if self._embedder is None:
             return
         from kgbuild.resolve.relations import embed_predicates, normalize_predicate
 
-        todo = [r for r in raws if normalize_predicate(r) not in self.predicates]
-        found = embed_predicates(todo, self.embedder)
+        todo = [r for r in raws if normalize_predicate(r) not in self._predicates]
+        found = embed_predicates(todo, self._embedder)
         for r in todo:
             key = normalize_predicate(r)
-            self.predicates[key] = found.get(key, ("related_to", False, 0.0))
+            self._predicates[key] = found.get(key, ("related_to", False, 0.0))
 
     def target(self, node_id: str) -> str:
         """The node a node string ends in (following merges: "MCI" → "mild cognitive …")."""
         seen = {node_id}
-        while (d := self.decisions.get(node_id)) is not None and d.merged_into not in seen:
+        while (d := self._decisions.get(node_id)) is not None and d.merged_into not in seen:
             node_id = d.merged_into
             seen.add(node_id)
         return node_id
@@ -155,7 +211,7 @@ class EntityResolver:
     def resolve(self, names: dict[str, str], year: int) -> list[Resolution]:
         """Decide every free node id in ``names`` (id → surface form) not decided before;
         return the new decisions."""
-        todo = {nid: name for nid, name in sorted(names.items()) if nid not in self.decisions}
+        todo = {nid: name for nid, name in sorted(names.items()) if nid not in self._decisions}
         new: list[Resolution] = []
         left: dict[str, str] = {}
         for nid, name in todo.items():
@@ -164,31 +220,31 @@ class EntityResolver:
                 new.append(Resolution(nid, name, hit[0], hit[1], hit[2], year))
             else:
                 left[nid] = name
-        if left and self.embedder is not None:
+        if left and self._embedder is not None:
             left = self._by_embedding(left, year, new)
         for nid, name in left.items():
             new.append(Resolution(nid, name, nid, "unresolved", 0.0, year))
         for r in new:
-            self.decisions[r.node_id] = r
-            self.stats[r.method] += 1
+            self._decisions[r.node_id] = r
+            self._stats[r.method] += 1
         # A short form pointing at a long form not decided yet: decide the long form too.
         missing = {
             r.merged_into: r.merged_into.removeprefix("free:")
             for r in new
-            if r.merged_into.startswith("free:") and r.merged_into not in self.decisions
+            if r.merged_into.startswith("free:") and r.merged_into not in self._decisions
         }
         return new + (self.resolve(missing, year) if missing else [])
 
     def _by_rules(self, key: str, name: str) -> tuple[str, str, float] | None:
         for v in (key, *variants(name)):
-            cid = self.aliases.lookup(v)
+            cid = self._aliases.lookup(v)
             if self._allowed(key, cid):
                 return cid, "alias", 1.0
         for v in (key, *variants(name)):
-            longs = self.abbreviations.get(v)
+            longs = self._abbreviations.get(v)
             if longs:
-                long_form = min(longs, key=lambda k: (-longs[k], k))
-                cid = self.aliases.lookup(long_form)
+                long_form = most_frequent(longs)
+                cid = self._aliases.lookup(long_form)
                 if not self._allowed(key, cid):
                     cid = None
                 # A long form no annotator linked is still the short form's node: "MCI" is
@@ -196,7 +252,7 @@ class EntityResolver:
                 return cid or f"free:{long_form}", "abbreviation", 1.0
         if len(key) < MIN_LEN:
             return None
-        block = self.aliases.block(key)
+        block = self._aliases.block(key)
         if not block:
             return None
         digits = _numbers(key)
@@ -205,10 +261,10 @@ class EntityResolver:
                 continue
             if incompatible(key, form):  # mitochondrial function / dysfunction, apoA-I KO
                 continue
-            cid = self.aliases.lookup(form)
+            cid = self._aliases.lookup(form)
             if not self._allowed(key, cid):
                 continue
-            if score >= FUZZY_MIN.get(self.aliases.kinds.get(cid or "", ""), 101.0):
+            if score >= FUZZY_MIN.get(self._aliases.kinds.get(cid or "", ""), 101.0):
                 return cid, "fuzzy", round(score / 100, 4)
         return None
 
@@ -217,10 +273,10 @@ class EntityResolver:
         and linked to its concept at least :data:`EMBED_MIN_SUPPORT` times — a form the tagger
         linked once or twice is as likely its mistake ("synapse loss" → Vision Disorders) as
         the concept's name, and a near vector to it would spread the mistake."""
-        cid = self.aliases.lookup(form)
-        if not cid or EMBED_MIN.get(self.aliases.kinds.get(cid, ""), 2) > 1:
+        cid = self._aliases.lookup(form)
+        if not cid or EMBED_MIN.get(self._aliases.kinds.get(cid, ""), 2) > 1:
             return False
-        return self.aliases.forms[form][cid] >= EMBED_MIN_SUPPORT
+        return self._aliases.forms[form][cid] >= EMBED_MIN_SUPPORT
 
     def _by_embedding(
         self, left: dict[str, str], year: int, new: list[Resolution]
@@ -232,12 +288,12 @@ class EntityResolver:
         short = {nid: left[nid] for nid in left if nid not in ids}
         if not ids:
             return short
-        queries = self.embedder.embed([nid.removeprefix("free:") for nid in ids])
+        queries = self._embedder.embed([nid.removeprefix("free:") for nid in ids])
         # Candidates: surface forms of kinds that may merge by embedding (never genes).
-        forms = sorted(f for f in self.aliases.forms if self._embed_target(f))
+        forms = sorted(f for f in self._aliases.forms if self._embed_target(f))
         if not forms:
             forms = [""]
-        idx, scores = nearest(queries, self.embedder.embed(forms), k=EMBED_CANDIDATES)
+        idx, scores = nearest(queries, self._embedder.embed(forms), k=EMBED_CANDIDATES)
         rest = []
         for i, nid in enumerate(ids):
             key = nid.removeprefix("free:")
@@ -245,8 +301,8 @@ class EntityResolver:
             for j in range(EMBED_CANDIDATES):  # the nearest form that is lexically possible
                 if idx[i, j] < 0:
                     break
-                cid = self.aliases.lookup(forms[idx[i, j]])
-                kind = self.aliases.kinds.get(cid or "", "")
+                cid = self._aliases.lookup(forms[idx[i, j]])
+                kind = self._aliases.kinds.get(cid or "", "")
                 if scores[i, j] < EMBED_MIN.get(kind, 1.01) or not self._allowed(key, cid):
                     continue
                 if not incompatible(key, forms[idx[i, j]], semantic=True):
@@ -257,10 +313,10 @@ class EntityResolver:
             else:
                 rest.append(i)
         # Leftovers: cluster with each other and with earlier unresolved free nodes.
-        earlier = sorted(k for k, d in self.decisions.items() if d.merged_into == k)
+        earlier = sorted(k for k, d in self._decisions.items() if d.merged_into == k)
         pool = earlier + [ids[i] for i in rest]
         names = [p.removeprefix("free:") for p in pool]
-        vectors = self.embedder.embed(names)
+        vectors = self._embedder.embed(names)
         labels = cluster(
             vectors,
             CLUSTER_MIN,
@@ -275,7 +331,7 @@ class EntityResolver:
             if rep == nid:
                 out[nid] = left[nid]
             else:
-                new.append(Resolution(nid, left[nid], self.target(rep) if rep in self.decisions
+                new.append(Resolution(nid, left[nid], self.target(rep) if rep in self._decisions
                                       else rep, "cluster", 1.0, year))  # fmt: skip
         return out
 
@@ -288,9 +344,3 @@ def _stems(key: str) -> set[str]:
     """Blocking keys of a normalized name: the first 4 characters of each word (so a typo or a
     plural late in a word still meets its candidates)."""
     return {w[:4] for w in key.split()}
-
-
-def observe_abbreviations(into: dict[str, Counter[str]], pairs: Iterable[tuple[str, str]]) -> None:
-    for short, long_form in pairs:
-        if short and long_form and short != long_form:
-            into[short][long_form] += 1

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, replace
 
 from kgbuild.extract.base import ExtractionResult
 from kgbuild.records import Evidence, Rejection, Resolution, Triple, stable_id
-from kgbuild.resolve.entities import EntityResolver
-from kgbuild.resolve.relations import canonical_relation, normalize_predicate
+from kgbuild.resolve.entities import Resolver
+from kgbuild.resolve.relations import canonical_relation
 from kgbuild.triples import orient, triple_key
 
 
@@ -30,7 +30,7 @@ class ResolvedSlice:
 
 def resolve_slice(
     result: ExtractionResult,
-    resolver: EntityResolver,
+    resolver: Resolver,
     kind_of: Callable[[str], str | None],
     year: int,
 ) -> ResolvedSlice:
@@ -50,7 +50,7 @@ def resolve_slice(
         canon = canonical_relation(t.relation_raw or t.relation, hk, tk)
         swapped = canon.reverse
         if canon.method == "open":  # table and rules said nothing: the embedding step may
-            mapped = resolver.predicates.get(normalize_predicate(t.relation_raw))
+            mapped = resolver.predicate(t.relation_raw)
             if mapped and mapped[0] != "related_to":
                 canon = canonical_relation(mapped[0], hk, tk)
                 swapped = mapped[1]

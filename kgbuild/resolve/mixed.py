@@ -30,7 +30,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from kgbuild.names import norm
+from kgbuild.names import most_frequent, norm
 from kgbuild.resolve.vocab import Reference
 
 MIN_OWNER_MENTIONS = 20
@@ -150,7 +150,7 @@ def detect(
         if cid and kind and f:
             forms[cid][f] += n
             kinds[cid][kind] += n
-    kind_of = {c: min(k, key=lambda x: (-k[x], x)) for c, k in kinds.items()}
+    kind_of = {c: most_frequent(k) for c, k in kinds.items()}
     owners = owners_of(forms, kind_of)
     out = []
     for cid in sorted(forms):

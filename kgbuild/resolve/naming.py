@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from kgbuild.names import norm
+from kgbuild.names import by_frequency, norm
 from kgbuild.resolve.mixed import foreign_owner, owners_of
 from kgbuild.resolve.vocab import Reference
 
@@ -50,7 +50,7 @@ def node_name(
     preferred = ref.name(cid)
     if preferred:
         return preferred
-    ranked = sorted(forms, key=lambda f: (-forms[f], f))
+    ranked = by_frequency(forms)
     known = ref.known_forms(cid)
     if known:
         for f in ranked:
