@@ -1,14 +1,14 @@
 """Prefect flow ``build-kg``: a one-off KG build of a domain or a source, one task run per year.
 
-Each year is its own task run, in order, each depending on the one before: ``build_through(Y)``
-calls :func:`kgbuild.pipeline.build.build_kg` (the function the CLI calls) for the years up to
-``Y``. ``build_kg`` reuses every year already published on the lineage, so the task publishes
-exactly year ``Y``'s snapshot. Reading a year's source (PubMed + PubTator3 for ``pubmed``; file
-hashes for a folder) is a task of its own, retried with exponential backoff and holding a slot of
-the ``ncbi-requests`` limit; a year's build holds as many ``llm-calls`` slots as its LLM client
-has requests in flight. Caching: see :mod:`flows.common`. Artifacts: DALK Table 1 and LLM use per
-year (markdown + table), every chart of ``kgbuild report`` (``kg-chart-<chart>-<kg>``) and the
-HTML report (``<warehouse>/reports/<kg>/report.html``).
+Each year is its own task run, in order, each depending on the one before: ``build_year(Y)`` calls
+:func:`kgbuild.pipeline.build.build_kg` (the function the CLI calls) for year ``Y`` alone,
+continuing the lineage of year ``Y-1``'s snapshot (``after=``), so it reads and digests only
+``Y``'s inputs and publishes (or reuses) exactly year ``Y``'s snapshot. Reading a year's source
+(PubMed + PubTator3 for ``pubmed``; file hashes for a folder) is a task of its own, retried with
+exponential backoff and holding a slot of the ``ncbi-requests`` limit; a year's build holds as many
+``llm-calls`` slots as its LLM client has requests in flight. Caching: see :mod:`flows.common`.
+Artifacts: DALK Table 1 and LLM use per year (markdown + table), every chart of ``kgbuild report``
+(``kg-chart-<chart>-<kg>``) and the HTML report (``<warehouse>/reports/<kg>/report.html``).
 
 With ``dask_address`` the same flow runs its tasks on that Dask cluster (a subflow with
 ``prefect_dask.DaskTaskRunner``); years stay in order, reading the next year overlaps building
@@ -62,20 +62,20 @@ def read_source(spec: BuildSpec, year: int) -> Any:
 
 
 @task(
-    name="build-through-year",
+    name="build-year",
     retries=2,
     retry_delay_seconds=[60, 300],
     retry_jitter_factor=0.2,
     retry_condition_fn=transient,
     cache_policy=YEAR_CACHE,
 )
-def build_through(
-    spec: BuildSpec, year: int | None, first: int | None, digest: Any, parent: str | None
-) -> str:
-    """Publish the snapshot of ``year`` (every year of ``spec`` when None); return its id.
+def build_year(spec: BuildSpec, year: int | None, digest: Any, parent: str | None) -> str:
+    """Publish the snapshot of ``year`` on top of ``parent`` (the previous year's snapshot);
+    every year of ``spec`` when ``year`` is None; return its id.
 
-    ``digest`` and ``parent`` are not read here: with the spec and year they are the cache key
-    (the warehouse's own fingerprint of this year's work)."""
+    Only ``year``'s inputs are read (earlier years are the parent's business, so a 10-year
+    build reads each year once). ``digest`` is not read here: with the spec, year and parent it
+    is the cache key (the warehouse's own fingerprint of this year's work)."""
     logger = get_run_logger()
 
     def log(y: YearReport) -> None:
@@ -93,7 +93,7 @@ def build_through(
             y.seconds,
         )
 
-    slice_spec = spec if year is None or first is None else spec.through(year, first)
+    slice_spec = spec if year is None else spec.only(year)
     with slots(LLM_LIMIT, spec.llm_concurrency()) as held:
         report = build_kg(
             slice_spec.corpus(),
@@ -101,6 +101,7 @@ def build_through(
             extractor=spec.options(held or None),
             warehouse=spec.warehouse_dir,
             on_year=log,
+            after=parent,
         )
     if report.llm_usage:
         logger.info("LLM client: %s", report.llm_usage)
@@ -164,15 +165,15 @@ def build_kg_flow(
         return on_cluster(**params, dask_address=dask_address)
     spec = BuildSpec.resolve(**params)
     get_run_logger().info("building %s: %s", spec.kg, spec.public())
-    build = build_through.with_options(result_storage=warehouse_storage(spec.warehouse))
+    build = build_year.with_options(result_storage=warehouse_storage(spec.warehouse))
     steps = spec.year_steps()
     read: PrefectFuture[Any] | None = None
     built: list[PrefectFuture[str]] = []
     for year in steps:
         read = read_source.submit(spec, year, wait_for=[read] if read else None)
-        built.append(build.submit(spec, year, steps[0], read, built[-1] if built else None))
+        built.append(build.submit(spec, year, read, built[-1] if built else None))
     if not steps:  # a corpus whose years are known only after reading it: one build
-        built.append(build.submit(spec, None, None, None, None))
+        built.append(build.submit(spec, None, None, None))
     head = built[-1].result()
     publish_report(spec, head)
     return snapshot_ids(Warehouse(spec.warehouse_dir), head)

@@ -100,13 +100,13 @@ def test_build_flow_one_task_per_year_cached_rerun_and_artifacts(
     rows = Warehouse(warehouse).query("SELECT snapshot_id FROM snapshots ORDER BY as_of_year")
     assert [r[0] for r in rows] == ids
     states, _ = task_states(state)
-    assert states == {"read_source": ["Completed"] * 2, "build_through": ["Completed"] * 2,
+    assert states == {"read_source": ["Completed"] * 2, "build_year": ["Completed"] * 2,
                       "publish_report": ["Completed"]}  # fmt: skip
 
     again = build_kg_flow(source=str(corpus), kg="flowtest", warehouse=str(warehouse),
                           return_state=True)  # fmt: skip
     assert again.result() == ids
-    assert task_states(again)[0]["build_through"] == ["Cached", "Cached"]
+    assert task_states(again)[0]["build_year"] == ["Cached", "Cached"]
     assert (warehouse / "prefect").is_dir()  # Prefect's cache lives in the warehouse
 
     # New code: Prefect's cache misses, the warehouse (the durable cache) reuses both years.
@@ -114,7 +114,7 @@ def test_build_flow_one_task_per_year_cached_rerun_and_artifacts(
     third = build_kg_flow(source=str(corpus), kg="flowtest", warehouse=str(warehouse),
                           return_state=True)  # fmt: skip
     assert third.result() == ids
-    assert task_states(third)[0]["build_through"] == ["Completed", "Completed"]
+    assert task_states(third)[0]["build_year"] == ["Completed", "Completed"]
     assert len(Warehouse(warehouse).snapshots("flowtest")) == 2
 
     page = warehouse / "reports" / "flowtest" / "report.html"
@@ -140,7 +140,7 @@ def test_a_corpus_whose_years_are_known_only_after_reading_builds_in_one_task(
                           extractor="cooccurrence", return_state=True)  # fmt: skip
     ids = state.result()
     assert len(ids) == 1 and Warehouse(warehouse).manifest(ids[0])["as_of_year"] == 2018
-    assert task_states(state)[0] == {"build_through": ["Completed"],
+    assert task_states(state)[0] == {"build_year": ["Completed"],
                                      "publish_report": ["Completed"]}  # fmt: skip
 
 
@@ -248,31 +248,31 @@ def llm_build(url, wh, kg, **kw):
 def test_incomplete_years_are_retried_by_prefect_and_never_cached(prefect_api, tmp_path,
                                                                   monkeypatch):  # fmt: skip
     monkeypatch.setenv("KGBUILD_LLM_MAX_RETRIES", "0")  # a 500 fails the document at once
-    task = build_module.build_through
-    monkeypatch.setattr(build_module, "build_through",
+    task = build_module.build_year
+    monkeypatch.setattr(build_module, "build_year",
                         task.with_options(retries=1, retry_delay_seconds=0))  # fmt: skip
     llm = FlakyLLM(RECORDINGS, failures=1)
     with serve_llm(llm) as url:
         state = llm_build(url, tmp_path / "a", "flaky", years="2019")
         _, runs = task_states(state)
-        (year,) = [r for r in runs if r.task_key.startswith("build_through")]
+        (year,) = [r for r in runs if r.task_key.startswith("build_year")]
         assert (year.state.name, year.run_count) == ("Completed", 2)  # retried once, then done
         head = Warehouse(tmp_path / "a").manifest(state.result()[-1])
         assert head["counts"]["extraction_failed"] == 0
 
         # No retries left: the year is published incomplete, not cached; the next run retries.
-        monkeypatch.setattr(build_module, "build_through", task.with_options(retries=0))
+        monkeypatch.setattr(build_module, "build_year", task.with_options(retries=0))
         llm.failures = 1
         first = llm_build(url, tmp_path / "b", "flaky", years="2019")
         sid = first.result()[-1]
         assert Warehouse(tmp_path / "b").manifest(sid)["counts"]["extraction_failed"] == 1
         second = llm_build(url, tmp_path / "b", "flaky", years="2019")
-        assert task_states(second)[0]["build_through"] == ["Completed"]  # not "Cached"
+        assert task_states(second)[0]["build_year"] == ["Completed"]  # not "Cached"
         fixed = second.result()[-1]
         assert fixed != sid
         assert Warehouse(tmp_path / "b").manifest(fixed)["counts"]["extraction_failed"] == 0
         assert task_states(llm_build(url, tmp_path / "b", "flaky", years="2019"))[0][
-            "build_through"] == ["Cached"]  # fmt: skip
+            "build_year"] == ["Cached"]  # fmt: skip
 
 
 def test_build_flow_on_a_two_worker_dask_cluster(prefect_api, corpus, tmp_path, monkeypatch):
@@ -296,7 +296,7 @@ def test_build_flow_on_a_two_worker_dask_cluster(prefect_api, corpus, tmp_path, 
     assert sum(executed.values()) == 4  # 2 reads + 2 year builds on the workers (the report
     # task is called, not submitted: it runs in the flow's process)
     states, _ = task_states(state)
-    assert states["build_through"] == ["Completed", "Completed"]
+    assert states["build_year"] == ["Completed", "Completed"]
     local = build_kg_flow(source=str(corpus), kg="dasktest", warehouse=str(tmp_path / "l"))
     assert local == ids  # same snapshots (same content) as without Dask
     print(f"dask: cluster up {started:.1f}s, flow {ran:.1f}s, tasks per worker {executed}")
@@ -385,7 +385,7 @@ def test_killed_flow_resumes_without_repeating_finished_llm_calls(prefect_api, t
         runs = client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(
             any_=[run_id])))  # fmt: skip
     years = sorted((r.expected_start_time, r.state.name) for r in runs
-                   if r.task_key.startswith("build_through"))  # fmt: skip
+                   if r.task_key.startswith("build_year"))  # fmt: skip
     assert [s for _, s in years] == ["Cached", "Completed"]  # 2019 from Prefect's cache
     print(json.dumps({"killed_after_s": round(killed_at, 1), "llm_requests_before_kill":
                       len(before), "llm_requests_after_restart": len(after),

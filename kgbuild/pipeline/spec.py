@@ -148,9 +148,10 @@ class BuildSpec:
         corpus = self.corpus()
         return corpus.years() if corpus.reusable else []
 
-    def through(self, year: int, first: int) -> BuildSpec:
-        """The same build limited to ``first..year`` (one year task of a flow)."""
-        return replace(self, years=f"{first}-{year}")
+    def only(self, year: int) -> BuildSpec:
+        """The same build limited to ``year`` (one year task of a flow, which continues the
+        lineage of the previous year's snapshot)."""
+        return replace(self, years=str(year))
 
     def public(self) -> dict[str, Any]:
         """JSON-able parameters (no secrets are ever part of a spec)."""

@@ -234,14 +234,14 @@ def read_bioc(
         payload = json.loads(path.read_bytes().decode("utf-8-sig", errors="strict"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
-        bad = SourceRecord(pmid="", source_file=source_file, record_no=0, line_no=0)
+        bad = SourceRecord(pmid="", source_file=source_file, record_no=0, line_no=0, year=year)
         bad.reject_reason = f"unreadable BioC-JSON: {why}"
         bad.problem(0, "malformed_file", why)
         yield bad
         return
     docs = bioc_documents(payload)
     if not docs:
-        bad = SourceRecord(pmid="", source_file=source_file, record_no=0, line_no=0)
+        bad = SourceRecord(pmid="", source_file=source_file, record_no=0, line_no=0, year=year)
         bad.reject_reason = f"no BioC documents in file (top level: {short(payload)})"
         yield bad
         return

@@ -75,7 +75,9 @@ def read_pubtator(
     data, notes = normalize_bytes(path.read_bytes())
     rec: SourceRecord | None = None
     record_no = 0
-    orphans = SourceRecord(pmid="", source_file=source_file, record_no=-1, line_no=0)
+    # lines that belong to no record still belong to the file's year (the same slice however
+    # the build is split into runs)
+    orphans = SourceRecord(pmid="", source_file=source_file, record_no=-1, line_no=0, year=year)
 
     def close() -> Iterator[SourceRecord]:
         if rec is not None:
