@@ -94,7 +94,7 @@ def build_year(spec: BuildSpec, year: int | None, digest: Any, parent: str | Non
         )
 
     slice_spec = spec if year is None else spec.only(year)
-    with slots(LLM_LIMIT, spec.llm_concurrency()) as held:
+    with slots(LLM_LIMIT, spec.llm_slots()) as held:
         report = build_kg(
             slice_spec.corpus(),
             kg=spec.kg,
@@ -140,26 +140,36 @@ def publish_report(spec: BuildSpec, head: str) -> str:
 
 @flow(name="build-kg")
 def build_kg_flow(
-    source: str = "pubmed",
+    source: str | None = None,
     domain: str | None = None,
     query: str | None = None,
     years: str | None = None,
     annotator: str | None = None,
+    scispacy_model: str | None = None,
     extractor: str | None = None,
-    model: str | None = None,
+    pairwise_mode: str | None = None,
+    chunk_size: int | None = None,
+    embed_model: str | None = None,
+    llm_model: str | None = None,
+    llm_base_url: str | None = None,
+    llm_concurrency: int | None = None,
+    llm_timeout: float | None = None,
+    llm_max_tokens: int | None = None,
     kg: str | None = None,
     warehouse: str | None = None,
-    llm_base_url: str | None = None,
+    default_year: int | None = None,
+    max_doc_chars: int | None = None,
     dask_address: str | None = None,
 ) -> list[str]:
     """Build ``kg`` year by year (one snapshot per year); returns the snapshot ids, oldest first.
 
     ``source``: ``pubmed`` or a folder of PubTator/BioC-JSON files; ``domain``: a domain file
     (``data/domains``) supplying everything not given; ``years``: ``2011-2020`` or ``2011-now``.
+    Every other parameter is the ``kgbuild build`` option of the same name; a parameter left
+    ``None`` comes from the environment, ``kgbuild.toml``, the domain file or the default, in
+    that order (:mod:`kgbuild.settings`).
     """
-    params = {"source": source, "domain": domain, "query": query, "years": years}
-    params |= {"annotator": annotator, "extractor": extractor, "model": model, "kg": kg}
-    params |= {"warehouse": warehouse, "llm_base_url": llm_base_url}
+    params = {k: v for k, v in locals().items() if k != "dask_address"}
     if dask_address and not on_dask():  # run this flow again, its tasks on the Dask cluster
         on_cluster = build_kg_flow.with_options(task_runner=dask_runner(dask_address))
         return on_cluster(**params, dask_address=dask_address)

@@ -41,20 +41,32 @@ def plan(spec: BuildSpec, recheck_from: int | None) -> RefreshPlan:
 def refresh_flow(
     domain: str = "alzheimers",
     source: str = "pubmed",
+    query: str | None = None,
     years: str | None = None,
-    warehouse: str | None = None,
+    annotator: str | None = None,
+    scispacy_model: str | None = None,
     extractor: str | None = None,
-    model: str | None = None,
+    pairwise_mode: str | None = None,
+    chunk_size: int | None = None,
+    embed_model: str | None = None,
+    llm_model: str | None = None,
     llm_base_url: str | None = None,
+    llm_concurrency: int | None = None,
+    llm_timeout: float | None = None,
+    llm_max_tokens: int | None = None,
+    kg: str | None = None,
+    warehouse: str | None = None,
+    default_year: int | None = None,
+    max_doc_chars: int | None = None,
     recheck_from: int | None = None,
 ) -> dict[str, Any]:
     """Build what is new in ``domain`` since its KG's latest snapshot; a no-op when nothing is.
 
+    Every parameter but ``recheck_from`` is the ``build-kg`` flow's (and ``kgbuild build``'s).
     Returns the plan (``status`` ``no-op`` or ``built``, each year's action and reason) and the
     snapshot ids of the KG after the refresh (``[]`` for a no-op)."""
+    params = {k: v for k, v in locals().items() if k != "recheck_from"}
     logger = get_run_logger()
-    params = {"domain": domain, "source": source, "years": years, "warehouse": warehouse}
-    params |= {"extractor": extractor, "model": model, "llm_base_url": llm_base_url}
     spec = BuildSpec.resolve(**params)
     todo = plan(spec, recheck_from)
     logger.info(todo.summary())

@@ -18,15 +18,15 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from kgbuild.audit.cli import audit_app, quality_tables
-from kgbuild.config import check_kg_name, warehouse_path
+from kgbuild.config import check_kg_name
 from kgbuild.domains import list_domains, load_domain
 from kgbuild.errors import InputError, KgbuildError, StoreError, disk_full
 from kgbuild.evaluate.cli import eval_app
 from kgbuild.extract.pairwise import CHUNK_SIZE
-from kgbuild.llm.client import LLMSettings
 from kgbuild.pipeline.build import ExtractionOptions, YearReport, build_kg, estimate_build
 from kgbuild.pipeline.spec import BuildSpec
 from kgbuild.query import cli as query_cli
+from kgbuild.settings import warehouse_path
 from kgbuild.sources.corpus import Corpus
 from kgbuild.store.lock import DEFAULT_WAIT_S
 from kgbuild.store.snapshots import Warehouse
@@ -132,7 +132,9 @@ def build(
         str | None,
         typer.Option(help="per-pair (DALK: one call per pair) | batched (one per abstract)"),
     ] = None,
-    chunk_size: Annotated[int, typer.Option(help="Pairs per batched call")] = CHUNK_SIZE,
+    chunk_size: Annotated[
+        int | None, typer.Option(help=f"Pairs per batched call [{CHUNK_SIZE}]")
+    ] = None,
     llm_base_url: Annotated[
         str | None, typer.Option(help="OpenAI-compatible endpoint [env OPENAI_BASE_URL]")
     ] = None,
@@ -175,31 +177,23 @@ def build(
         query=query,
         years=years,
         annotator=annotator,
-        extractor=extractor,
-        model=llm_model,
-        kg=kg,
-        warehouse=warehouse,
-        llm_base_url=llm_base_url,
-        embed_model=embed_model,
         scispacy_model=scispacy_model,
+        extractor=extractor,
         pairwise_mode=pairwise_mode,
+        chunk_size=chunk_size,
+        embed_model=embed_model,
+        llm_model=llm_model,
+        llm_base_url=llm_base_url,
+        llm_concurrency=llm_concurrency,
+        llm_timeout=llm_timeout,
+        llm_max_tokens=llm_max_tokens,
+        kg=kg,
+        warehouse=str(warehouse) if warehouse else None,
         default_year=default_year,
         max_doc_chars=max_doc_chars,
     )
     kg_name, wh_path, corpus = spec.kg, spec.warehouse_dir, spec.corpus()
-    options = ExtractionOptions(
-        spec.extractor,
-        LLMSettings.from_env(
-            base_url=spec.llm_base_url,
-            model=spec.model,
-            concurrency=llm_concurrency,
-            timeout_s=llm_timeout,
-            max_tokens=llm_max_tokens,
-        ),
-        spec.pairwise_mode,
-        chunk_size,
-        spec.embed_model,
-    )
+    options = spec.options()
     if estimate:
         _print_estimate(corpus, options, wh_path)
         return

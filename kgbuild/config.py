@@ -1,4 +1,8 @@
-"""One accessor for settings: environment > ``kgbuild.toml`` in the working folder > defaults.
+"""The lowest layer of configuration: the environment and ``kgbuild.toml`` as raw values, and
+what a KG name may be. Settings themselves are resolved by :mod:`kgbuild.settings` (one model,
+one order); this module is the only other place that reads the environment — for the paths a
+process is started with (``KGBUILD_DATA``, ``KGBUILD_DOMAINS``) and hand-offs between kgbuild's
+own processes.
 
 Nothing is written at import; reading a setting never creates folders.
 """
@@ -8,51 +12,28 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from kgbuild.errors import ConfigError
 
-DEFAULTS: dict[str, Any] = {
-    "warehouse": "warehouse",
-    "kg": "alzheimers",
-    "extractor": "auto",
-    "embed_model": "default",
-}
+
+def env(name: str) -> str | None:
+    """The environment variable ``name`` (None when unset or empty)."""
+    return os.environ.get(name) or None
 
 
-@cache
-def _file(path: Path) -> dict[str, Any]:
+def toml_table(name: str) -> dict[str, Any]:
+    """A ``[name]`` table of ``kgbuild.toml`` in the working folder (e.g. ``[llm]``), or {}."""
+    path = Path.cwd() / "kgbuild.toml"
     if not path.exists():
         return {}
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from exc
-
-
-def _file_settings(path: Path) -> dict[str, Any]:
-    return dict(_file(path).get("kgbuild", {}))
-
-
-def file_section(name: str) -> dict[str, Any]:
-    """A ``[name]`` table of ``kgbuild.toml`` in the working folder (e.g. ``[llm]``), or {}."""
-    return dict(_file(Path.cwd() / "kgbuild.toml").get(name, {}))
-
-
-def setting(name: str) -> Any:
-    """``KGBUILD_<NAME>`` from the environment, else ``[kgbuild] name`` in kgbuild.toml, else
-    the default."""
-    env = os.environ.get(f"KGBUILD_{name.upper()}")
-    if env:
-        return env
-    value = _file_settings(Path.cwd() / "kgbuild.toml").get(name)
-    return value if value is not None else DEFAULTS.get(name)
-
-
-def warehouse_path(override: Path | None = None) -> Path:
-    return Path(override) if override else Path(setting("warehouse"))
+    table = data.get(name, {})
+    return dict(table) if isinstance(table, dict) else {}
 
 
 #: What a KG name may be: it names snapshots (``KG@YEAR``), reports and exported files.

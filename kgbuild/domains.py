@@ -7,11 +7,11 @@ domain are the same command with a different file. Command-line options override
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kgbuild.config import env
 from kgbuild.errors import ConfigError
 from kgbuild.schema import data_dir
 
@@ -34,7 +34,7 @@ class Domain:
 
 
 def domains_dir() -> Path:
-    return Path(os.environ.get("KGBUILD_DOMAINS") or data_dir() / "domains")
+    return Path(env("KGBUILD_DOMAINS") or data_dir() / "domains")
 
 
 def list_domains() -> list[str]:

@@ -7,18 +7,18 @@ for each kind pair, which are exactly Hetionet's metaedges among Gene, Compound 
 from __future__ import annotations
 
 import csv
-import os
 import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from kgbuild.config import env
 from kgbuild.errors import ConfigError
 
 
 def data_dir() -> Path:
     """``KGBUILD_DATA`` if set, else the ``data/`` folder beside the package."""
-    path = Path(os.environ.get("KGBUILD_DATA") or Path(__file__).resolve().parent.parent / "data")
+    path = Path(env("KGBUILD_DATA") or Path(__file__).resolve().parent.parent / "data")
     if not path.is_dir():
         raise ConfigError("reference data folder not found", path=path)
     return path

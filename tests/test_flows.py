@@ -241,7 +241,7 @@ class FlakyLLM(ReplayLLM):
 
 def llm_build(url, wh, kg, **kw):
     return build_kg_flow(source=str(LLM_CORPUS), kg=kg, extractor="generative",
-                         model="dalk-replay", llm_base_url=url, warehouse=str(wh),
+                         llm_model="dalk-replay", llm_base_url=url, warehouse=str(wh),
                          return_state=True, **kw)  # fmt: skip
 
 
@@ -327,7 +327,7 @@ RESUME = """
 import sys
 from flows.build_kg import build_kg_flow
 state = build_kg_flow(source=sys.argv[1], kg="resume", extractor="generative",
-                      model="dalk-replay", llm_base_url=sys.argv[2], warehouse=sys.argv[3],
+                      llm_model="dalk-replay", llm_base_url=sys.argv[2], warehouse=sys.argv[3],
                       return_state=True)
 print("RUN", state.state_details.flow_run_id, ",".join(state.result()), flush=True)
 """

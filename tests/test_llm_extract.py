@@ -279,14 +279,10 @@ def test_settings_come_from_the_config_file_and_prices_table(tmp_path, monkeypat
         '[llm]\nmodel = "my-model"\nconcurrency = 3\napi_key = "ignored"\n'
         '[llm.prices]\n"my-model" = [1.0, 2.0]\n'
     )
-    from kgbuild.config import _file
-
-    _file.cache_clear()
     s = LLMSettings.from_env(max_tokens=99)
     assert (s.model, s.concurrency, s.max_tokens, s.price()) == ("my-model", 3, 99, (1.0, 2.0))
     assert s.api_key is None  # keys are read from the environment only
     assert LLMSettings.from_env(model="gpt-4o-mini").price() == (0.15, 0.60)
-    _file.cache_clear()
 
 
 def test_resolution_is_incremental_and_a_resumed_build_equals_an_unbroken_one(tmp_path):

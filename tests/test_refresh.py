@@ -65,7 +65,7 @@ def test_spec_resolves_domain_then_arguments(tmp_path):
     assert spec.query and "Alzheimer" in spec.query and spec.model == "gpt-4o-mini"
     assert spec.warehouse == str((tmp_path / "wh").resolve())
     assert spec.year_steps() == [2019, 2020] and spec.only(2019).years == "2019"
-    assert not spec.uses_ncbi and spec_for(FIXTURES / "corpus", tmp_path).llm_concurrency() == 0
+    assert not spec.uses_ncbi and spec_for(FIXTURES / "corpus", tmp_path).llm_slots() == 0
     with pytest.raises(InputError):
         BuildSpec.resolve()
 

@@ -8,7 +8,6 @@ warning in its status reason — never dropped.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,19 +17,19 @@ Annotate = Callable[[list[SourceRecord]], None]
 ANNOTATORS = ("pubtator", "scispacy")
 
 
-def make_annotator(name: str, scispacy_model: str, cache_dir: Path) -> Annotate:
+def make_annotator(
+    name: str, scispacy_model: str, cache_dir: Path, pubtator_url: str | None = None
+) -> Annotate:
     """The annotator ``name`` (one of :data:`ANNOTATORS`)."""
-    return (
-        pubtator_annotator(cache_dir) if name == "pubtator" else scispacy_annotator(scispacy_model)
-    )
+    if name == "pubtator":
+        return pubtator_annotator(cache_dir, pubtator_url)
+    return scispacy_annotator(scispacy_model)
 
 
-def pubtator_annotator(cache_dir: Path) -> Annotate:
+def pubtator_annotator(cache_dir: Path, base_url: str | None = None) -> Annotate:
     from kgbuild.annotate.pubtator_api import PUBTATOR_URL, annotate_pmids, pubtator_client
 
-    client = pubtator_client(
-        base_url=os.environ.get("KGBUILD_PUBTATOR_URL") or PUBTATOR_URL, cache_dir=cache_dir
-    )
+    client = pubtator_client(base_url=base_url or PUBTATOR_URL, cache_dir=cache_dir)
 
     def run(records: list[SourceRecord]) -> None:
         todo = [r for r in records if not r.reject_reason]

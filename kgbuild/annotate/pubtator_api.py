@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kgbuild import settings
 from kgbuild.errors import SourceError
 from kgbuild.sources.bioc import bioc_documents, bioc_record
 from kgbuild.sources.http import HttpClient
 from kgbuild.sources.record import SourceRecord
 
-PUBTATOR_URL = "https://www.ncbi.nlm.nih.gov/research/pubtator3-api/"
+PUBTATOR_URL = settings.PUBTATOR_URL
 EXPORT = "publications/export/biocjson"
 PUBTATOR_RATE = 3.0  # requests/s PubTator3 allows
 MAX_BATCH = 100  # PMIDs per export request

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from kgbuild.config import warehouse_path
+from kgbuild.settings import warehouse_path
 from kgbuild.store.snapshots import Warehouse
 
 audit_app = typer.Typer(

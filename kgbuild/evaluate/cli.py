@@ -20,10 +20,10 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from kgbuild.config import setting, warehouse_path
 from kgbuild.errors import InputError
 from kgbuild.evaluate.bootstrap import N_RESAMPLES, SEED
 from kgbuild.query import cli as query_cli
+from kgbuild.settings import load_settings, warehouse_path
 
 eval_app = typer.Typer(
     add_completion=False,
@@ -142,7 +142,7 @@ def re_(
         settings,
         pairwise_mode,
         chunk_size or CHUNK_SIZE,
-        embed_model or setting("embed_model"),
+        embed_model or load_settings().embed_model,
         cache_path=llm_cache or warehouse_path(warehouse) / LLM_CACHE,
     )
     if estimate:

@@ -12,19 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tenacity import AsyncRetrying, RetryCallState
 
-from kgbuild.config import file_section
 from kgbuild.errors import ConfigError, KgbuildError
 from kgbuild.llm.cache import ResponseCache, cache_key
 from kgbuild.retry import Transient, is_transient_status, parse_retry_after, policy
 from kgbuild.schema import read_tsv
+from kgbuild.settings import Settings, load_settings
 
 if TYPE_CHECKING:  # openai takes ~0.6 s to import: only builds that call an LLM pay for it
     import openai
@@ -80,19 +79,6 @@ def read_completion(resp: Any) -> tuple[str, int, int, bool]:
     return content or "", pt, ct, getattr(choices[0], "finish_reason", None) == "length"
 
 
-#: Environment variables → settings (``OPENAI_*`` are the openai package's own names).
-_ENV = {
-    "model": ("KGBUILD_LLM_MODEL",),
-    "base_url": ("KGBUILD_LLM_BASE_URL", "OPENAI_BASE_URL"),
-    "api_key": ("OPENAI_API_KEY",),
-    "temperature": ("KGBUILD_LLM_TEMPERATURE",),
-    "max_tokens": ("KGBUILD_LLM_MAX_TOKENS",),
-    "concurrency": ("KGBUILD_LLM_CONCURRENCY",),
-    "timeout_s": ("KGBUILD_LLM_TIMEOUT",),
-    "max_retries": ("KGBUILD_LLM_MAX_RETRIES",),
-}
-
-
 @dataclass(frozen=True, slots=True)
 class LLMSettings:
     """Endpoint and limits. ``api_key`` is never logged, cached or written to a manifest."""
@@ -131,24 +117,32 @@ class LLMSettings:
             raise ConfigError("LLM model name is empty")
 
     @classmethod
-    def from_env(cls, **overrides: Any) -> LLMSettings:
-        """Settings from (highest first) ``overrides`` (CLI), the environment, the ``[llm]``
-        table of ``kgbuild.toml`` and the defaults; prices from ``data/llm_prices.tsv`` plus
-        ``[llm.prices]``."""
-        values: dict[str, Any] = {}
-        section = file_section("llm")
-        types = {f.name: f.type for f in fields(cls)}
-        for name, names in _ENV.items():
-            raw = next((os.environ[n] for n in names if os.environ.get(n)), None)
-            if raw is None and name != "api_key":  # keys belong in the environment only
-                raw = section.get(name)
-            if raw is not None:
-                values[name] = _coerce(name, raw, types[name])
+    def from_settings(cls, settings: Settings, **overrides: Any) -> LLMSettings:
+        """The endpoint of resolved :class:`~kgbuild.settings.Settings` (CLI > environment >
+        ``kgbuild.toml`` > domain > defaults), ``overrides`` (``None`` = not given) on top;
+        prices from ``data/llm_prices.tsv`` plus ``[llm.prices]``."""
+        s = settings
         prices = dict(default_prices())
-        prices.update({k: (float(v[0]), float(v[1])) for k, v in section.get("prices", {}).items()})
-        values["prices"] = prices
+        prices.update({k: (float(v[0]), float(v[1])) for k, v in s.llm_prices.items()})
+        values: dict[str, Any] = {
+            "model": s.llm_model,
+            "base_url": s.llm_base_url,
+            "api_key": s.openai_api_key.get_secret_value() if s.openai_api_key else None,
+            "temperature": s.llm_temperature,
+            "max_tokens": s.llm_max_tokens,
+            "concurrency": s.llm_concurrency,
+            "timeout_s": s.llm_timeout,
+            "max_retries": s.llm_max_retries,
+            "prices": prices,
+        }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> LLMSettings:
+        """:meth:`from_settings` of the settings as the environment and ``kgbuild.toml`` give
+        them (for callers with no build: the query side, evaluation)."""
+        return cls.from_settings(load_settings(), **overrides)
 
     @property
     def endpoint_configured(self) -> bool:
@@ -167,18 +161,6 @@ class LLMSettings:
             "max_tokens": self.max_tokens,
             "usd_per_1m_tokens": list(self.price()),
         }
-
-
-def _coerce(name: str, raw: Any, kind: Any) -> Any:
-    text = str(kind)
-    try:
-        if "float" in text:
-            return float(raw)
-        if "int" in text:
-            return int(raw)
-    except ValueError as exc:
-        raise ConfigError(f"LLM setting {name} must be a number", value=raw) from exc
-    return str(raw)
 
 
 def default_prices() -> dict[str, tuple[float, float]]:

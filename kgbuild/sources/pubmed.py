@@ -19,12 +19,12 @@ from __future__ import annotations
 import calendar
 import json
 import logging
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kgbuild import settings
 from kgbuild.errors import SourceError
 from kgbuild.sources.http import HttpClient
 from kgbuild.sources.pubmed_xml import (
@@ -55,7 +55,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-EUTILS_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/"
+EUTILS_URL = settings.EUTILS_URL
 ESEARCH, EFETCH = "esearch.fcgi", "efetch.fcgi"
 ESEARCH_CAP = 9_999  # most PubMed records one query yields (ESearch ids; EFetch since 2022)
 MAX_PER_REQUEST = 200  # EFetch records per request, and ids per request
@@ -91,8 +91,12 @@ def eutils_client(
 ) -> HttpClient:
     """A client at NCBI's rate for the key (``NCBI_API_KEY``/``NCBI_EMAIL`` when not given);
     ``options`` go to :class:`HttpClient` (``timeout_s``, ``max_retries``, ``rate_per_s``…)."""
-    key = api_key if api_key is not None else os.environ.get("NCBI_API_KEY") or None
-    email = email if email is not None else os.environ.get("NCBI_EMAIL") or None
+    if api_key is None or email is None:  # the settings' (environment: NCBI_API_KEY/_EMAIL)
+        s = settings.load_settings()
+        secret = s.ncbi_api_key.get_secret_value() if s.ncbi_api_key else None
+        api_key = api_key if api_key is not None else secret
+        email = email if email is not None else s.ncbi_email
+    key = api_key or None
     params = {"tool": tool, "email": email, "api_key": key}
     options.setdefault("rate_per_s", rate_for(key))  # a lower rate may be asked (a shared IP)
     return HttpClient(base_url, cache_dir=cache_dir, params=params, **options)

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kgbuild import settings
 from kgbuild.records import Document, Mention, Problem
 from kgbuild.schema import hetionet_kind, to_curies
 
 #: How far (characters) a mention may be moved to the nearest exact occurrence of its text.
 OFFSET_REPAIR_WINDOW = 64
-#: Longest title + abstract built (characters; ``--max-doc-chars``). PubMed abstracts stay far
-#: below it (DALK's longest is about 4,000); a 2 MB "abstract" is hostile input: it would be
-#: sent to an LLM as a ~500k-token prompt. Longer documents end ``rejected`` with the reason.
-MAX_DOCUMENT_CHARS = 100_000
+#: Longest title + abstract built (``--max-doc-chars``, :mod:`kgbuild.settings`).
+MAX_DOCUMENT_CHARS = settings.MAX_DOCUMENT_CHARS
 
 
 @dataclass(slots=True)
