@@ -1,7 +1,6 @@
 """Hostile inputs never crash a build or lose a record (issue 11, items 5–7 and 9)."""
 
 import json
-import time
 
 import pytest
 
@@ -18,9 +17,8 @@ from tests.bad_inputs import write_bad_corpus
 def bad_build(tmp_path_factory):
     root = tmp_path_factory.mktemp("bad")
     files = write_bad_corpus(root / "corpus")
-    t0 = time.perf_counter()
     report = build_kg(root / "corpus", kg="bad", warehouse=root / "wh")
-    return files, Warehouse(root / "wh"), report, time.perf_counter() - t0
+    return files, Warehouse(root / "wh"), report
 
 
 def statuses(wh, name):
@@ -31,17 +29,16 @@ def statuses(wh, name):
 
 
 def test_every_record_of_every_bad_file_has_a_status(bad_build):
-    files, wh, report, seconds = bad_build
+    files, wh, report = bad_build
     assert [y.year for y in report.years] == [2015]
     for f in files:
         assert len(statuses(wh, f.name)) == f.records, f
     total = wh.query("SELECT count(*) FROM doc_status")[0][0]
     assert total == sum(f.records for f in files)
-    assert seconds < 120  # the dense file is rejected, never split quadratically
 
 
 def test_line_endings_and_byte_order_marks(bad_build):
-    _, wh, _, _ = bad_build
+    _, wh, _ = bad_build
     for name, pmids in (
         ("2015_cr_only.pubtator", ["9101", "9102", "9103"]),
         ("2015_crlf.pubtator", ["9111", "9112"]),
@@ -74,7 +71,7 @@ def test_offsets_repair_to_the_nearest_and_negative_offsets_are_problems(tmp_pat
 
 
 def test_wrong_shaped_json_rejects_its_records_and_keeps_the_rest(bad_build):
-    _, wh, _, _ = bad_build
+    _, wh, _ = bad_build
     rows = statuses(wh, "2015_wrong_shape.json")
     assert len(rows) == 10
     by_status = {}
@@ -93,14 +90,14 @@ def test_wrong_shaped_json_rejects_its_records_and_keeps_the_rest(bad_build):
 
 
 def test_a_huge_abstract_is_rejected_with_its_size(bad_build):
-    _, wh, _, _ = bad_build
+    _, wh, _ = bad_build
     ((_, status, reason),) = statuses(wh, "2015_dense.pubtator")
     assert status == "rejected" and "2,000,0" in reason and "--max-doc-chars" in reason
     assert wh.query("SELECT count(*) FROM documents WHERE pmid = '9801'") == [(0,)]
 
 
 def test_files_with_no_records_say_so(bad_build):
-    _, wh, _, _ = bad_build
+    _, wh, _ = bad_build
     for name in ("2015_empty.pubtator", "2015_binary.pubtator"):
         ((_, status, reason),) = statuses(wh, name)
         assert status == "rejected" and ("no PubTator records" in reason or "outside" in reason)

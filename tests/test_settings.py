@@ -32,11 +32,13 @@ CASES = [
      ["m-arg", "m-env", "m-toml", "m-domain"]),
     ("llm_base_url", "OPENAI_BASE_URL", "[llm]\nbase_url = {!r}", None,
      ["http://a/v1", "http://e/v1", "http://t/v1", None]),
-    ("llm_concurrency", "KGBUILD_LLM_CONCURRENCY", "[llm]\nconcurrency = {}", None, [3, 4, 5, None]),
+    ("llm_concurrency", "KGBUILD_LLM_CONCURRENCY", "[llm]\nconcurrency = {}", None,
+     [3, 4, 5, None]),
     ("llm_timeout", "KGBUILD_LLM_TIMEOUT", "[llm]\ntimeout_s = {}", None, [1.5, 2.5, 3.5, None]),
     ("llm_max_tokens", "KGBUILD_LLM_MAX_TOKENS", "[llm]\nmax_tokens = {}", None,
      [100, 200, 300, None]),
-    ("llm_max_retries", "KGBUILD_LLM_MAX_RETRIES", "[llm]\nmax_retries = {}", None, [1, 2, 3, None]),
+    ("llm_max_retries", "KGBUILD_LLM_MAX_RETRIES", "[llm]\nmax_retries = {}", None,
+     [1, 2, 3, None]),
     ("chunk_size", "KGBUILD_CHUNK_SIZE", "[kgbuild]\nchunk_size = {}", None, [10, 20, 30, None]),
     ("embed_model", "KGBUILD_EMBED_MODEL", "[kgbuild]\nembed_model = {!r}", None,
      ["none", "e-model", "t-model", None]),
@@ -57,8 +59,12 @@ CASES = [
 def layers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """An isolated working folder, domain folder and environment."""
     for name in list(__import__("os").environ):
-        if name.startswith("KGBUILD_") or name in {"OPENAI_BASE_URL", "OPENAI_API_KEY",
-                                                     "NCBI_API_KEY", "NCBI_EMAIL"}:
+        if name.startswith("KGBUILD_") or name in {
+            "OPENAI_BASE_URL",
+            "OPENAI_API_KEY",
+            "NCBI_API_KEY",
+            "NCBI_EMAIL",
+        }:
             monkeypatch.delenv(name)
     domains = tmp_path / "domains"
     domains.mkdir()
@@ -125,7 +131,9 @@ def test_secrets_come_from_the_environment_only_and_never_show(layers, monkeypat
         ({"kg": "../etc"}, {}, "kg"),
     ],
 )
-def test_a_bad_value_is_one_config_error_naming_the_setting(layers, monkeypatch, args, env, message):
+def test_a_bad_value_is_one_config_error_naming_the_setting(
+    layers, monkeypatch, args, env, message
+):
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     with pytest.raises(ConfigError) as err:
