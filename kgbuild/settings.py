@@ -15,6 +15,7 @@ written anywhere (manifests, logs, caches, flow parameters).
 
 from __future__ import annotations
 
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,12 @@ class Settings(BaseSettings):
     # -- secrets: environment only ------------------------------------------------------------
     openai_api_key: SecretStr | None = _env("openai_api_key", "OPENAI_API_KEY")
     ncbi_api_key: SecretStr | None = _env("ncbi_api_key", "NCBI_API_KEY")
+
+    @field_validator("source", "warehouse", "domain", mode="before")
+    @classmethod
+    def _path_text(cls, value: Any) -> Any:
+        """Paths may be given as ``Path`` objects (library callers, tests)."""
+        return str(value) if isinstance(value, PathLike) else value
 
     @field_validator("kg")
     @classmethod

@@ -62,7 +62,7 @@ def test_spec_resolves_domain_then_arguments(tmp_path):
     spec = BuildSpec.resolve(domain="alzheimers", source=str(FIXTURES / "corpus"),
                              warehouse=tmp_path / "wh", years="2019-2020")  # fmt: skip
     assert (spec.kg, spec.years, spec.annotator) == ("alzheimers", "2019-2020", "pubtator")
-    assert spec.query and "Alzheimer" in spec.query and spec.model == "gpt-4o-mini"
+    assert spec.query and "Alzheimer" in spec.query and spec.llm_model == "gpt-4o-mini"
     assert spec.warehouse == str((tmp_path / "wh").resolve())
     assert spec.year_steps() == [2019, 2020] and spec.only(2019).years == "2019"
     assert not spec.uses_ncbi and spec_for(FIXTURES / "corpus", tmp_path).llm_slots() == 0

@@ -159,3 +159,8 @@ def test_no_module_reads_the_environment_on_its_own():
         if re.search(r"os\.environ|getenv\(|environ\.get", code) and rel not in allowed:
             offenders.append(str(rel))
     assert offenders == []
+
+
+def test_paths_may_be_given_as_path_objects(layers):
+    s = load_settings(warehouse=layers / "wh", source=layers / "corpus")
+    assert s.warehouse_dir == layers / "wh" and s.source == str(layers / "corpus")
