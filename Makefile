@@ -34,11 +34,11 @@ $(BIN)/.installed-test: $(BIN)/.installed
 	$(BIN)/pip install --quiet --no-deps en-chem-ner==0.1.0
 	touch $@
 
-# The real kgx (KGX validation in tests/test_export.py) pins duckdb<2 and pyarrow 15, so it gets
+# The real kgx (KGX validation in tests/export/test_export.py) pins duckdb<2 and pyarrow 15, so it gets
 # its own venv, made from the locked tests/kgx-requirements.txt (~2 min the first time).
 KGX_VENV ?= .venv-kgx
 $(KGX_VENV)/.kgbuild-requirements: tests/kgx-requirements.txt $(BIN)/.installed
-	KGBUILD_KGX_VENV=$(KGX_VENV) $(BIN)/python tests/kgx_venv.py
+	KGBUILD_KGX_VENV=$(KGX_VENV) $(BIN)/python tests/support/kgx_venv.py
 
 kgx-venv: $(KGX_VENV)/.kgbuild-requirements
 

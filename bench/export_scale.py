@@ -1,6 +1,6 @@
 """Benchmark: a 1M-triple snapshot exported to every format — wall time and peak RSS per format.
 
-The snapshot is synthetic (tests/synthetic_kg.py): 1M triples over 200k nodes (20% unlinked
+The snapshot is synthetic (tests/support/synthetic_kg.py): 1M triples over 200k nodes (20% unlinked
 ``free:`` nodes), ~1.6M evidence rows from generative and co-occurrence extraction, published as
 one snapshot through ``Warehouse.writer(kg).add(…)`` / ``.commit(…)`` like a build, so the bench
 needs no pipeline run. Each format is exported in a fresh interpreter (peak RSS is that
@@ -92,7 +92,7 @@ def one(warehouse: str, fmt: str, out: str) -> None:
 
 
 def publish(warehouse: Path, triples: int, nodes: int) -> tuple[float, float]:
-    from tests.synthetic_kg import publish_synthetic
+    from tests.support.synthetic_kg import publish_synthetic
 
     t0 = time.perf_counter()
     publish_synthetic(warehouse, triples, nodes, kg="scale", years=(2020,), seed=11)

@@ -1,7 +1,7 @@
 """Benchmark: LLM extraction of the full DALK corpus through the replay server (issue 3).
 
-The replay server (tests/replay_llm_server.py, a separate process) answers with DALK's recorded
-real LLM outputs in milliseconds, so the wall time measures the pipeline's own overhead and
+The replay server (tests/support/replay_llm_server.py, a separate process) answers with DALK's
+recorded real LLM outputs in milliseconds, so the wall time measures the pipeline's own overhead and
 concurrency. Each build runs in a fresh interpreter:
 
 1. generative, full corpus, fresh warehouse: wall time, calls and tokens per abstract, token
@@ -87,7 +87,7 @@ def replay_server(**faults: object):
     args = [
         sys.executable,
         "-m",
-        "tests.replay_llm_server",
+        "tests.support.replay_llm_server",
         "--recordings",
         str(DATA / "extracted"),
     ]

@@ -14,7 +14,8 @@ process, builds are `kgbuild build` processes (the user's path), killed with SIG
    timeout, malformed JSON, truncated answers).
 4. Readers in a thread, throughout 2–3: every snapshot they see registered must read whole
    (``triples_at``/``evidence_at`` counts equal the registry's).
-5. The hostile-input corpus of ``tests/bad_inputs.py``: every record of every file ends with a
+5. The hostile-input corpus of ``tests/support/bad_inputs.py``: every record of every file ends
+with a
    status, and no traceback anywhere.
 
 ``repeated_llm_calls``: answers delivered (HTTP 200, complete) for a request that had already
@@ -52,8 +53,8 @@ sys.path.insert(0, str(ROOT))
 DALK = ROOT.parent / "shared" / "data" / "dalk"
 
 from kgbuild.store.snapshots import Warehouse  # noqa: E402
-from tests.bad_inputs import write_bad_corpus  # noqa: E402
-from tests.replay_llm_server import ReplayLLM, serve_llm  # noqa: E402
+from tests.support.bad_inputs import write_bad_corpus  # noqa: E402
+from tests.support.replay_llm_server import ReplayLLM, serve_llm  # noqa: E402
 
 PHASES = ("parsing", "llm", "resolution", "publishing")
 

@@ -33,10 +33,11 @@ def warehouse(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def kgx_python() -> Path:
-    """The python of the isolated venv with the real kgx (tests/kgx_venv.py), made on first use."""
+    """The python of the isolated venv with the real kgx (tests/support/kgx_venv.py), made on
+    first use."""
     import subprocess
 
-    from tests.kgx_venv import ensure_kgx_venv
+    from tests.support.kgx_venv import ensure_kgx_venv
 
     try:
         return ensure_kgx_venv()
