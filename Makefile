@@ -2,6 +2,7 @@
 #   make build   create .venv, install, build the KG (SOURCE=… picks the corpus)
 #   make test    create .venv, install (with the local-LLM extra), lint, format-check and run
 #                the whole test suite
+#   make test-fast  the unit tier for the edit loop (tests not marked slow; about a minute)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -18,7 +19,7 @@ export PREFECT_SERVER_ANALYTICS_ENABLED = false
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS = 120
 export HF_HUB_OFFLINE = 1
 
-.PHONY: install install-test kgx-venv build test lint bench clean
+.PHONY: install install-test kgx-venv build test test-fast lint bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +61,11 @@ lint: install
 
 test: lint install-test kgx-venv
 	KGBUILD_KGX_VENV=$(KGX_VENV) $(BIN)/pytest
+
+# The edit loop: everything but the tests marked slow (Prefect, the local LLM, DALK-size runs,
+# embedding models, CLI and server processes). `make test` runs them all.
+test-fast: install-test
+	$(BIN)/pytest -m "not slow" -q -p no:cacheprovider
 
 bench: install
 	$(BIN)/python bench/build_dalk.py

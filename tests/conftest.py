@@ -21,6 +21,13 @@ def shared(*parts: str) -> Path:
     return path
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Integration runs (the DALK corpus) are slow too: `make test-fast` leaves them out."""
+    for item in items:
+        if item.get_closest_marker("integration") and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def corpus() -> Path:
     return FIXTURES / "corpus"

@@ -82,10 +82,3 @@ def export_snapshot(
                 "relationships": (target, n_rels),
             }
     return written
-
-
-def export_tables_to(wh: Warehouse, snapshot_id: str, out_dir: Path, fmt: str) -> dict[str, Path]:
-    """The tables of ``snapshot_id`` as ``out_dir/<table>.<fmt>`` (no format subfolder)."""
-    out = prepare_dir(Path(out_dir))
-    with open_catalog(wh.catalog_path) as con:
-        return {t: p for t, (p, _) in tables.export_tables(con, snapshot_id, out, fmt).items()}

@@ -23,8 +23,6 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from kgbuild.query.aliases import SEP, SHORT_KEY
 from kgbuild.query.text import STOPWORDS, Token, is_content, key, tokenize
 
@@ -288,7 +286,3 @@ def _chunks(toks: list[Token], covered: list[bool]) -> list[tuple[int, int]]:
 def unique_nodes(links: list[Link]) -> list[int]:
     """Linked nodes in first-mention order, each once."""
     return list(dict.fromkeys(x.node for x in links if x.node is not None))
-
-
-def as_array(nodes: list[int]) -> np.ndarray:
-    return np.array(sorted(set(nodes)), np.int64)

@@ -44,6 +44,7 @@ def fill(path, out, verdicts):
     out.write_text(buf.getvalue(), encoding="utf-8")
 
 
+@pytest.mark.slow  # CLI processes
 def test_sample_is_blind_seeded_and_never_overwrites(corpus, warehouse, tmp_path):
     build_kg(corpus, kg="demo", warehouse=warehouse)
     a, b, c = tmp_path / "a.tsv", tmp_path / "b.tsv", tmp_path / "c.tsv"
@@ -69,6 +70,7 @@ def test_sample_is_blind_seeded_and_never_overwrites(corpus, warehouse, tmp_path
     assert again.returncode == 2 and "may hold judgments" in again.stderr
 
 
+@pytest.mark.slow  # CLI processes
 def test_score_records_and_quality_reports_the_audit(corpus, warehouse, tmp_path):
     build_kg(corpus, kg="demo", warehouse=warehouse)
     blank, judged = tmp_path / "blank.tsv", tmp_path / "judged.tsv"
@@ -114,6 +116,7 @@ def test_bad_sheets_are_one_clear_line(tmp_path, edit, message):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow  # CLI processes
 def test_binary_and_missing_sheets(tmp_path):
     binary = tmp_path / "b.tsv"
     binary.write_bytes(bytes(range(256)))

@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 
 def kgbuild(*args, warehouse, check=True):
     env = {**os.environ, "KGBUILD_WAREHOUSE": str(warehouse)}
@@ -20,6 +22,7 @@ def kgbuild(*args, warehouse, check=True):
     return proc
 
 
+@pytest.mark.slow  # CLI processes
 def test_build_stats_snapshots_diff_sql(corpus, warehouse, tmp_path):
     kgbuild("build", "--source", str(corpus), "--kg", "demo", warehouse=warehouse)
     stats = json.loads(kgbuild("stats", "--json", warehouse=warehouse).stdout)
@@ -49,6 +52,7 @@ def test_build_stats_snapshots_diff_sql(corpus, warehouse, tmp_path):
     assert "triples" in out and (tmp_path / "x" / "parquet" / "evidence.parquet").exists()
 
 
+@pytest.mark.slow  # CLI processes
 def test_user_errors_are_one_clear_line(corpus, warehouse, tmp_path):
     kgbuild("build", "--source", str(corpus), warehouse=warehouse)
     a_file = tmp_path / "a_file"
@@ -95,6 +99,7 @@ def test_no_catalog_yet(tmp_path):
     assert proc.returncode == 2 and "no catalog yet" in proc.stderr
 
 
+@pytest.mark.slow  # CLI processes
 def test_llm_build_estimate_and_stats_from_the_command_line(warehouse):
     from tests.conftest import FIXTURES
     from tests.support.replay_llm_server import ReplayLLM, serve_llm
@@ -122,6 +127,7 @@ def test_llm_build_estimate_and_stats_from_the_command_line(warehouse):
     assert bad.returncode == 2 and "unknown pair-wise mode" in bad.stderr
 
 
+@pytest.mark.slow  # CLI processes
 def test_quality_of_a_snapshot_and_of_a_dalk_style_tsv(warehouse, tmp_path):
     from tests.conftest import FIXTURES
     from tests.support.replay_llm_server import ReplayLLM, serve_llm

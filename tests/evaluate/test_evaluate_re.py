@@ -205,6 +205,7 @@ def test_one_type_per_pair_specific_first_then_evidence_then_table_order():
 # --- eval re as a user runs it -------------------------------------------------------------------
 
 
+@pytest.mark.slow  # whole gold corpora, CLI processes
 def test_eval_re_cooccurrence_figures_ceilings_and_byte_identical_reports(tmp_path):
     wh = tmp_path / "wh"
     scratch = tmp_path / "scratch"
@@ -258,6 +259,7 @@ def test_eval_re_cooccurrence_figures_ceilings_and_byte_identical_reports(tmp_pa
     assert report["run_id"] in listing and twin["run_id"] in listing
 
 
+@pytest.mark.slow  # whole gold corpora
 def test_eval_re_cdr_scheme(tmp_path):
     report = json.loads(
         kgbuild(
@@ -280,6 +282,7 @@ def test_eval_re_cdr_scheme(tmp_path):
     assert not (tmp_path / "reports").exists()  # --no-save
 
 
+@pytest.mark.slow  # whole gold corpora, CLI processes
 def test_eval_re_user_errors_are_one_line(tmp_path):
     bad = kgbuild(
         "eval", "re", "--gold", str(tmp_path / "nope.PubTator"), warehouse=tmp_path, check=False
@@ -313,6 +316,7 @@ def _llm(url: str) -> LLMSettings:
     return LLMSettings(model="dalk-replay", base_url=url, concurrency=2, timeout_s=30)
 
 
+@pytest.mark.slow  # whole gold corpora
 def test_generative_and_pairwise_through_the_replay_server(tmp_path):
     """The LLM extractors end to end: a real HTTP endpoint answering with recorded outputs;
     the response cache outlives the scratch warehouse, so a re-run sends nothing."""
@@ -350,6 +354,7 @@ def test_generative_and_pairwise_through_the_replay_server(tmp_path):
     assert all(r["difference"]["f1_difference"] == 0.0 for r in cmp["rows"] if "difference" in r)
 
 
+@pytest.mark.slow  # whole gold corpora, CLI processes
 def test_compare_refuses_mixed_kinds_and_reports_load_by_prefix(tmp_path):
     wh = tmp_path / "wh"
     kgbuild("eval", "re", "--gold", str(CDR), "--extractor", "cooccurrence", warehouse=wh)
@@ -364,6 +369,7 @@ def test_compare_refuses_mixed_kinds_and_reports_load_by_prefix(tmp_path):
 # --- the shared gold files (development splits only) ----------------------------------------------
 
 
+@pytest.mark.slow  # whole gold corpora
 def test_biored_dev_cooccurrence_figures(tmp_path):
     dev = shared("biored", "Dev.PubTator")
     opts = EvalExtraction("cooccurrence", embed_model="none")
@@ -379,6 +385,7 @@ def test_biored_dev_cooccurrence_figures(tmp_path):
     assert bioc["measures"] == report["measures"]
 
 
+@pytest.mark.slow  # whole gold corpora
 def test_bc5cdr_dev_cooccurrence_figures(tmp_path):
     dev = shared("bc5cdr", "CDR_DevelopmentSet.PubTator.txt")
     report, _ = evaluate_re(dev, EvalExtraction("cooccurrence", embed_model="none"), resamples=200)
@@ -396,6 +403,7 @@ def test_a_slice_keeps_the_first_documents_in_the_same_format(tmp_path):
         assert part.relations == [r for r in gold.relations if r.pmid != "103"]
 
 
+@pytest.mark.slow  # whole gold corpora, CLI processes
 def test_a_real_small_model_is_scored_on_every_document(smollm2, tmp_path):
     """SmolLM2-135M through llama.cpp's server (the local-llm extra): its answers are nonsense,
     what counts is that every gold document is built, has an extraction status and is scored."""

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from kgbuild.errors import ExportError
-from kgbuild.export import FORMATS, export_snapshot, export_tables_to, ladybug, parse_formats
+from kgbuild.export import FORMATS, export_snapshot, ladybug, parse_formats
 from kgbuild.export.biolink import predicate
 from kgbuild.store.snapshots import Warehouse
 from tests.support.kgx_venv import run_check
@@ -75,6 +75,7 @@ def test_parquet_and_tsv_read_back_with_pyarrow_duckdb_and_pandas(syn, tmp_path)
         assert json.loads(tsv.loc[node_id, "aliases"]) == list(row["aliases"])
 
 
+@pytest.mark.slow  # LadybugDB loads and multi-format exports
 def test_exports_are_byte_identical_across_runs_and_paths_are_never_sql(syn, tmp_path):
     wh, sid = syn
     formats = ["parquet", "tsv", "kgx", "neo4j"]
@@ -88,9 +89,10 @@ def test_exports_are_byte_identical_across_runs_and_paths_are_never_sql(syn, tmp
     assert not list((tmp_path / "o'brien").rglob(".tmp-*"))
 
 
-def test_warehouse_export_keeps_writing_parquet_into_the_folder(syn, tmp_path):
+def test_parquet_export_into_a_folder_named_with_a_quote(syn, tmp_path):
     wh, sid = syn
-    files = export_tables_to(wh, sid, tmp_path / "it's here", "parquet")
+    written = export_snapshot(wh, sid, tmp_path / "it's here", ["parquet"])["parquet"]
+    files = {t: path for t, (path, _) in written.items()}
     assert pq.read_table(files["triples"]).num_rows == counts(wh, sid)[1]["triples"]
 
 
@@ -108,6 +110,7 @@ def test_bad_export_requests_are_clear_errors(syn, tmp_path):
     assert parse_formats(list(FORMATS)) == list(FORMATS)
 
 
+@pytest.mark.slow  # CLI process, the kgx venv
 def test_export_from_the_command_line(syn, tmp_path):
     wh, sid = syn
     env = {**os.environ, "KGBUILD_WAREHOUSE": str(wh.root)}
@@ -139,6 +142,7 @@ def _read_tsv(path):
         return list(csv.DictReader(fh, delimiter="\t"))
 
 
+@pytest.mark.slow  # LadybugDB loads and multi-format exports
 def test_kgx_columns_provenance_and_direction(built, syn, tmp_path):
     wh = built["cooc"]
     sid = wh.resolve("latest")
@@ -171,6 +175,7 @@ def test_kgx_columns_provenance_and_direction(built, syn, tmp_path):
     assert predicate("no such relation", "", "").predicate == "biolink:related_to"
 
 
+@pytest.mark.slow  # CLI process, the kgx venv
 def test_kgx_export_is_valid_for_the_kgx_validator(built, syn, kgx_python, tmp_path):
     """The real kgx (TSV source, Transformer, Validator: `kgx validate`) finds no error in the
     linked files, reads every row, and rejects the unlinked files (so it is really checking)."""
@@ -200,6 +205,7 @@ def test_kgx_export_is_valid_for_the_kgx_validator(built, syn, kgx_python, tmp_p
     assert "INVALID_NODE_PROPERTY_VALUE" in bad["errors"]["ERROR"]  # free: ids are no CURIEs
 
 
+@pytest.mark.slow  # LadybugDB loads and multi-format exports
 def test_biolink_mapping_names_are_current_biolink(kgx_python):
     from kgbuild.schema import data_dir
 
@@ -214,6 +220,7 @@ def _duck(wh, sql, sid):
     return wh.query(sql, [sid] * sql.count("?"))
 
 
+@pytest.mark.slow  # LadybugDB loads and multi-format exports
 def test_neo4j_csvs_load_into_ladybug_and_answer_like_the_snapshot(syn, tmp_path):
     wh, sid = syn
     neo = export_snapshot(wh, sid, tmp_path / "x", ["neo4j"])["neo4j"]
@@ -260,6 +267,7 @@ def test_neo4j_csvs_load_into_ladybug_and_answer_like_the_snapshot(syn, tmp_path
         assert name == " ".join(names[node_id].split())  # cells are one line
 
 
+@pytest.mark.slow  # LadybugDB loads and multi-format exports
 def test_ladybug_export_format_and_its_content_is_deterministic(syn, tmp_path):
     wh, sid = syn
     a = export_snapshot(wh, sid, tmp_path / "a", ["ladybug"])["ladybug"]["kg.lbug"][0]

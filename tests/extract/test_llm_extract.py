@@ -111,6 +111,7 @@ def test_candidate_pairs_follow_table_11_once_per_unordered_pair():
 
 
 # ---- generative through the replay server -------------------------------------------------------
+@pytest.mark.slow  # builds through the replay LLM server
 def test_generative_build_grounds_guards_and_accounts_for_every_document(tmp_path):
     llm = ReplayLLM(RECORDINGS)
     with serve_llm(llm) as url:
@@ -159,6 +160,7 @@ def test_generative_build_grounds_guards_and_accounts_for_every_document(tmp_pat
             assert SECRET.encode() not in path.read_bytes(), path
 
 
+@pytest.mark.slow  # builds through the replay LLM server
 def test_rebuild_sharing_the_cache_makes_no_calls_and_same_hash(tmp_path):
     with serve_llm(ReplayLLM(RECORDINGS)) as url:
         first = build(url, tmp_path / "a")
@@ -172,6 +174,7 @@ def test_rebuild_sharing_the_cache_makes_no_calls_and_same_hash(tmp_path):
     assert second.head.content_hash == first.head.content_hash
 
 
+@pytest.mark.slow  # builds through the replay LLM server
 def test_faults_are_retried_to_the_same_triples(tmp_path):
     with serve_llm(ReplayLLM(RECORDINGS)) as url:
         clean = build(url, tmp_path / "clean")
@@ -185,6 +188,7 @@ def test_faults_are_retried_to_the_same_triples(tmp_path):
     assert faulty.llm_usage["retries"] + faulty.llm_usage.get("truncated", 0) > 0
 
 
+@pytest.mark.slow  # builds through the replay LLM server
 def test_failed_documents_get_a_reason_and_are_retried_by_the_next_build(tmp_path):
     # First build: the endpoint refuses everything → every document "failed", with the reason.
     with serve(ScriptedLLM(default=("status", 503, None))) as url:
@@ -229,6 +233,7 @@ def test_garbage_answers_are_rejected_with_reasons_not_crashes(tmp_path):
 # Disease–Gene): per-pair 18 calls; batched 1 + 1, or ceil(15/4) + 1 with 4 pairs per call.
 @pytest.mark.parametrize(("mode", "chunk", "calls"), [("per-pair", 40, 18), ("batched", 40, 2),
                                                       ("batched", 4, 5)])  # fmt: skip
+@pytest.mark.slow  # builds through the replay LLM server
 def test_pairwise_modes_cost_and_agree(tmp_path, mode, chunk, calls):
     with serve_llm(ReplayLLM(RECORDINGS)) as url:
         report = build(url, tmp_path / "wh", extractor="pairwise", mode=mode, chunk=chunk)
@@ -243,6 +248,7 @@ def test_pairwise_modes_cost_and_agree(tmp_path, mode, chunk, calls):
 
 
 # ---- estimate, auto, config ----
+@pytest.mark.slow  # builds through the replay LLM server
 def test_estimate_spends_nothing_and_counts_cached_answers(tmp_path):
     llm = ReplayLLM(RECORDINGS)
     with serve_llm(llm) as url:
@@ -256,6 +262,7 @@ def test_estimate_spends_nothing_and_counts_cached_answers(tmp_path):
     assert sum(e.calls for e in after.values()) == 0 and sum(e.cached for e in after.values()) == 3
 
 
+@pytest.mark.slow  # builds through the replay LLM server
 def test_auto_is_an_llm_method_only_with_an_endpoint(tmp_path, monkeypatch):
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "KGBUILD_LLM_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
@@ -285,6 +292,7 @@ def test_settings_come_from_the_config_file_and_prices_table(tmp_path, monkeypat
     assert LLMSettings.from_env(model="gpt-4o-mini").price() == (0.15, 0.60)
 
 
+@pytest.mark.slow  # builds through the replay LLM server
 def test_resolution_is_incremental_and_a_resumed_build_equals_an_unbroken_one(tmp_path):
     with serve_llm(ReplayLLM(RECORDINGS)) as url:
         one_go = build(url, tmp_path / "one")

@@ -37,6 +37,8 @@ from tests.pipeline.test_refresh import EXTRA_DOC
 from tests.support.eutils_server import FakeNCBI, serve
 from tests.support.replay_llm_server import ReplayLLM, serve_llm
 
+pytestmark = pytest.mark.slow  # Prefect API, flows in processes, a Dask cluster
+
 LLM_CORPUS = FIXTURES / "llm" / "corpus"
 RECORDINGS = FIXTURES / "llm" / "recordings"
 #: The global concurrency limits the flows use, as a server would have them.

@@ -19,6 +19,8 @@ import requests
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import FIXTURES, ROOT
 
+pytestmark = pytest.mark.slow  # a real Prefect server, deployment and worker
+
 PREFECT = Path(sys.executable).parent / "prefect"
 DEADLINE_S = 360
 TERMINAL = {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}

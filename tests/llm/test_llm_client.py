@@ -40,6 +40,7 @@ def test_cache_makes_a_rerun_free_and_never_stores_the_key(tmp_path):
     assert "SECRET" not in repr(c.settings) and "api_key" not in c.settings.public()
 
 
+@pytest.mark.slow  # waits out real retry backoffs
 def test_429_honours_retry_after(tmp_path):
     llm = ScriptedLLM([("status", 429, 1)], default=("ok", "done"))
     with serve(llm) as url:
@@ -49,6 +50,7 @@ def test_429_honours_retry_after(tmp_path):
     assert gap >= 0.95  # waited for Retry-After (1 s), not the 0.05 s backoff
 
 
+@pytest.mark.slow  # waits out real retry backoffs
 def test_5xx_timeouts_and_garbage_are_retried(tmp_path):
     llm = ScriptedLLM(
         [("status", 500, None), ("sleep", 1.5, "late"), ("garbage",), ("status", 503, None)],
@@ -138,6 +140,7 @@ def test_answers_are_cached_under_the_request_as_asked(tmp_path):
     assert again.cached and len(llm.requests) == 2
 
 
+@pytest.mark.slow  # waits out real retry backoffs
 def test_malformed_bodies_are_retried_but_our_own_bugs_fail_loud(tmp_path, monkeypatch):
     from kgbuild.llm import client as client_module
 

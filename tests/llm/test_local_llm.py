@@ -24,6 +24,8 @@ from kgbuild.sources.pubtator_files import read_pubtator
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import FIXTURES
 
+pytestmark = pytest.mark.slow  # a real local LLM (llama.cpp)
+
 CORPUS = FIXTURES / "llm" / "corpus"
 
 

@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from kgbuild.pipeline.build import build_kg
 from kgbuild.store.snapshots import Warehouse
 
@@ -42,6 +44,7 @@ def test_year_whose_touched_entities_are_all_unchanged_is_published(tmp_path):
     assert wh.query("SELECT name FROM entities WHERE id = 'NCBIGene:348'") == [("APOE",)]
 
 
+@pytest.mark.slow  # several builds
 def test_identical_rows_survive_a_round_trip_so_split_builds_equal_one_go(tmp_path):
     """A duplicated annotation line is two identical mention rows. Counting them once when a
     build restores its state (and twice when it carries it) names the concept differently. (Mouse
@@ -105,6 +108,7 @@ def test_reuse_settles_after_an_upgrade(corpus, tmp_path, monkeypatch):
     assert all(y.reused for y in again.years) and calls == []
 
 
+@pytest.mark.slow  # several builds
 def test_a_year_built_after_its_parent_reads_only_that_year(corpus, tmp_path, monkeypatch):
     """A flow's year task continues the previous year's snapshot (``after=``): it digests and
     reads only its own year (it used to re-digest every earlier year: O(years²) reads)."""

@@ -13,7 +13,7 @@ from kgbuild.pipeline.build import build_kg
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import shared
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # the whole DALK corpus
 
 
 @pytest.fixture(scope="module")

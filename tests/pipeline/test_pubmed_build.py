@@ -12,6 +12,8 @@ import pytest
 
 from tests.support.eutils_server import FakeNCBI, serve
 
+pytestmark = pytest.mark.slow  # PubMed builds through loopback servers
+
 TERMS = {  # PMID → (mention, PubTator type, identifier)
     "99000001": [("Curcumin", "Chemical", "MESH:D003474"), ("APP", "Gene", "351"),
                  ("Amyloid beta", "Gene", "351"), ("Alzheimer disease", "Disease", "MESH:D000544")],

@@ -70,6 +70,7 @@ def test_spec_resolves_domain_then_arguments(tmp_path):
         BuildSpec.resolve()
 
 
+@pytest.mark.slow  # several builds
 def test_plan_refresh_finds_new_years_changed_inputs_and_nothing(tmp_path):
     src, wh = tmp_path / "src", tmp_path / "wh"
     src.mkdir()
@@ -108,6 +109,7 @@ def test_plan_refresh_finds_new_years_changed_inputs_and_nothing(tmp_path):
     assert len(Warehouse(wh).snapshots("r")) == n  # planning publishes nothing
 
 
+@pytest.mark.slow  # several builds
 def test_plan_refresh_searches_pubmed_again_for_the_latest_year(tmp_path, monkeypatch):
     fake = FakeNCBI()
     wh = tmp_path / "wh"
@@ -137,6 +139,7 @@ def noop_records(wh, sid):
     return Warehouse(wh).manifest(sid)["counts"]["records"]
 
 
+@pytest.mark.slow  # several builds
 def test_growth_report_rows_table_and_chart(tmp_path):
     wh = tmp_path / "wh"
     report = build(spec_for(FIXTURES / "corpus", wh))

@@ -158,6 +158,7 @@ def test_unwritable_index_folder_keeps_the_index_in_memory(toy, tmp_path):
     assert e.state().index.path is None and e.retrieve(AD_Q, CHOICES).triples
 
 
+@pytest.mark.slow  # builds a query KG and reindexes
 def test_same_snapshot_and_question_give_byte_identical_context(toy, tmp_path):
     code = (
         "import json,sys; from kgbuild.query.engine import QueryEngine; "
@@ -188,6 +189,7 @@ def test_bad_input_gets_one_clear_error(eng, toy):
         QueryEngine(toy, "nope", embeddings=False)
 
 
+@pytest.mark.slow  # builds a query KG and reindexes
 def test_python_api_and_a_newer_snapshot_are_picked_up_without_restart(tmp_path, monkeypatch):
     root = tmp_path / "wh"
     infos = build_query_kg(root)
@@ -214,6 +216,7 @@ def test_python_api_and_a_newer_snapshot_are_picked_up_without_restart(tmp_path,
     shutil.rmtree(root / "index")
 
 
+@pytest.mark.slow  # CLI processes
 def test_ask_cli_prints_linking_triples_and_pmids_and_fails_in_one_line(toy, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
     env.pop("OPENAI_BASE_URL", None)

@@ -78,6 +78,7 @@ def test_recorded_entity_lists_parse_like_dalk_wrote_them():
     assert parse_entity_list(None) == [] and parse_entity_list("- tau\n") == ["tau"]
 
 
+@pytest.mark.slow  # every ADQA question
 def test_eval_adqa_without_llm_per_subset_and_per_year(toy, tmp_path):
     res = kgbuild("eval", "adqa", *FILES, "-w", toy, "--json", "--embed", "off")
     assert res.returncode == 0, res.stderr
@@ -105,6 +106,7 @@ def test_eval_adqa_without_llm_per_subset_and_per_year(toy, tmp_path):
     assert "ADQA on toy@2019" in res.stdout and "ADQA on toy@2020" in res.stdout
 
 
+@pytest.mark.slow  # CLI process
 def test_eval_adqa_bad_input_is_one_line(toy, tmp_path):
     res = kgbuild("eval", "adqa", tmp_path / "missing.json", "-w", toy)
     assert res.returncode == 2 and "no such question file" in res.stderr
@@ -115,6 +117,7 @@ def test_eval_adqa_bad_input_is_one_line(toy, tmp_path):
     assert res.returncode == 2 and "--years" in res.stderr
 
 
+@pytest.mark.slow  # every ADQA question
 @pytest.mark.parametrize("fault_rate", [0.0, 0.3])
 def test_eval_adqa_with_an_llm_counts_every_question(toy, fault_rate):
     with serve_replay_qa(FILES[:2], fault_rate=fault_rate, seed=7, retry_after_s=0.05) as (url, qa):
@@ -135,6 +138,7 @@ def test_eval_adqa_with_an_llm_counts_every_question(toy, fault_rate):
     assert report["reported"]["DALK"]["AVG"] == 72.6
 
 
+@pytest.mark.slow  # every ADQA question
 def test_dalk_recorded_entity_step_replays_through_the_client(tmp_path):
     files = [shared("dalk", "adqa", "medqa_ner.json"), shared("dalk", "adqa", "medmcqa_ner.json")]
     questions = [q for f in files for q in read_questions(f)]

@@ -2,6 +2,8 @@
 OpenAI-compatible server on 127.0.0.1 (nonsense answers: robustness, not content). Every ADQA
 question must end with a parsed choice or be counted wrong — never dropped, never a crash."""
 
+import pytest
+
 from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.query.adqa import read_questions
 from kgbuild.query.engine import QueryEngine
@@ -9,6 +11,8 @@ from kgbuild.query.evaluate import evaluate
 from tests.llm.test_local_llm import smollm2  # noqa: F401  (the module-scoped server fixture)
 from tests.query.test_query_adqa import FILES
 from tests.support.query_kg import build_query_kg
+
+pytestmark = pytest.mark.slow  # a real local LLM (llama.cpp)
 
 
 def test_every_question_gets_a_choice_or_counts_wrong(smollm2, tmp_path):  # noqa: F811

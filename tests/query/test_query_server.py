@@ -18,6 +18,8 @@ from tests.conftest import FIXTURES, ROOT
 from tests.support.query_kg import build_query_kg, publish_year
 from tests.support.replay_qa_server import serve_replay_qa
 
+pytestmark = pytest.mark.slow  # kgbuild serve processes
+
 AD_Q = "Which gene is the main genetic risk factor of Alzheimer's disease?"
 CHOICES = ["APOE", "ACHE", "dementia", "donepezil"]
 

@@ -87,6 +87,7 @@ ALWAYS = {"size", "added", "relations", "relation-share", "kinds", "documents", 
           "confidence", "hubs"}  # fmt: skip
 
 
+@pytest.mark.slow  # matplotlib charts, a browser, CLI processes
 def test_report_has_every_chart_and_table_and_is_deterministic(syn, tmp_path):
     path = write_report(syn, report_targets(syn, []), tmp_path / "o'brien é")
     page = parse(path)
@@ -108,6 +109,7 @@ def test_report_has_every_chart_and_table_and_is_deterministic(syn, tmp_path):
     assert again.read_bytes() == path.read_bytes()
 
 
+@pytest.mark.slow  # matplotlib charts, a browser, CLI processes
 def test_report_of_pipeline_builds_shows_problems_and_llm_use(built, tmp_path):
     cooc, gen = built["cooc"], built["gen"]
     p = parse(write_report(cooc, [cooc.resolve("latest")], tmp_path / "c"))
@@ -118,6 +120,7 @@ def test_report_of_pipeline_builds_shows_problems_and_llm_use(built, tmp_path):
     assert all(n > 0 for n in p.tables + g.tables)
 
 
+@pytest.mark.slow  # matplotlib charts, a browser, CLI processes
 def test_report_of_several_snapshots_and_the_command_line(syn, tmp_path):
     env = {**os.environ, "KGBUILD_WAREHOUSE": str(syn.root)}
 
@@ -145,6 +148,7 @@ PROBE = (
 )
 
 
+@pytest.mark.slow  # matplotlib charts, a browser, CLI processes
 def test_report_renders_in_headless_chromium(syn, tmp_path):
     if not os.path.exists(CHROMIUM):
         pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")

@@ -93,6 +93,7 @@ def dalk_resolver(tmp_path_factory):
     return resolver
 
 
+@pytest.mark.slow  # loads the embedding model
 def test_audit_list_merge_precision_and_recall(dalk_resolver):
     pairs = audit_pairs()
     names = {f"free:{norm(x)}": x for a, b, _, _ in pairs for x in (a, b)}

@@ -62,6 +62,7 @@ def test_transient_statuses_are_retried_with_backoff():
     assert gaps[0] >= 0.045 and gaps[1] >= 0.095 and gaps[2] >= 0.19  # 0.05, 0.1, 0.2
 
 
+@pytest.mark.slow  # waits out real rate limits
 def test_retry_after_is_honoured_and_capped():
     with serve(FakeNCBI(script=[("status", 429, 1)])) as fake:
         http = client(fake)
@@ -121,6 +122,7 @@ def test_malformed_body_is_retried_then_reported():
             http.get("echo", {"q": "long enough to cut"}, validate=parse_json)
 
 
+@pytest.mark.slow  # waits out real rate limits
 def test_concurrent_threads_share_one_rate_limit():
     with serve(FakeNCBI()) as fake:
         http = client(fake, rate_per_s=5)
@@ -139,6 +141,7 @@ def test_concurrent_threads_share_one_rate_limit():
     assert elapsed >= 2.0  # 12 starts at <= 5 per second need more than two seconds
 
 
+@pytest.mark.slow  # waits out real rate limits
 def test_rate_limiter_never_lets_a_window_hold_more_than_the_rate():
     limiter = RateLimiter(3)
     for _ in range(7):

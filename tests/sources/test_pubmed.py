@@ -270,6 +270,7 @@ def test_a_page_that_stays_malformed_names_the_path():
             list(fetch_history(client, search(client, "ad", 2015), page_size=6))
 
 
+@pytest.mark.slow  # waits out real rate limits
 @pytest.mark.parametrize(("key", "rate", "threads"), [(None, 3, 2), (KEY, 10, 4)])
 def test_threads_sharing_a_client_keep_ncbi_rate(key, rate, threads, monkeypatch):
     monkeypatch.delenv("NCBI_API_KEY", raising=False)

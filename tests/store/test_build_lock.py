@@ -21,6 +21,7 @@ def slow_answer(body):
     return json.dumps({"triples": [{"head": "APOE", "relation": "binds", "tail": "amyloid beta"}]})
 
 
+@pytest.mark.slow  # two build processes
 def test_second_build_waits_for_the_first_and_pays_nothing(tmp_path):
     corpus = FIXTURES / "llm" / "corpus"
     wh = tmp_path / "wh"

@@ -25,6 +25,7 @@ def first_year_part(warehouse, table="evidence"):
     return warehouse / part["path"]
 
 
+@pytest.mark.slow  # builds and rebuilds in a process
 @pytest.mark.parametrize("damage", ["delete", "truncate", "flip"])
 def test_damaged_part_is_reported_and_rebuilt(corpus, warehouse, damage):
     first = build_kg(corpus, kg="t", warehouse=warehouse)

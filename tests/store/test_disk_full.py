@@ -15,6 +15,8 @@ from kgbuild.store.check import check_warehouse
 from kgbuild.store.snapshots import Warehouse
 from tests.support.bad_inputs import write_bad_corpus
 
+pytestmark = pytest.mark.slow  # a real tmpfs and builds in processes
+
 
 @pytest.fixture
 def small_disk(tmp_path):

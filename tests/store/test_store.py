@@ -5,7 +5,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from kgbuild.errors import StoreError
-from kgbuild.export import export_tables_to
+from kgbuild.export import export_snapshot
 from kgbuild.pipeline.build import build_kg
 from kgbuild.store.snapshots import Warehouse
 
@@ -96,7 +96,8 @@ def test_diff_and_export(corpus, warehouse, tmp_path):
     n_a = wh.query("SELECT n_triples FROM snapshots WHERE snapshot_id = ?", [a])[0][0]
     n_b = wh.query("SELECT n_triples FROM snapshots WHERE snapshot_id = ?", [b])[0][0]
     assert changes.get("added", 0) == n_b - n_a and "removed" not in changes
-    files = export_tables_to(wh, a, tmp_path / "export", "parquet")
+    written = export_snapshot(wh, a, tmp_path / "export", ["parquet"])["parquet"]
+    files = {t: path for t, (path, _) in written.items()}
     assert pq.read_table(files["triples"]).num_rows == n_a
     assert pq.read_table(files["documents"]).num_rows == 3
 
