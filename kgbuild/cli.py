@@ -369,7 +369,10 @@ def stats(
             _table(
                 "Extraction status and LLM accounting (cumulative)",
                 ["snapshot", "year", *[h for _, h in LLM_COUNTS]],
-                [[f"{v:,}" if isinstance(v, int) else v for v in r] for r in llm_rows],
+                [
+                    [r[0], r[1], *(f"{v:,}" if isinstance(v, int) else v for v in r[2:])]
+                    for r in llm_rows
+                ],  # the year (r[1]) is a label, not a count
             )
         )
     builds = wh.query(

@@ -122,6 +122,8 @@ def test_llm_build_estimate_and_stats_from_the_command_line(warehouse):
     assert stats[-1]["rejections"] == 3 and stats[-1]["llm_cost_usd"] > 0
     table = kgbuild("stats", warehouse=warehouse).stdout
     assert "Extraction status and LLM accounting" in table and "Recent builds" in table
+    llm_table = table.split("Extraction status and LLM accounting")[1].split("Recent builds")[0]
+    assert "│ 2020 │" in llm_table and "2,020" not in llm_table  # a year, not a count
     bad = kgbuild("build", *common, "--pairwise-mode", "sideways", "--extractor", "pairwise",
                   warehouse=warehouse, check=False)  # fmt: skip
     assert bad.returncode == 2 and "unknown pair-wise mode" in bad.stderr
