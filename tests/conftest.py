@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,21 @@ def shared(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"shared data not available: {path} (clone has no ../shared)")
     return path
+
+
+_SLOW_MODULE = re.compile(r"^pytestmark = .*pytest\.mark\.slow", re.M)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under ``-m "not slow"`` (`make test-fast`), a module marked slow as a whole is not even
+    imported: Prefect's test server, llama.cpp and the flows cost seconds to import."""
+    if config.getoption("markexpr", "") != "not slow" or collection_path.suffix != ".py":
+        return None
+    if collection_path.name.startswith("test_") and _SLOW_MODULE.search(
+        collection_path.read_text(encoding="utf-8")
+    ):
+        return True
+    return None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
