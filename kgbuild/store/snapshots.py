@@ -319,11 +319,12 @@ class SnapshotWriter:
         st.add_hashes.extend(hashes)
         st.acc, st.rows = adhash(hashes, st.acc), st.rows + len(hashes)
 
-    def spill(self, min_bytes: int = PART_BYTES) -> None:
+    def spill(self, min_bytes: int | None = None) -> None:
         """Write the staged rows of every append-only table holding ``min_bytes`` or more as a
         part now, so memory holds at most one part's worth per table (issue 17). A snapshot's
         content hash is a sum over rows (:mod:`kgbuild.store.parts`): how its rows are cut
         into parts does not change it."""
+        min_bytes = PART_BYTES if min_bytes is None else min_bytes
         for t, st in self.tables.items():
             if t in KEYED_TABLES or not st.add_hashes:
                 continue
