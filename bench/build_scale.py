@@ -224,9 +224,8 @@ def main() -> None:
         print(f"target wall(10x) <= {WALL_RATIO_MAX_10:g} x wall(1x): {'met' if ok else 'MISSED'}")
     if "rss_ratio_30" in figures:
         ok = figures["rss_ratio_30"] <= RSS_RATIO_MAX_30 and figures["peak_rss_mb_30"] <= RSS_MAX_MB  # type: ignore[operator]
-        print(
-            f"target rss(30x) <= {RSS_RATIO_MAX_30:g} x rss(1x) and <= 1 GB: {'met' if ok else 'MISSED'}"
-        )
+        verdict = "met" if ok else "MISSED"
+        print(f"target rss(30x) <= {RSS_RATIO_MAX_30:g} x rss(1x) and <= 1 GB: {verdict}")
     figures["machine"] = f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}"
     print(json.dumps(figures))
 

@@ -42,3 +42,15 @@ def test_an_unreachable_scheduler_is_one_config_error(corpus, tmp_path):
             corpus, kg="t", warehouse=tmp_path / "wh", extractor=COOC,
             dask_address="tcp://127.0.0.1:9",
         )  # fmt: skip
+
+
+def test_the_dask_address_is_a_setting_of_the_build(corpus, tmp_path, monkeypatch):
+    from kgbuild.pipeline.spec import BuildSpec
+
+    monkeypatch.setenv("KGBUILD_DASK_ADDRESS", "tcp://10.0.0.7:8786")
+    spec = BuildSpec.resolve(source=str(corpus), warehouse=str(tmp_path / "wh"))
+    assert spec.dask_address == "tcp://10.0.0.7:8786"
+    given = BuildSpec.resolve(
+        source=str(corpus), warehouse=str(tmp_path / "wh"), dask_address="tcp://h:1"
+    )
+    assert given.dask_address == "tcp://h:1"  # an argument beats the environment

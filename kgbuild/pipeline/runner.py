@@ -83,12 +83,9 @@ class DaskRunner:
     """Extraction batches as tasks on the Dask cluster at ``address`` (``tcp://host:8786``)."""
 
     def __init__(self, address: str, options: ExtractionOptions, warehouse: Path) -> None:
+        self._inside: Any = None
         try:
-            from distributed import Client
-        except ImportError as exc:  # pragma: no cover - distributed is a dependency
-            raise ConfigError("--dask-address needs the 'distributed' package") from exc
-        try:
-            self.client = Client(address, timeout=CONNECT_TIMEOUT_S)
+            self.client = self._connect(address)
         except (OSError, TimeoutError, ValueError) as exc:
             raise ConfigError(
                 "cannot reach the Dask scheduler", address=address, error=str(exc)
@@ -102,6 +99,19 @@ class DaskRunner:
         self.warehouse = str(Path(warehouse).resolve())
         #: Worker address of every batch, in batch order (what ran where).
         self.ran_on: list[str] = []
+
+    def _connect(self, address: str) -> Any:
+        """A client of the scheduler; inside a Dask task (a Prefect flow's year task on the
+        cluster) the worker's own client, which hands this task's thread back to the worker
+        while it waits for the batches."""
+        from distributed import Client, get_worker, worker_client
+
+        try:
+            get_worker()
+        except ValueError:  # not on a worker
+            return Client(address, timeout=CONNECT_TIMEOUT_S)
+        self._inside = worker_client(timeout=CONNECT_TIMEOUT_S)
+        return self._inside.__enter__()
 
     def map(self, batches: Iterator[Batch]) -> Iterator[ExtractionResult]:
         window = IN_FLIGHT_PER_WORKER * self.n_workers
@@ -130,4 +140,7 @@ class DaskRunner:
         try:
             self.client.run(close_extractors)
         finally:
-            self.client.close()
+            if self._inside is not None:
+                self._inside.__exit__(None, None, None)
+            else:
+                self.client.close()
