@@ -374,6 +374,9 @@ def _build_locked(
     if isinstance(slice_extractor, LLMExtractor):
         client = slice_extractor.client
         report.llm_usage = {**client.usage, "spent_usd": round(client.cost_usd, 6)}
+    for key, value in getattr(runner, "usage", {}).items():  # what the Dask workers' clients did
+        total = report.llm_usage.get(key, 0) + value
+        report.llm_usage[key] = round(total, 6) if key == "spent_usd" else total
     wh.log_build(
         {
             "build_id": report.build_id,

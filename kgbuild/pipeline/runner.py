@@ -45,9 +45,9 @@ _LOCK = threading.Lock()
 
 def extract_batch(
     options: ExtractionOptions, warehouse: str, docs: list[Any], mentions: dict[str, list[Any]]
-) -> tuple[ExtractionResult, str]:
-    """The Dask task: extract one batch on this worker; return the result and the worker's
-    address (so a build can say where its batches ran)."""
+) -> tuple[ExtractionResult, str, dict[str, float]]:
+    """The Dask task: extract one batch on this worker; return the result, the worker's
+    address (so a build can say where its batches ran) and what its LLM client did for it."""
     from distributed import get_worker
 
     address = get_worker().address
@@ -59,7 +59,15 @@ def extract_batch(
                 options = replace(options, llm=replace(options.llm, api_key=_worker_key()))
             extractor = options.make(Path(warehouse))[1]
             _EXTRACTORS[key] = extractor
-    return extractor.extract(docs, mentions), address
+    client = getattr(extractor, "client", None)  # one thread per extractor: deltas are ours
+    before = Counter(client.usage) if client else Counter()
+    spent = client.cost_usd if client else 0.0
+    result = extractor.extract(docs, mentions)
+    usage: dict[str, float] = {}
+    if client is not None:
+        usage = {k: v - before[k] for k, v in client.usage.items() if v != before[k]}
+        usage["spent_usd"] = client.cost_usd - spent
+    return result, address, usage
 
 
 def _worker_key() -> str | None:
@@ -99,6 +107,8 @@ class DaskRunner:
         self.warehouse = str(Path(warehouse).resolve())
         #: Worker address of every batch, in batch order (what ran where).
         self.ran_on: list[str] = []
+        #: What the workers' LLM clients did for this build (calls, cache hits, tokens, spend).
+        self.usage: Counter[str] = Counter()
 
     def _connect(self, address: str) -> Any:
         """A client of the scheduler; inside a Dask task (a Prefect flow's year task on the
@@ -128,9 +138,10 @@ class DaskRunner:
             yield self._take(pending.popleft())
 
     def _take(self, future: Any) -> ExtractionResult:
-        result, address = future.result()
+        result, address, usage = future.result()
         future.release()
         self.ran_on.append(address)
+        self.usage.update(usage)
         return result
 
     def batches_by_worker(self) -> dict[str, int]:
