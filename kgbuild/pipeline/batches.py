@@ -13,9 +13,12 @@ files without a year in their name) keep their whole-slice path, dedupe included
 
 from __future__ import annotations
 
+import pickle
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import fields
 from itertools import chain, islice
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -94,27 +97,37 @@ def doc_batches(
 
 
 class Spill:
-    """Numbered batch files in the build's scratch folder of the warehouse: a year's batches
-    are read once to ingest, then again to extract, then again to re-key — never all at
-    once. Written and read by this build only, while it holds the warehouse's build lock."""
+    """Numbered files of record lists in the build's scratch folder of the warehouse: a year's
+    claims wait there, not in memory, until the year's free nodes are resolved. Records are
+    stored as plain tuples of their fields (pickling slotted dataclasses one by one is several
+    times slower). Written and read by this build only, while it holds the build lock."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
 
-    def put(self, kind: str, n: int, obj: Any) -> None:
-        import pickle
-
+    def put(self, kind: str, n: int, *lists: list[Any]) -> None:
         tmp = self.root / f".{kind}-{n:06d}.tmp"
         with open(tmp, "wb") as fh:
-            pickle.dump(obj, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump([_pack(x) for x in lists], fh, protocol=pickle.HIGHEST_PROTOCOL)
         tmp.replace(self.root / f"{kind}-{n:06d}.pkl")
 
-    def get(self, kind: str, n: int) -> Any:
-        import pickle
+    def take(self, kind: str, n: int) -> list[list[Any]]:
+        """The lists put under (kind, n), in order; the file is removed."""
+        path = self.root / f"{kind}-{n:06d}.pkl"
+        with open(path, "rb") as fh:
+            packed = pickle.load(fh)  # our own file, written by this build under its lock
+        path.unlink()
+        return [_unpack(cls, rows) for cls, rows in packed]
 
-        with open(self.root / f"{kind}-{n:06d}.pkl", "rb") as fh:
-            return pickle.load(fh)  # our own file, written by this build under its lock
 
-    def drop(self, kind: str, n: int) -> None:
-        (self.root / f"{kind}-{n:06d}.pkl").unlink(missing_ok=True)
+def _pack(records: list[Any]) -> tuple[type | None, list[tuple[Any, ...]]]:
+    if not records:
+        return None, []
+    cls = type(records[0])
+    get = attrgetter(*(f.name for f in fields(cls)))
+    return cls, [get(r) for r in records]
+
+
+def _unpack(cls: type | None, rows: list[tuple[Any, ...]]) -> list[Any]:
+    return [cls(*row) for row in rows] if cls is not None else []

@@ -85,15 +85,14 @@ def fold_year(
         sink.add("rejections", result.rejections)
         sink.add("llm_calls", result.calls)
         sink.add("abbreviations", result.abbreviations)
-        spill.put("claims", i, (result.triples, result.evidence))
+        spill.put("claims", i, result.triples, result.evidence)
         sink.spill()
 
     # pass 3: the year's free nodes and open predicates once, then each batch's claims
     resolutions: list[Resolution] = state.resolver.resolve(free, year)
     state.resolver.map_predicates(open_raws)
     for i in range(n_batches):
-        triples, evidence = spill.get("claims", i)
-        spill.drop("claims", i)
+        triples, evidence = spill.take("claims", i)
         resolved = resolve_slice(
             ExtractionResult(triples=triples, evidence=evidence),
             state.resolver,
