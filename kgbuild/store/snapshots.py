@@ -32,7 +32,7 @@ from kgbuild.store.parts import adhash, hex256, part_path, row_hashes, write_par
 KEYED_TABLES = frozenset({"entities"})
 #: Staged rows of an append-only table are written out as a part once they take this much
 #: Arrow memory (:meth:`SnapshotWriter.spill`): a year's evidence never waits in memory whole.
-PART_BYTES = 16 * 2**20
+PART_BYTES = 4 * 2**20
 
 
 @dataclass(slots=True)
