@@ -13,7 +13,8 @@ extractors, the warehouse's LLM response cache (``llm_cache.sqlite``: the wareho
 be the same path on every worker, e.g. a shared file system), so a re-run is answered from the
 cache whichever worker asks. The LLM API key is never sent: each worker reads its own from its
 environment. The global limit of requests in flight (``llm_concurrency``) is split between the
-workers: each worker's client gets ``limit // workers`` (at least 1).
+batches that can run at once (one per worker thread): each batch's client gets
+``limit // threads`` (at least 1).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from kgbuild.pipeline.build import ExtractionOptions
     from kgbuild.pipeline.year import Batch
 
-#: Batches in flight per worker: one running, one queued (bounds the driver's memory too).
+#: Batches in flight per worker thread: one running, one queued (bounds the driver's memory).
 IN_FLIGHT_PER_WORKER = 2
 #: Seconds to wait for the cluster's scheduler and at least one worker.
 CONNECT_TIMEOUT_S = 30
@@ -100,8 +101,10 @@ class DaskRunner:
             ) from None
         workers = self.client.scheduler_info().get("workers", {})
         self.n_workers = max(1, len(workers))
+        #: Batches that can run at once: one per worker thread.
+        self.slots = max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
         settings = options.settings()
-        per_worker = max(1, settings.concurrency // self.n_workers)
+        per_worker = max(1, settings.concurrency // self.slots)
         # Never ship the API key: each worker reads its own (see extract_batch).
         self.options = replace(options, llm=replace(settings, concurrency=per_worker, api_key=None))
         self.warehouse = str(Path(warehouse).resolve())
@@ -124,7 +127,7 @@ class DaskRunner:
         return self._inside.__enter__()
 
     def map(self, batches: Iterator[Batch]) -> Iterator[ExtractionResult]:
-        window = IN_FLIGHT_PER_WORKER * self.n_workers
+        window = IN_FLIGHT_PER_WORKER * self.slots
         pending: deque[Any] = deque()
         for docs, mentions in batches:
             pending.append(
