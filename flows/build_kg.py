@@ -102,6 +102,7 @@ def build_year(spec: BuildSpec, year: int | None, digest: Any, parent: str | Non
             warehouse=spec.warehouse_dir,
             on_year=log,
             after=parent,
+            dask_address=spec.dask_address,
         )
     if report.llm_usage:
         logger.info("LLM client: %s", report.llm_usage)
@@ -173,7 +174,7 @@ def build_kg_flow(
     if dask_address and not on_dask():  # run this flow again, its tasks on the Dask cluster
         on_cluster = build_kg_flow.with_options(task_runner=dask_runner(dask_address))
         return on_cluster(**params, dask_address=dask_address)
-    spec = BuildSpec.resolve(**params)
+    spec = BuildSpec.resolve(**params, dask_address=dask_address)
     get_run_logger().info("building %s: %s", spec.kg, spec.public())
     build = build_year.with_options(result_storage=warehouse_storage(spec.warehouse))
     steps = spec.year_steps()

@@ -58,6 +58,7 @@ def refresh_flow(
     warehouse: str | None = None,
     default_year: int | None = None,
     max_doc_chars: int | None = None,
+    dask_address: str | None = None,
     recheck_from: int | None = None,
 ) -> dict[str, Any]:
     """Build what is new in ``domain`` since its KG's latest snapshot; a no-op when nothing is.

@@ -168,6 +168,10 @@ def build(
         bool,
         typer.Option("--verify", help="Re-hash every part first; rebuild years whose parts differ"),
     ] = False,
+    dask_address: Annotated[
+        str | None,
+        typer.Option(help="Dask scheduler (tcp://host:8786): run extraction on its workers"),
+    ] = None,  # issue 17
     warehouse: WarehouseOpt = None,
 ) -> None:
     """Build a KG year by year and publish one snapshot per year."""
@@ -191,6 +195,7 @@ def build(
         warehouse=str(warehouse) if warehouse else None,
         default_year=default_year,
         max_doc_chars=max_doc_chars,
+        dask_address=dask_address,
     )
     kg_name, wh_path, corpus = spec.kg, spec.warehouse_dir, spec.corpus()
     options = spec.options()
@@ -235,6 +240,7 @@ def build(
             lock_wait_s=wait,
             on_wait=on_wait,
             verify=verify,
+            dask_address=spec.dask_address,
         )
         progress.update(task, total=len(report.years), completed=len(report.years))
     head = report.head
@@ -243,6 +249,8 @@ def build(
             f"build {report.build_id}: {len(report.years)} snapshots, head "
             f"{head.snapshot_id} ({head.kg}@{head.as_of_year})"
         )
+    if report.workers:
+        out.print(f"extraction batches per Dask worker: {report.workers}")
     u = report.llm_usage
     if u:
         out.print(

@@ -69,6 +69,9 @@ class Settings(BaseSettings):
     pairwise_mode: str = "batched"
     chunk_size: int = 80
     embed_model: str = "default"
+    #: A Dask scheduler (``tcp://host:8786``): each year's extraction runs as tasks on its
+    #: workers (kgbuild/pipeline/runner.py); None: here.
+    dask_address: str | None = None
     # -- the LLM endpoint ---------------------------------------------------------------------
     llm_model: str = _env("llm_model", "KGBUILD_LLM_MODEL", default="gpt-4o-mini")
     llm_base_url: str | None = _env("llm_base_url", "KGBUILD_LLM_BASE_URL", "OPENAI_BASE_URL")

@@ -8,7 +8,9 @@ had not published.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -22,7 +24,10 @@ from kgbuild.extract.base import Estimate, LLMExtractor, SliceExtractor
 from kgbuild.extract.pairwise import CHUNK_SIZE
 from kgbuild.extract.select import choose_extractor, make_extractor
 from kgbuild.llm.client import LLMSettings
+from kgbuild.pipeline.batches import Spill, year_batches
+from kgbuild.pipeline.seen import SeenIndex
 from kgbuild.pipeline.state import KGState
+from kgbuild.pipeline.year import LocalRunner, Runner
 from kgbuild.records import Mention, SnapshotCounts, stable_id
 from kgbuild.sources.corpus import Corpus, LocalCorpus
 from kgbuild.store.check import check_warehouse, quick_damage
@@ -34,6 +39,9 @@ from kgbuild.version import code_version
 LLM_CACHE = "llm_cache.sqlite"
 #: Embeddings of node names, computed once per (model, text) and shared by every build.
 EMBED_CACHE = "embeddings.sqlite"
+#: A build's scratch folder (its PMID index and spilled batches), removed when it ends; a
+#: killed build's leftovers are removed by the next build of the warehouse, under the lock.
+SCRATCH = "scratch"
 
 
 @dataclass(slots=True)
@@ -85,6 +93,8 @@ class BuildReport:
     llm_usage: dict[str, float] = field(default_factory=dict)
     #: Resolution decisions this build made, by method, and names it embedded (cache misses).
     resolution: dict[str, int] = field(default_factory=dict)
+    #: Extraction batches per Dask worker address (empty for a local build).
+    workers: dict[str, int] = field(default_factory=dict)
 
     @property
     def head(self) -> SnapshotInfo | None:
@@ -241,6 +251,8 @@ def build_kg(
     on_wait: Callable[[dict[str, Any]], None] | None = None,
     verify: bool = False,
     after: str | None = None,
+    runner: Runner | None = None,
+    dask_address: str | None = None,
 ) -> BuildReport:
     """Build (or reuse) one snapshot per publication year of ``source``; return what happened.
 
@@ -256,9 +268,19 @@ def build_kg(
     ``after``: continue the lineage of this published snapshot with the years of ``source``
     that follow it, without looking at (re-reading, re-digesting) the years before it — what a
     per-year flow task does, so a 10-year build reads each year once, not 1 + 2 + … + 10 times.
+
+    ``runner``: where the per-document extraction runs (default: here, batch after batch; a
+    :class:`kgbuild.pipeline.runner.DaskRunner` sends the batches to a Dask cluster). Resolution
+    and publishing always happen here: one writer. ``dask_address``: use a
+    :class:`~kgbuild.pipeline.runner.DaskRunner` on that cluster (``tcp://host:8786``).
     """
     options = _as_options(extractor)
     chosen, slice_extractor = options.make(Path(warehouse))
+    dask = None
+    if dask_address and runner is None:
+        from kgbuild.pipeline.runner import DaskRunner
+
+        runner = dask = DaskRunner(dask_address, options, Path(warehouse))
     try:
         corpus = _as_corpus(source, years, default_year)
         config = _config(kg, chosen, options, slice_extractor, corpus)
@@ -268,11 +290,16 @@ def build_kg(
             if verify:
                 _drop_damaged_parts(wh)
             _build_locked(
-                wh, report, corpus, config, chosen, options, slice_extractor, on_year, after
-            )
+                wh, report, corpus, config, chosen, options, slice_extractor, on_year, after,
+                runner,
+            )  # fmt: skip
+        if dask is not None:
+            report.workers = dask.batches_by_worker()
         return report
     finally:
         slice_extractor.close()
+        if dask is not None:
+            dask.close()
 
 
 def _drop_damaged_parts(wh: Warehouse) -> None:
@@ -293,11 +320,13 @@ def _build_locked(
     slice_extractor: SliceExtractor,
     on_year: Callable[[YearReport], None] | None,
     after: str | None = None,
+    runner: Runner | None = None,
 ) -> None:
     """The year loop of :func:`build_kg`, run while holding the warehouse's build lock."""
     kg = report.kg
     wh.init()
     wh.repair()
+    shutil.rmtree(wh.root / SCRATCH, ignore_errors=True)  # a killed build's; we hold the lock
     started = datetime.now(UTC).replace(tzinfo=None)
     parent: str | None = after
     todo = corpus.years()
@@ -320,26 +349,34 @@ def _build_locked(
         model = None if options.embed_model == "default" else options.embed_model
         state.resolver.use_embedder(Embedder(model, cache_path=wh.root / EMBED_CACHE))
     writer = wh.writer(kg, parent)
-    t0 = time.perf_counter()
-    for ys in corpus.slices(todo, state.seen):
-        changes = state.apply(ys, slice_extractor)
-        for table, rows in changes.items():
-            writer.add(table, rows)
-        inputs = _fingerprint(config, writer.parent_id, corpus.digest(ys.year))
-        info = writer.commit(
-            ys.year, report.build_id, config, inputs, code_version(), state.counts()
-        )
-        _emit(
-            report,
-            on_year,
-            YearReport(ys.year, info, False, time.perf_counter() - t0),
-        )
+    scratch = wh.root / SCRATCH / report.build_id
+    seen = SeenIndex(scratch / "seen.duckdb")
+    try:
+        if parent:
+            seen.seed(wh.catalog_path, parent)
+        runner = runner or LocalRunner(slice_extractor)
         t0 = time.perf_counter()
+        for year, batches in year_batches(corpus, todo, seen):
+            state.apply(year, batches, runner, writer, Spill(scratch / str(year)))
+            inputs = _fingerprint(config, writer.parent_id, corpus.digest(year))
+            info = writer.commit(
+                year, report.build_id, config, inputs, code_version(), state.counts()
+            )
+            _emit(report, on_year, YearReport(year, info, False, time.perf_counter() - t0))
+            t0 = time.perf_counter()
+    finally:
+        seen.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            scratch.parent.rmdir()  # only when no other scratch is left
     report.resolution = state.resolver.summary()
     state.resolver.close()
     if isinstance(slice_extractor, LLMExtractor):
         client = slice_extractor.client
         report.llm_usage = {**client.usage, "spent_usd": round(client.cost_usd, 6)}
+    for key, value in getattr(runner, "usage", {}).items():  # what the Dask workers' clients did
+        total = report.llm_usage.get(key, 0) + value
+        report.llm_usage[key] = round(total, 6) if key == "spent_usd" else total
     wh.log_build(
         {
             "build_id": report.build_id,

@@ -45,6 +45,7 @@ class BuildSpec:
     pairwise_mode: str = "batched"
     chunk_size: int = 80
     embed_model: str = "default"
+    dask_address: str | None = None
     llm_model: str = "gpt-4o-mini"
     llm_base_url: str | None = None
     llm_concurrency: int = 8

@@ -9,18 +9,17 @@ from where the warehouse is instead of starting over.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
-from kgbuild.extract.base import SliceExtractor
 from kgbuild.names import most_frequent
-from kgbuild.records import Entity, Mention, Resolution, SnapshotCounts, Triple
+from kgbuild.pipeline.batches import Spill
+from kgbuild.pipeline.year import Runner, Sink, fold_year
+from kgbuild.records import Entity, Mention, Resolution, SnapshotCounts
 from kgbuild.resolve.entities import Resolver
-from kgbuild.resolve.merge import resolve_slice
-from kgbuild.resolve.mislinked import unlink_slice
-from kgbuild.resolve.naming import form_owners, node_name
+from kgbuild.resolve.naming import node_name
 from kgbuild.resolve.vocab import reference
-from kgbuild.sources.local import YearSlice, text_digest
+from kgbuild.sources.local import YearSlice
 from kgbuild.store import catalog
 from kgbuild.store.snapshots import Warehouse
 
@@ -38,7 +37,6 @@ _EXTRACTION_COUNTS = (
 
 @dataclass(slots=True)
 class KGState:
-    seen: dict[str, tuple[str, int, str]] = field(default_factory=dict)
     forms: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     kinds: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     first_year: dict[str, int] = field(default_factory=dict)
@@ -55,60 +53,17 @@ class KGState:
     #: Frequent surface form → the concept owning it, refreshed every slice (node naming).
     _owners: dict[str, tuple[str, str]] = field(default_factory=dict)
 
-    def apply(self, ys: YearSlice, extractor: SliceExtractor) -> dict[str, list[Any]]:
-        """Fold one year slice into the state; return the new or changed rows per table."""
-        ys = unlink_slice(ys)  # annotator IDs checked against their surface forms (issue 16)
-        by_doc: dict[str, list[Mention]] = defaultdict(list)
-        touched: set[str] = set()
-        for m in ys.mentions:
-            by_doc[m.pmid].append(m)
-            if m.hetionet_type and m.concept_id:
-                self._observe(m, ys.year)
-                touched.add(m.concept_id)
-        result = extractor.extract(ys.documents, by_doc)
-        self.resolver.observe_abbreviations((a.short, a.long) for a in result.abbreviations)
-        resolved = resolve_slice(result, self.resolver, self.kind_of, ys.year)
-        triples: list[Triple] = []
-        for t in resolved.triples:
-            if t.triple_id not in self.triple_ids:
-                self.triple_ids.add(t.triple_id)
-                self.nodes.update((t.head_id, t.tail_id))
-                self.relations.add(t.relation)
-                triples.append(t)
-        free_changed = self._observe_free(resolved.resolutions)
-        rejections = result.rejections + resolved.rejections
-        self._owners = form_owners(self.forms, {c: self.kind_of(c) or "" for c in self.forms})
-        for s in ys.statuses:
-            self.n[s.status] += 1
-        for x in result.statuses:
-            self.n[f"extraction_{x.status}"] += 1
-        self.n.update(
-            records=len(ys.statuses),
-            mentions=len(ys.mentions),
-            evidence=len(resolved.evidence),
-            problems=len(ys.problems),
-            rejections=len(rejections),
-            llm_calls=len(result.calls),
-            llm_prompt_tokens=sum(c.prompt_tokens for c in result.calls),
-            llm_completion_tokens=sum(c.completion_tokens for c in result.calls),
-        )
-        self.cost_usd += sum(c.cost_usd for c in result.calls)
-        return {
-            "documents": ys.documents,
-            "mentions": ys.mentions,
-            "doc_status": ys.statuses,
-            "problems": ys.problems,
-            "source_relations": ys.relations,
-            "triples": triples,
-            "evidence": resolved.evidence,
-            "extraction_status": result.statuses,
-            "rejections": rejections,
-            "llm_calls": result.calls,
-            "resolutions": resolved.resolutions,
-            "abbreviations": result.abbreviations,
-            "entities": [self.entity(e) for e in sorted(touched)]
-            + [self.free_entity(e) for e in sorted(free_changed)],
-        }
+    def apply(
+        self,
+        year: int,
+        batches: Iterator[YearSlice],
+        runner: Runner,
+        sink: Sink,
+        spill: Spill,
+    ) -> None:
+        """Fold one year slice, given in bounded batches, into the state; every new or changed
+        row goes to ``sink`` (:func:`kgbuild.pipeline.year.fold_year`)."""
+        fold_year(self, year, batches, runner, sink, spill)
 
     def _observe(self, m: Mention, year: int) -> None:
         cid = m.concept_id or ""
@@ -168,19 +123,20 @@ class KGState:
         """Rebuild the state of a published snapshot from its tables."""
         st = cls()
         with catalog.connect(wh.catalog_path, read_only=True) as con:
-            for pmid, src, year, title, abstract in con.execute(
-                "SELECT pmid, source, year, title, abstract FROM documents_at(?)", [snapshot_id]
-            ).fetchall():
-                st.seen[pmid] = (src, year, text_digest(title, abstract))
-            for cid, text, kind, year in con.execute(
-                "SELECT m.concept_id, m.text, m.hetionet_type, d.year FROM mentions_at(?) m "
-                "JOIN documents_at(?) d USING (pmid) WHERE m.concept_id IS NOT NULL "
-                "AND m.hetionet_type IS NOT NULL",
+            # One row per (concept, form, kind), in order of first mention: the state is the KG's
+            # size, not the corpus's (issue 17), and observes forms in the order a build did.
+            for cid, text, kind, n, year in con.execute(
+                "SELECT concept_id, text, hetionet_type, count(*), min(year) FROM ("
+                "  SELECT m.concept_id, m.text, m.hetionet_type, d.year, m.seq FROM ("
+                "    SELECT *, row_number() OVER () AS seq FROM mentions_at(?)"
+                "    WHERE concept_id IS NOT NULL AND hetionet_type IS NOT NULL) m"
+                "  JOIN documents_at(?) d USING (pmid)"
+                ") GROUP BY concept_id, text, hetionet_type ORDER BY min(seq)",
                 [snapshot_id, snapshot_id],
             ).fetchall():
-                st.forms[cid][text] += 1
-                st.kinds[cid][kind] += 1
-                st.resolver.observe_form(text, cid, kind)
+                st.forms[cid][text] += n
+                st.kinds[cid][kind] += n
+                st.resolver.observe_form(text, cid, kind, n)
                 st.first_year[cid] = min(year, st.first_year.get(cid, year))
             for tid, head, rel, tail in con.execute(
                 "SELECT triple_id, head_id, relation, tail_id FROM triples_at(?)", [snapshot_id]

@@ -19,7 +19,7 @@ from pathlib import Path
 from kgbuild.errors import InputError, IntegrityError
 from kgbuild.records import DocStatus, Document, Mention, Problem, SourceRelation
 from kgbuild.sources.bioc import read_bioc
-from kgbuild.sources.pubtator_files import count_records, read_pubtator
+from kgbuild.sources.pubtator_files import count_records_in, read_pubtator
 from kgbuild.sources.record import MAX_DOCUMENT_CHARS, SourceRecord
 
 _YEAR_IN_NAME = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
@@ -34,7 +34,11 @@ class SourceFile:
     year: int | None
 
     def digest(self) -> str:
-        return hashlib.blake2b(self.path.read_bytes(), digest_size=16).hexdigest()
+        digest = hashlib.blake2b(digest_size=16)
+        with open(self.path, "rb") as fh:  # in blocks: a large year file is never held whole
+            while block := fh.read(1 << 20):
+                digest.update(block)
+        return digest.hexdigest()
 
 
 @dataclass(slots=True)
@@ -85,7 +89,7 @@ def read_file(sf: SourceFile, root: Path) -> Iterator[SourceRecord]:
     if sf.fmt == "bioc":  # one record per document entry, by construction
         yield from read_bioc(sf.path, year=sf.year, label=label)
         return
-    expected, n = count_records(sf.path.read_bytes()), 0
+    expected, n = count_records_in(sf.path), 0
     for rec in read_pubtator(sf.path, year=sf.year, label=label):
         n += rec.record_no > 0
         yield rec

@@ -49,6 +49,45 @@ def normalize_bytes(data: bytes) -> tuple[bytes, list[str]]:
     return data, notes
 
 
+def _scan(path: Path) -> tuple[bool, list[str]]:
+    """Whether the file can be read line by line as it is (not UTF-16, not CR-only: what
+    :func:`normalize_bytes` would rewrite as a whole), and the notes it would make; one pass
+    over the file, a line at a time (issue 17: a year file of a large corpus is never held)."""
+    with open(path, "rb") as fh:
+        if fh.read(2) in (b"\xff\xfe", b"\xfe\xff"):
+            return False, []
+        fh.seek(0)
+        boms, lf, cr = 0, False, False
+        for line in fh:
+            lf = lf or line.endswith(b"\n")
+            cr = cr or b"\r" in line
+            boms += line.startswith(_BOM)
+    if not lf and cr:
+        return False, []
+    return True, [f"{boms} byte-order mark(s) removed from line starts"] if boms else []
+
+
+def _stream_lines(path: Path) -> Iterator[bytes]:
+    """The file's lines as ``data.split(b"\n")`` of the normalized bytes gives them (BOMs at
+    line starts removed), read one at a time."""
+    with open(path, "rb") as fh:
+        last = b""
+        for line in fh:
+            last = line
+            yield line.removesuffix(b"\n").removeprefix(_BOM)
+        if not last or last.endswith(b"\n"):
+            yield b""  # split() gives an empty last element after a final newline
+
+
+def count_records_in(path: Path) -> int:
+    """:func:`count_records` of a file, reading it a line at a time where it can."""
+    stream, _ = _scan(path)
+    if not stream:
+        return count_records(path.read_bytes())
+    with open(path, "rb") as fh:
+        return sum(bool(_TITLE_LINE.match(line)) for line in fh)
+
+
 def count_records(data: bytes) -> int:
     """Title lines in the raw ``data`` (LF or CRLF lines, or CR lines in a file without LF; a
     BOM or not): every one starts a record, so a reader yielding fewer records lost some."""
@@ -72,7 +111,12 @@ def read_pubtator(
 ) -> Iterator[SourceRecord]:
     """Records of one PubTator text file, in file order, each with its problems."""
     source_file = label or path.name
-    data, notes = normalize_bytes(path.read_bytes())
+    stream, notes = _scan(path)
+    if stream:
+        lines: Iterator[bytes] = _stream_lines(path)
+    else:
+        data, notes = normalize_bytes(path.read_bytes())
+        lines = iter(data.split(b"\n"))
     rec: SourceRecord | None = None
     record_no = 0
     # lines that belong to no record still belong to the file's year (the same slice however
@@ -83,7 +127,7 @@ def read_pubtator(
         if rec is not None:
             yield finish(rec)
 
-    for line_no, raw in enumerate(data.split(b"\n"), start=1):
+    for line_no, raw in enumerate(lines, start=1):
         raw = raw.rstrip(b"\r")
         line, ok = decode_line(raw)
         if not line.strip():

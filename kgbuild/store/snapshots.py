@@ -30,6 +30,9 @@ from kgbuild.store.parts import adhash, hex256, part_path, row_hashes, write_par
 
 #: Tables whose rows can change between snapshots (an entity gains aliases); others only grow.
 KEYED_TABLES = frozenset({"entities"})
+#: Staged rows of an append-only table are written out as a part once they take this much
+#: Arrow memory (:meth:`SnapshotWriter.spill`): a year's evidence never waits in memory whole.
+PART_BYTES = 4 * 2**20
 
 
 @dataclass(slots=True)
@@ -67,6 +70,8 @@ class _TableState:
     adds: list[pa.Table] = field(default_factory=list)
     add_hashes: list[str] = field(default_factory=list)
     dels: list[str] = field(default_factory=list)
+    #: Add parts already written for the snapshot being staged (:meth:`SnapshotWriter.spill`).
+    written: list[str] = field(default_factory=list)
 
 
 class Warehouse:
@@ -314,6 +319,24 @@ class SnapshotWriter:
         st.add_hashes.extend(hashes)
         st.acc, st.rows = adhash(hashes, st.acc), st.rows + len(hashes)
 
+    def spill(self, min_bytes: int | None = None) -> None:
+        """Write the staged rows of every append-only table holding ``min_bytes`` or more as a
+        part now, so memory holds at most one part's worth per table (issue 17). A snapshot's
+        content hash is a sum over rows (:mod:`kgbuild.store.parts`): how its rows are cut
+        into parts does not change it."""
+        min_bytes = PART_BYTES if min_bytes is None else min_bytes
+        for t, st in self.tables.items():
+            if t in KEYED_TABLES or not st.add_hashes:
+                continue
+            if sum(a.nbytes for a in st.adds) >= min_bytes:
+                self._write_adds(t, st)
+
+    def _write_adds(self, table: str, st: _TableState) -> None:
+        st.written.append(
+            write_part(self.wh.root, table, "add", pa.concat_tables(st.adds), st.add_hashes)
+        )
+        st.adds, st.add_hashes = [], []
+
     def content_hash(self) -> str:
         return stable_id(
             *(f"{t}:{hex256(self.tables[t].acc)}:{self.tables[t].rows}" for t in catalog.TABLES),
@@ -339,8 +362,8 @@ class SnapshotWriter:
         for t in catalog.TABLES:
             st = self.tables[t]
             if st.add_hashes:
-                pid = write_part(self.wh.root, t, "add", pa.concat_tables(st.adds), st.add_hashes)
-                new_parts.append((t, pid, "add"))
+                self._write_adds(t, st)
+            new_parts.extend((t, pid, "add") for pid in st.written)
             if st.dels:
                 new_parts.append((t, write_part(self.wh.root, t, "del", None, st.dels), "del"))
         parts = self.parts + [
@@ -385,6 +408,6 @@ class SnapshotWriter:
         if manifest["inputs"] != inputs:  # reproduced by other code or config: remember it
             self.wh.record_fingerprint(sid, inputs, code_version)
         for st in self.tables.values():
-            st.adds, st.add_hashes, st.dels = [], [], []
+            st.adds, st.add_hashes, st.dels, st.written = [], [], [], []
         self.parts, self.parent_id, self.depth = manifest["parts"], sid, manifest["depth"] + 1
         return SnapshotInfo.from_manifest(manifest, created)
