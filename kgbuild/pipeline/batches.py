@@ -13,18 +13,19 @@ files without a year in their name) keep their whole-slice path, dedupe included
 
 from __future__ import annotations
 
-import pickle
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import fields
 from itertools import chain, islice
-from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+from pyarrow import ipc
+
 from kgbuild.errors import InputError
 from kgbuild.pipeline.seen import Prefetched, SeenIndex
-from kgbuild.records import Document, Mention
+from kgbuild.records import RECORD_TYPES, TABLES, Document, Mention, schema_for, to_arrow
 from kgbuild.sources.corpus import Corpus, KeptKinds, LocalCorpus
 from kgbuild.sources.local import YearSlice, make_slice, read_file
 
@@ -97,37 +98,52 @@ def doc_batches(
 
 
 class Spill:
-    """Numbered files of record lists in the build's scratch folder of the warehouse: a year's
-    claims wait there, not in memory, until the year's free nodes are resolved. Records are
-    stored as plain tuples of their fields (pickling slotted dataclasses one by one is several
-    times slower). Written and read by this build only, while it holds the build lock."""
+    """Numbered Arrow IPC files of record lists in the build's scratch folder of the warehouse:
+    a year's claims wait there, not in memory, until the year's free nodes are resolved.
+
+    Each list is written with its record's own schema (:func:`kgbuild.records.to_arrow`) and
+    read back column by column — data, never code: unlike a pickle, a file swapped into the
+    scratch folder (a shared file system, a hostile user) can at worst fail the schema check."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
 
     def put(self, kind: str, n: int, *lists: list[Any]) -> None:
-        tmp = self.root / f".{kind}-{n:06d}.tmp"
-        with open(tmp, "wb") as fh:
-            pickle.dump([_pack(x) for x in lists], fh, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(self.root / f"{kind}-{n:06d}.pkl")
+        for j, records in enumerate(lists):
+            table = _TABLE_OF.get(type(records[0])) if records else None
+            data = to_arrow(table, records) if table else pa.table({})
+            tmp = self.root / f".{kind}-{n:06d}-{j}.tmp"
+            with pa.OSFile(str(tmp), "wb") as sink, ipc.new_file(sink, data.schema) as writer:
+                writer.write_table(data)
+            tmp.replace(self.root / f"{kind}-{n:06d}-{j}.arrow")
 
     def take(self, kind: str, n: int) -> list[list[Any]]:
-        """The lists put under (kind, n), in order; the file is removed."""
-        path = self.root / f"{kind}-{n:06d}.pkl"
-        with open(path, "rb") as fh:
-            packed = pickle.load(fh)  # our own file, written by this build under its lock
-        path.unlink()
-        return [_unpack(cls, rows) for cls, rows in packed]
+        """The lists put under (kind, n), in order; the files are removed."""
+        out = []
+        for path in sorted(self.root.glob(f"{kind}-{n:06d}-*.arrow"), key=_list_no):
+            with pa.memory_map(str(path)) as source:
+                data = ipc.open_file(source).read_all()
+            path.unlink()
+            out.append(_records(data))
+        return out
 
 
-def _pack(records: list[Any]) -> tuple[type | None, list[tuple[Any, ...]]]:
-    if not records:
-        return None, []
-    cls = type(records[0])
-    get = attrgetter(*(f.name for f in fields(cls)))
-    return cls, [get(r) for r in records]
+def _list_no(path: Path) -> int:
+    return int(path.stem.rsplit("-", 1)[1])
 
 
-def _unpack(cls: type | None, rows: list[tuple[Any, ...]]) -> list[Any]:
-    return [cls(*row) for row in rows] if cls is not None else []
+#: Record class → its table name (the spill's schema is the warehouse's own).
+_TABLE_OF = {spec.cls: name for name, spec in TABLES.items()}
+
+
+def _records(data: pa.Table) -> list[Any]:
+    """Records back from a spilled table, checked against the schema their record declares."""
+    table = (data.schema.metadata or {}).get(b"kgbuild.record", b"").decode()
+    if not table:
+        return []
+    if table not in RECORD_TYPES or not data.schema.equals(schema_for(table)):
+        raise InputError("a spill file does not hold the records it was written with")
+    cls = RECORD_TYPES[table]
+    columns = [data.column(f.name).to_pylist() for f in fields(cls)]
+    return [cls(*row) for row in zip(*columns, strict=True)]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from kgbuild.pipeline import batches
 from kgbuild.pipeline.build import SCRATCH, ExtractionOptions, build_kg
 from kgbuild.pipeline.seen import Prefetched, SeenIndex
@@ -78,3 +80,32 @@ def test_seen_index_seeds_from_a_snapshot_and_collects_a_batch(corpus, tmp_path)
         assert pmid in view and "nope" not in view
     finally:
         index.close()
+
+
+def test_spill_round_trips_records_as_data_and_refuses_a_swapped_file(tmp_path):
+    import pyarrow as pa
+    from pyarrow import ipc
+
+    from kgbuild.errors import InputError
+    from kgbuild.pipeline.batches import Spill
+    from kgbuild.records import Evidence, Triple
+
+    triples = [
+        Triple("t1", "MESH:D1", "treats", "MESH:D2", "treats", "generative", "CtD"),
+        Triple("t2", "free:x", "related_to", "NCBIGene:1", "binds?", "generative"),
+    ]
+    evidence = [Evidence("e1", "t1", "9", 2020, "S é.", 0, 4, 0, 1, 2, 3, "generative",
+                         "generative", relation_raw="treats", claim_reversed=True)]  # fmt: skip
+    spill = Spill(tmp_path / "spill")
+    spill.put("claims", 0, triples, evidence)
+    spill.put("claims", 1, [], [])
+    assert spill.take("claims", 0) == [triples, evidence]
+    assert spill.take("claims", 1) == [[], []]
+    assert list((tmp_path / "spill").iterdir()) == []  # taken files are removed
+
+    spill.put("claims", 2, triples, evidence)
+    swapped = pa.table({"x": [1]}).replace_schema_metadata({"kgbuild.record": "triples"})
+    with ipc.new_file(str(tmp_path / "spill" / "claims-000002-0.arrow"), swapped.schema) as w:
+        w.write_table(swapped)
+    with pytest.raises(InputError, match="spill file"):
+        spill.take("claims", 2)
