@@ -14,9 +14,8 @@ process, builds are `kgbuild build` processes (the user's path), killed with SIG
    timeout, malformed JSON, truncated answers).
 4. Readers in a thread, throughout 2–3: every snapshot they see registered must read whole
    (``triples_at``/``evidence_at`` counts equal the registry's).
-5. The hostile-input corpus of ``tests/support/bad_inputs.py``: every record of every file ends
-with a
-   status, and no traceback anywhere.
+5. The hostile-input corpus of ``tests/support/bad_inputs.py``: every record of every file
+   ends with a status, and no traceback anywhere.
 
 ``repeated_llm_calls``: answers delivered (HTTP 200, complete) for a request that had already
 been delivered before. Answers are cached as they arrive, so these can only be requests in

@@ -2,10 +2,9 @@
 the real ``kgx`` validator, and LadybugDB (an embedded Cypher database) loading the Neo4j CSVs.
 
 The snapshot is synthetic (tests/support/synthetic_kg.py) and published through the real
-writer, with
-quotes, commas, pipes, tabs, newlines and non-ASCII letters in names and sentences; a second
-one is built by the pipeline from the fixture corpus (co-occurrence) and one with the replayed
-LLM (generative, with an unlinked node)."""
+writer, with quotes, commas, pipes, tabs, newlines and non-ASCII letters in names and
+sentences; a second one is built by the pipeline from the fixture corpus (co-occurrence) and one
+with the replayed LLM (generative, with an unlinked node)."""
 
 import csv
 import json

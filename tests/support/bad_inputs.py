@@ -1,9 +1,9 @@
 """A corpus of hostile inputs, one file per class of trouble (issue 11), written on demand.
 
 Used by ``tests/sources/test_bad_inputs.py`` and ``bench/reliability_drill.py``. Each entry
-says how many
-records its file holds (``records``), so "every record ends with a status" is checkable, and
-what must be true of them. Large inputs (a 2 MB abstract) are generated, never committed.
+says how many records its file holds (``records``), so "every record ends with a status" is
+checkable, and what must be true of them. Large inputs (a 2 MB abstract) are generated, never
+committed.
 """
 
 from __future__ import annotations

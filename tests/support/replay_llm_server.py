@@ -21,8 +21,7 @@ A prompt with no recorded document gets an empty answer: ``{"triples": []}``, ``
 ``{"reasoning": "", "answer": "", "predicate": ""}``, or ``""`` without a response_format.
 
 Run ``python -m tests.support.replay_llm_server --recordings DIR`` to serve until SIGTERM; it
-prints one
-line ``READY http://127.0.0.1:PORT/v1`` once listening.
+prints one line ``READY http://127.0.0.1:PORT/v1`` once listening.
 """
 
 from __future__ import annotations

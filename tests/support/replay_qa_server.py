@@ -16,8 +16,7 @@ whitespace-collapsed question text. A request is answered by prompt kind
 
 Faults (429 + Retry-After, 500, slow, malformed, truncated) are injected at a seeded rate by the
 same HTTP layer as ``tests/support/replay_llm_server.py``. ``python -m
-tests.support.replay_qa_server
---recordings FILE...`` prints ``READY <url>`` once listening.
+tests.support.replay_qa_server --recordings FILE...`` prints ``READY <url>`` once listening.
 """
 
 from __future__ import annotations
