@@ -22,39 +22,41 @@ from kgbuild.extract.select import choose_extractor
 from kgbuild.llm.client import LLMSettings
 from kgbuild.pipeline.build import ExtractionOptions
 from kgbuild.pipeline.open import open_corpus
-from kgbuild.settings import EUTILS_URL, MAX_DOCUMENT_CHARS, PUBTATOR_URL, load_settings
+from kgbuild.settings import load_settings
 from kgbuild.sources.corpus import Corpus, KeptKinds
 from kgbuild.sources.local import parse_years
 
 
 @dataclass(frozen=True, slots=True)
 class BuildSpec:
-    """Every public setting of one build, resolved (see :meth:`resolve`)."""
+    """Every public setting of one build, resolved (see :meth:`resolve`). The fields are
+    :class:`~kgbuild.settings.Settings`' public ones and have no defaults of their own: a spec
+    is only made by :meth:`resolve`, so the defaults live in one place, the settings model."""
 
     source: str
     kg: str
     warehouse: str
-    years: str | None = None
-    query: str | None = None
-    annotator: str = "pubtator"
-    scispacy_model: str = "en_ner_bc5cdr_md"
-    keep_kinds: tuple[str, ...] = DEFAULT_KINDS
-    default_year: int | None = None
-    max_doc_chars: int = MAX_DOCUMENT_CHARS
-    extractor: str = "auto"
-    pairwise_mode: str = "batched"
-    chunk_size: int = 80
-    embed_model: str = "default"
-    dask_address: str | None = None
-    llm_model: str = "gpt-4o-mini"
-    llm_base_url: str | None = None
-    llm_concurrency: int = 8
-    llm_timeout: float = 60.0
-    llm_max_tokens: int = 1024
-    llm_temperature: float = 0.0
-    llm_max_retries: int = 5
-    eutils_url: str = EUTILS_URL
-    pubtator_url: str = PUBTATOR_URL
+    years: str | None
+    query: str | None
+    annotator: str
+    scispacy_model: str
+    keep_kinds: tuple[str, ...]
+    default_year: int | None
+    max_doc_chars: int
+    extractor: str
+    pairwise_mode: str
+    chunk_size: int
+    embed_model: str
+    dask_address: str | None
+    llm_model: str
+    llm_base_url: str | None
+    llm_concurrency: int
+    llm_timeout: float
+    llm_max_tokens: int
+    llm_temperature: float
+    llm_max_retries: int
+    eutils_url: str
+    pubtator_url: str
 
     @classmethod
     def resolve(cls, **arguments: Any) -> BuildSpec:
