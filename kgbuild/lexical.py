@@ -149,3 +149,57 @@ def incompatible(name: str, form: str, semantic: bool = False) -> str | None:
     if bool(_DISEASE_SUFFIX.search(ha)) != bool(_DISEASE_SUFFIX.search(hb)):
         return "disease suffix on one name only"
     return None
+
+
+#: Words that describe *what is wrong* rather than *what* ("deficits", "syndrome"): two disease
+#: names that share only these share nothing ("axonal transport deficits", "memory deficits").
+_DISEASE_WORDS = frozenset({
+    "disease", "diseases", "disorder", "disorders", "syndrome", "syndromes", "deficit",
+    "deficits", "dysfunction", "dysfunctions", "impairment", "impairments", "impaired", "loss",
+    "abnormality", "abnormalities", "damage", "injury", "injuries", "induced", "type", "related",
+    "associated", "symptom", "symptoms", "condition", "conditions", "lesion", "lesions",
+    "failure", "defect", "defects", "decline", "change", "changes", "acute", "chronic", "severe",
+    "mild", "state", "states",
+})  # fmt: skip
+
+
+def _content(form: str) -> list[str]:
+    return [
+        _singular(w)
+        for w in form.split()
+        if w not in _STOP and w not in _DISEASE_WORDS and len(w) > 2 and not w.isdigit()
+    ]
+
+
+def _initials(form: str) -> str:
+    return "".join(w[0] for w in form.split() if w not in _STOP)
+
+
+def names_something_else(form: str, known: frozenset[str] | set[str]) -> bool:
+    """Whether a disease surface form shares nothing with any name a reference gives its ID.
+
+    ``form`` and ``known`` are normalized (:func:`kgbuild.names.norm`). Related means: one
+    contains the other (spaces aside: "sch23390"), one is the other's initials ("amd"), a short
+    known form is one of the form's words ("familial ad"), or two content words share a stem
+    (:data:`STEM`) or contain each other ("bioflavonoid"/"flavonoid"). Words that say what is
+    wrong (:data:`_DISEASE_WORDS`) do not count: "memory deficits" is not "birth defects" and
+    "axonal transport deficits" is not Menkes Kinky Hair Syndrome. A form with no content word
+    ("dysfunction") or an abbreviation cannot be judged this way: False.
+    """
+    words = _content(form)
+    if not words or form in known or (len(form.replace(" ", "")) <= 6 and " " not in form):
+        return False
+    flat = form.replace(" ", "")
+    for k in known:
+        k_flat = k.replace(" ", "")
+        if len(k_flat) >= 4 and (k_flat in flat or flat in k_flat):
+            return False
+        if len(k) <= 5 and (k in form.split() or k == _initials(form)):
+            return False
+        if len(flat) >= 2 and _initials(k) == flat:
+            return False
+        for a in words:
+            for b in _content(k):
+                if _same_stem(a, b) or (len(b) >= 5 and b in a) or (len(a) >= 5 and a in b):
+                    return False
+    return True

@@ -18,6 +18,7 @@ mixed-concept IDs the detector finds in the snapshot's mentions (reviewed or not
 from __future__ import annotations
 
 import re
+from ast import literal_eval
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,9 @@ from kgbuild.errors import InputError
 from kgbuild.names import norm
 from kgbuild.schema import hetionet_relation_names, hetionet_relations
 from kgbuild.store.snapshots import Warehouse
+
+#: A ``mislinked_id`` problem's detail: "<start>-<end> '<text>': <ID> removed (<why>)".
+_REMOVED = re.compile(r"^\d+-\d+ ('.*'|\".*\"): (\S+) removed \(")
 
 #: Surface forms of Alzheimer's disease itself (after :func:`norm`): "AD", "Alzheimer's disease",
 #: "Alzheimer disease (AD)", "AD (Alzheimer's Disease)", "Alzheimers disease"… — not the 396 DALK
@@ -121,12 +125,14 @@ def _precision_figures(wh: Warehouse, sid: str) -> dict[str, Any]:
     (relinked,) = wh.query(
         "SELECT count(*) FROM problems_at(?) WHERE kind = ?", [sid, RELINK_KIND]
     )[0]  # fmt: skip
-    ids = {m.group(1) for d in details if (m := re.search(r": (\S+) removed \(", d))}
-    banned = banned_forms()
+    removed = [m for d in details if (m := _REMOVED.match(d))]
+    ids = {m.group(2) for m in removed}
+    # forms that lost an ID: the reviewed table's and every automatic rule's (issue 16)
+    forms = set(banned_forms()) | {norm(literal_eval(m.group(1))) for m in removed}
     freed = wh.query(
         "SELECT count(*) FROM triples_at(?) t, unnest([t.head_id, t.tail_id]) AS u(x) "
         "WHERE list_contains(?, x)",
-        [sid, [f"free:{f}" for f in banned]],
+        [sid, sorted(f"free:{f}" for f in forms)],
     )[0][0]
     rows = wh.query(
         "SELECT concept_id, hetionet_type, text, count(*) FROM mentions_at(?) "

@@ -18,7 +18,22 @@ from a mention — the mention keeps its text, span and kind, loses ``concept_id
    whose spelled-out form is another human gene's official symbol ("GSK3beta" → GSK3B,
    "IL-1beta" → IL1B, "S100beta" → S100B) while the tagger linked the alpha isoform (GSK3A,
    IL1A, S100A1): the mention takes the symbol's gene. In DALK's corpus this moves 285 mentions
-   (GSK3beta alone 108), and every one checked was the tagger's alpha/beta confusion.
+   (GSK3beta alone 108), and every one checked was the tagger's alpha/beta confusion;
+5. **long form** (automatic, *relinks*) — a short form takes the ID of its long form defined in
+   the same abstract ("dementia of the Alzheimer type (DAT)": Alzheimer Disease, not SLC6A3;
+   :mod:`kgbuild.resolve.longforms`);
+6. **family stem** (automatic) — a Gene mention that is not an official symbol but the stem of
+   at least :data:`FAMILY_MIN` official symbols followed by a number ("CYP": CYP1A1, CYP2D6…)
+   names the family; linked to a gene outside that family (CYP → PPIG, whose alias is "CYP";
+   ALS → SOD1) it loses the ID. A family member (Akt → AKT1) is the usual reading and stays;
+7. **class word** (automatic) — a Gene mention made only of protein-class words ("growth
+   factor", "caspases", "cytokine") names a class, not the one gene it was linked to;
+8. **reference mismatch** (automatic) — a multi-letter Disease mention that shares nothing with
+   any name the reference tables give its ID (:func:`kgbuild.lexical.names_something_else`):
+   "axonal transport deficits" linked to Menkes Kinky Hair Syndrome, "vascular disease" to
+   aneurysm, "a dysexecutive-predominant syndrome" to Hodgkin disease. Synonyms that share no
+   word with the curated forms ("senile dementia", "angiitis") lose their ID too: the price is
+   a lower ID share, never a false claim. IDs without a reference name are not judged.
 
 Removing an ID lowers the share of endpoints with an ID by construction; `kgbuild quality`
 counts these removals so that the fall is not mistaken for a regression.
@@ -32,8 +47,10 @@ from dataclasses import replace
 from functools import cache
 
 from kgbuild.errors import ConfigError
+from kgbuild.lexical import names_something_else
 from kgbuild.names import norm
 from kgbuild.records import Mention, Problem
+from kgbuild.resolve.longforms import long_form_links
 from kgbuild.resolve.vocab import Reference, reference
 from kgbuild.schema import data_dir
 from kgbuild.sources.local import YearSlice
@@ -44,6 +61,16 @@ RELINK_KIND = "relinked_id"
 _EPONYM_NAME = re.compile(r"^[A-Z][a-z]{2,}$")
 _EPONYM_NEXT = re.compile(r"^(?:['’]s)?\s+(?:disease|diseases|syndrome|syndromes)\b")
 _FAMILY_PLURAL = re.compile(r"^(?=(?:[^A-Z]*[A-Z]){2})[A-Z][A-Za-z0-9-]*[A-Z0-9]s$")
+#: Official symbols a stem must start (followed by a number) to name a family.
+FAMILY_MIN = 3
+#: Words that name a class of proteins, not one protein.
+CLASS_WORDS = frozenset({
+    "growth", "factor", "factors", "cytokine", "cytokines", "chemokine", "chemokines", "kinase",
+    "kinases", "caspase", "caspases", "protease", "proteases", "enzyme", "enzymes", "receptor",
+    "receptors", "protein", "proteins", "tyrosine", "neurotrophin", "neurotrophins",
+    "phosphatase", "phosphatases", "secretase", "secretases",
+})  # fmt: skip
+_DISEASE_KINDS = frozenset({"Disease", "Symptom"})
 
 
 @cache
@@ -85,6 +112,19 @@ def greek_symbol(text: str) -> str | None:
     return low.upper()
 
 
+def _symbol_key(text: str) -> str:
+    return greek_symbol(text) or re.sub(r"[^A-Za-z0-9]", "", text).upper()
+
+
+def family_stem(text: str, ref: Reference) -> bool:
+    """Whether ``text`` is not a human gene symbol but the stem (before a number) of at least
+    :data:`FAMILY_MIN` of them."""
+    key = _symbol_key(text)
+    if not key or key[-1].isdigit() or ref.is_gene_symbol(key):
+        return False
+    return ref.family_size(key) >= FAMILY_MIN
+
+
 def relink_target(m: Mention, ref: Reference) -> str | None:
     """The human gene whose official symbol the mention spells with a Greek letter, when the
     tagger linked another human gene (rule 4), else None."""
@@ -104,8 +144,21 @@ def why_mislinked(m: Mention, text: str, ref: Reference) -> str | None:
     row = mislinked_table().get((m.concept_id, norm(m.text)))
     if row and row[0] == "unlink":
         return f"reviewed: {row[1]} (data/{MISLINKED_TSV})"
+    if m.hetionet_type in _DISEASE_KINDS:
+        known = ref.known_forms(m.concept_id)
+        if known and names_something_else(norm(m.text), known):
+            return "shares no word with any reference name of the ID"
+        return None
     if m.hetionet_type != "Gene":
         return None
+    symbol = ref.name(m.concept_id)
+    if symbol and family_stem(m.text, ref):
+        key = _symbol_key(m.text)
+        if not (symbol.upper().startswith(key) and symbol[len(key) : len(key) + 1].isdigit()):
+            return f"family stem ({key}…) linked to {symbol}, not a member"
+    words = norm(m.text).split()
+    if words and all(w in CLASS_WORDS for w in words):
+        return "names a class of proteins, not one gene"
     if _EPONYM_NAME.match(m.text) and _EPONYM_NEXT.match(text[m.end : m.end + 16]):
         return "part of an eponymous disease name (e.g. Pick's disease), not a gene"
     if _FAMILY_PLURAL.match(m.text) and not (
@@ -120,9 +173,23 @@ def unlink_slice(ys: YearSlice, ref: Reference | None = None) -> YearSlice:
     ref = ref or reference()
     texts = {d.pmid: d.text for d in ys.documents}
     files = {s.pmid: s.source_file for s in ys.statuses}
+    by_doc: dict[str, list[Mention]] = {}
+    for m in ys.mentions:
+        by_doc.setdefault(m.pmid, []).append(m)
+    longs = {p: long_form_links(ms, texts.get(p, ""), ref) for p, ms in by_doc.items()}
     mentions, problems = [], []
     changed = False
     for m in ys.mentions:
+        long = longs[m.pmid].get((norm(m.text), m.concept_id or ""))
+        if long is not None:
+            changed = True
+            kinds = {"source_type": long.source_type, "hetionet_type": long.hetionet_type}
+            cid = long.concept_id
+            mentions.append(replace(m, concept_id=cid, concept_ids=[cid], **kinds))
+            detail = (f"{m.start}-{m.end} {m.text!r}: {m.concept_id} relinked to {cid} "
+                      f"(its long form here is {long.text!r})")  # fmt: skip
+            problems.append(Problem(m.pmid, files.get(m.pmid, ""), 0, RELINK_KIND, detail))
+            continue
         target = relink_target(m, ref)
         if target:
             changed = True

@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import re
 import sys
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from functools import cache
@@ -53,6 +54,7 @@ class Reference:
     forms: dict[str, frozenset[str]] = field(default_factory=dict)
     symbols: frozenset[str] = frozenset()
     by_symbol: dict[str, str] = field(default_factory=dict)
+    sorted_symbols: list[str] = field(default_factory=list)
 
     def name(self, cid: str) -> str | None:
         return self.names.get(cid)
@@ -73,6 +75,19 @@ class Reference:
     def is_gene_symbol(self, symbol: str) -> bool:
         """Whether ``symbol`` is an official human gene symbol (any case)."""
         return symbol.upper() in self.symbols
+
+    def family_size(self, stem: str) -> int:
+        """How many official human gene symbols are ``stem`` followed by a digit ("CYP": CYP1A1,
+        CYP2D6, … 57)."""
+        if not self.sorted_symbols:
+            self.sorted_symbols = sorted(self.symbols)
+        stem = stem.upper()
+        i, n = bisect_left(self.sorted_symbols, stem), 0
+        for sym in self.sorted_symbols[i:]:
+            if not sym.startswith(stem):
+                break
+            n += sym[len(stem) : len(stem) + 1].isdigit()
+        return n
 
 
 @cache

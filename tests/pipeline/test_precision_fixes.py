@@ -6,6 +6,7 @@ import json
 
 from kgbuild.llm.client import LLMSettings
 from kgbuild.pipeline.build import ExtractionOptions, build_kg
+from kgbuild.report.quality import snapshot_quality
 from kgbuild.store.snapshots import Warehouse
 from tests.support.scripted_llm_server import ScriptedLLM, serve
 
@@ -38,6 +39,14 @@ DOCS = {
          ("Apolipoprotein A-I KO", "increases", "clearance"),
          ("Donepezil", "interacts with", "AChE"),
          ("Zinc", "released from", "glutamatergic neurons")],
+    ),
+    "504": (
+        "Tau predicts dementia of the Alzheimer type (DAT).",
+        "Vascular disease worsens DAT.",
+        [("Tau", "Gene", "4137"), ("dementia of the Alzheimer", "Disease", "MESH:D000544"),
+         ("DAT", "Gene", "6531"), ("Vascular disease", "Disease", "MESH:D000783"),
+         ("DAT", "Gene", "6531")],
+        [("Tau", "is associated with", "DAT"), ("Vascular disease", "worsens", "DAT")],
     ),
 }  # fmt: skip
 
@@ -104,6 +113,11 @@ def test_stored_triples_render_the_claims_faithfully(tmp_path):
     assert by_raw["increases"][4] != "NCBIGene:335"
     # 4. a negated claim is a rejection with its reason, never an edge
     assert "does not affect" not in by_raw
+    # 5. an abbreviation means its long form in the abstract: DAT is Alzheimer's disease here,
+    #    not the dopamine transporter; "vascular disease" is not Aneurysm (MESH:D000783)
+    assert {by_raw["is associated with"][4], by_raw["is associated with"][6]} == {
+        "NCBIGene:4137", "MESH:D000544"}  # fmt: skip
+    assert by_raw["worsens"][4] == "free:vascular disease"
     (reason,) = wh.query("SELECT reason FROM rejections WHERE relation = 'does not affect'")[0]
     assert reason.startswith("negated claim ('not')")
 
@@ -115,7 +129,20 @@ def test_unlinked_ids_are_accounted_for_and_names_are_preferred(tmp_path):
     assert "'Abeta aggregation': MESH:D001791 removed (reviewed:" in details
     assert "'Pick': NCBIGene:9463 removed (part of an eponymous disease name" in details
     assert "'MMPs': NCBIGene:4322 removed (plural family name" in details
-    assert len(problems) == 4  # two "Pick", one each of the others
+    assert "'Vascular disease': MESH:D000783 removed (shares no word with any reference" in details
+    assert len(problems) == 5  # two "Pick", one each of the others
+    relinked = wh.query("SELECT detail FROM problems WHERE kind = 'relinked_id' ORDER BY 1")
+    assert [d for (d,) in relinked] == [
+        "45-48 'DAT': NCBIGene:6531 relinked to MESH:D000544 (its long form here is "
+        "'dementia of the Alzheimer')",
+        "76-79 'DAT': NCBIGene:6531 relinked to MESH:D000544 (its long form here is "
+        "'dementia of the Alzheimer')",
+    ]
+    (sid,) = wh.query("SELECT snapshot_id FROM snapshots")[0]
+    quality = snapshot_quality(wh, sid)
+    # the endpoints that lost a wrong ID: the reviewed table's and the automatic rules'
+    assert quality["endpoints_freed_by_unlinking"] == 4  # abeta aggregation, pick, mmps, vascular
+    assert quality["mislinked_ids_unlinked"] == 4 and quality["mentions_relinked"] == 2
     # the mention keeps its text and kind, loses only the ID
     assert wh.query(
         "SELECT hetionet_type, concept_id FROM mentions WHERE text = 'Abeta aggregation'"

@@ -1,0 +1,95 @@
+"""An abbreviation means what its long form in the same abstract means.
+
+Why: a tagger normalizes a short form on its own, so "dementia of the Alzheimer type (DAT)" has
+its long form linked to Alzheimer Disease and every "DAT" to the dopamine transporter gene
+(SLC6A3); "beta2-adrenoreceptor (beta2AR)" has ADRB2 for the long form and ADORA2A for the short;
+"diabetes mellitus (DM)" has myotonic dystrophy for "DM". A claim about "DAT" then becomes a
+claim about a transporter (issue 16's audit, seed 1603). The abstract itself says what the short
+form stands for: Schwartz & Hearst (2003) definitions, found by scispaCy's detector
+(:func:`kgbuild.extract.ground.abbreviations`), are the evidence a curator would read.
+
+The rule (automatic, a *relink*): a short form annotated inside parentheses right after its
+long form, where one mention covers that whole long form (or all of it but a trailing "type" /
+"form": taggers stop before them) with another ID, takes the long form's ID and kind — the
+parenthesized mention and every other mention of the same text with the same ID in the abstract.
+Not when either is a species or a cell line (a tagger's species guess is no definition), not
+from a disease to a gene (a long form like "spinocerebellar ataxia type 1" tagged as the gene
+names the disease), and not between a human and a non-human gene (which species the paper means
+is not in the definition). On DALK's corpus this moves 313 mentions in 54 pairs of forms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from kgbuild.extract.ground import abbreviations
+from kgbuild.names import norm
+from kgbuild.records import Mention
+from kgbuild.resolve.vocab import Reference
+
+#: How far before the parenthesis a long form may start (characters).
+LONG_FORM_WINDOW = 120
+#: Words a tagger leaves out at the end of a long form ("dementia of the Alzheimer [type]").
+TRAILING = frozenset({"type", "types", "form", "forms"})
+_NOT_DEFINING = frozenset({"Species", "CellLine"})
+
+
+def _candidates(ms: list[Mention], text: str) -> Iterable[tuple[Mention, list[Mention]]]:
+    """(parenthesized short-form mention, mentions that may be its long form)."""
+    for s in ms:
+        if not s.concept_id or s.source_type in _NOT_DEFINING or s.start < 2:
+            continue
+        if text[s.start - 1 : s.start] != "(" or text[s.end : s.end + 1] != ")":
+            continue
+        paren = s.start - 1
+        longs = [
+            lf
+            for lf in ms
+            if lf.concept_id
+            and lf.concept_id != s.concept_id
+            and lf.source_type not in _NOT_DEFINING
+            and lf.hetionet_type
+            and paren - LONG_FORM_WINDOW <= lf.start
+            and lf.end <= paren
+            and set(norm(text[lf.end : paren]).split()) <= TRAILING
+        ]
+        if longs:
+            yield s, longs
+
+
+def _allowed(short: Mention, long: Mention, ref: Reference) -> bool:
+    if short.hetionet_type == "Disease" and long.hetionet_type == "Gene":
+        return False
+    if short.hetionet_type == "Gene" and long.hetionet_type == "Gene":
+        return (ref.name(short.concept_id or "") is None) == (
+            ref.name(long.concept_id or "") is None
+        )
+    return True
+
+
+def long_form_links(
+    ms: list[Mention],
+    text: str,
+    ref: Reference,
+    definitions: Callable[[str], dict[str, str]] = abbreviations,
+) -> dict[tuple[str, str], Mention]:
+    """(normalized short form, its annotated ID) → the long-form mention whose ID it takes.
+
+    ``definitions`` finds Schwartz & Hearst pairs in ``text`` (normalized short → long form);
+    it runs only for abstracts with a candidate, which keeps ingestion fast (3 s on DALK).
+    """
+    out: dict[tuple[str, str], Mention] = {}
+    found: dict[str, str] | None = None
+    for short, longs in _candidates(ms, text):
+        if found is None:
+            found = definitions(text)
+        key = norm(short.text)
+        long_form = found.get(key)
+        if not long_form:
+            continue
+        paren = short.start - 1
+        whole = [lf for lf in longs if norm(text[lf.start : paren]) == long_form]
+        if len({lf.concept_id for lf in whole}) != 1 or not _allowed(short, whole[0], ref):
+            continue
+        out.setdefault((key, short.concept_id or ""), whole[0])
+    return out

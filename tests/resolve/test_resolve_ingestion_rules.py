@@ -1,0 +1,108 @@
+"""Ingestion rules that check an annotator's ID against the text (issue 16, second audit):
+long forms, family stems, class words and disease forms that share nothing with their ID's names.
+Each case is one the blind audits of the replayed DALK build found stored as a wrong triple."""
+
+from kgbuild.lexical import names_something_else
+from kgbuild.records import Document, Mention
+from kgbuild.resolve.longforms import long_form_links
+from kgbuild.resolve.mislinked import family_stem, unlink_slice, why_mislinked
+from kgbuild.resolve.vocab import reference
+from kgbuild.sources.local import YearSlice
+
+
+def mention(text, word, cid, kind="Gene", pmid="1", after=0):
+    start = text.index(word, after)
+    return Mention(pmid, start, start + len(word), word, kind, kind, cid, [cid])
+
+
+def test_a_disease_form_sharing_nothing_with_its_ids_names_names_something_else():
+    menkes = frozenset({"menkes kinky hair syndrome"})
+    assert names_something_else("axonal transport deficits", menkes)
+    assert names_something_else("vascular disease", frozenset({"aneurysm", "aneurysms"}))
+    # words that say what is wrong are not a shared concept
+    assert names_something_else("memory defects", frozenset({"birth defects"}))
+    # related forms pass: a shared stem, contained words, initials, an abbreviation word
+    assert not names_something_else("muscle disease", frozenset({"muscle pain", "myalgia"}))
+    assert not names_something_else("bioflavonoid", frozenset({"flavonoid"}))
+    assert not names_something_else("sch23390", frozenset({"sch 23390"}))
+    assert not names_something_else("nicotinamide adenine dinucleotide", frozenset({"nad"}))
+    assert not names_something_else("familial ad", frozenset({"ad", "alzheimer disease"}))
+    assert not names_something_else("cognitive deficits", frozenset({"cognition disorders"}))
+    # nothing to judge: no content word, or an abbreviation
+    assert not names_something_else("dysfunction", menkes)
+    assert not names_something_else("dat", menkes)
+
+
+def test_gene_family_stems_and_class_words_lose_an_id_outside_the_family():
+    ref = reference()
+    assert family_stem("CYP", ref) and family_stem("TGF-beta", ref)
+    assert not family_stem("CYP2D6", ref)  # an official symbol
+    assert not family_stem("APP", ref)  # a symbol, though APPL1 etc. exist
+    text = "TGF-beta and Akt, caspases and growth hormone; vascular disease and muscle pain."
+    why = {
+        w: why_mislinked(mention(text, w, cid, kind), text, ref)
+        for w, cid, kind in (
+            ("TGF-beta", "NCBIGene:7039", "Gene"),  # TGFA: the alpha, not a TGFB gene
+            ("Akt", "NCBIGene:207", "Gene"),  # AKT1: a member, the usual reading
+            ("caspases", "NCBIGene:842", "Gene"),
+            ("growth hormone", "NCBIGene:2688", "Gene"),  # GH1: one protein
+            ("vascular disease", "MESH:D000783", "Disease"),  # Aneurysm
+            ("muscle pain", "MESH:D063806", "Disease"),  # Myalgia
+        )
+    }
+    assert why["TGF-beta"] == "family stem (TGFB…) linked to TGFA, not a member"
+    assert why["caspases"] == "names a class of proteins, not one gene"
+    assert why["vascular disease"] == "shares no word with any reference name of the ID"
+    assert why["Akt"] is None and why["growth hormone"] is None and why["muscle pain"] is None
+
+
+DAT_TEXT = (
+    "CSF tau may predict dementia of the Alzheimer type (DAT). Patients with DAT (n = 46) "
+    "and the beta2-adrenoreceptor (beta2AR) agonist; DAT imaging."
+)
+
+
+def dat_mentions():
+    ad, slc6a3 = "MESH:D000544", "NCBIGene:6531"
+    lf = mention(DAT_TEXT, "dementia of the Alzheimer", ad, "Disease", "5")
+    first = mention(DAT_TEXT, "DAT", slc6a3, pmid="5")
+    second = mention(DAT_TEXT, "DAT", slc6a3, pmid="5", after=first.end)
+    b2 = mention(DAT_TEXT, "beta2-adrenoreceptor", "NCBIGene:154", pmid="5")
+    b2ar = mention(DAT_TEXT, "beta2AR", "NCBIGene:135", pmid="5")
+    other = mention(DAT_TEXT, "DAT", "NCBIGene:13162", pmid="5", after=second.end)  # mouse
+    return [lf, first, second, b2, b2ar, other]
+
+
+def test_a_short_form_takes_the_id_of_its_long_form_in_the_same_abstract():
+    ms = dat_mentions()
+    links = long_form_links(ms, DAT_TEXT, reference())
+    assert {k: v.concept_id for k, v in links.items()} == {
+        ("dat", "NCBIGene:6531"): "MESH:D000544",
+        ("beta2ar", "NCBIGene:135"): "NCBIGene:154",
+    }
+    ys = YearSlice(2011, [], [Document("5", 2011, DAT_TEXT, "")], ms)
+    out = unlink_slice(ys)
+    got = [(m.text, m.hetionet_type, m.concept_id) for m in out.mentions]
+    assert got == [
+        ("dementia of the Alzheimer", "Disease", "MESH:D000544"),
+        ("DAT", "Disease", "MESH:D000544"),  # both DAT mentions with the tagger's gene ID
+        ("DAT", "Disease", "MESH:D000544"),
+        ("beta2-adrenoreceptor", "Gene", "NCBIGene:154"),
+        ("beta2AR", "Gene", "NCBIGene:154"),
+        ("DAT", "Gene", "NCBIGene:13162"),  # another ID: not what the definition was about
+    ]
+    assert [p.kind for p in out.problems] == ["relinked_id"] * 3
+    assert "its long form here is 'dementia of the Alzheimer'" in out.problems[0].detail
+
+
+def test_no_definition_no_relink_and_a_disease_never_becomes_a_gene():
+    ms = dat_mentions()
+    assert long_form_links(ms, DAT_TEXT, reference(), definitions=lambda _t: {}) == {}
+    text = "spinocerebellar ataxia type 1 (SCA1) mice"
+    lf = mention(text, "spinocerebellar ataxia type 1", "NCBIGene:20238")
+    sca1 = mention(text, "SCA1", "MESH:D020754", "Disease")
+    assert long_form_links([lf, sca1], text, reference()) == {}
+    # a species is no definition
+    text = "human IAPP (hIAPP)"
+    hs = mention(text, "human", "NCBITaxon:9606", "Species")
+    assert long_form_links([hs, mention(text, "hIAPP", "NCBIGene:3375")], text, reference()) == {}
