@@ -159,7 +159,8 @@ _DISEASE_WORDS = frozenset({
     "abnormality", "abnormalities", "damage", "injury", "injuries", "induced", "type", "related",
     "associated", "symptom", "symptoms", "condition", "conditions", "lesion", "lesions",
     "failure", "defect", "defects", "decline", "change", "changes", "acute", "chronic", "severe",
-    "mild", "state", "states",
+    "mild", "state", "states", "dysfunctional", "abnormal", "problem", "problems", "degeneration",
+    "degenerations",
 })  # fmt: skip
 
 
@@ -175,7 +176,24 @@ def _initials(form: str) -> str:
     return "".join(w[0] for w in form.split() if w not in _STOP)
 
 
-def names_something_else(form: str, known: frozenset[str] | set[str]) -> bool:
+def only_says_something_is_wrong(form: str) -> bool:
+    """Whether a normalized disease form has no word but words for *something wrong*
+    ("dysfunction", "deficits", "disease"): it names no particular disorder."""
+    words = [w for w in form.split() if w not in _STOP]
+    return bool(words) and all(w in _DISEASE_WORDS for w in words)
+
+
+def _stem_match(a: str, b: str) -> bool:
+    """Two content words of one concept: a shared stem or one inside the other — unless only one
+    has a disease suffix ("neurites" is no "neuritis", "amyloid" no "amyloidosis")."""
+    if bool(_DISEASE_SUFFIX.search(a)) != bool(_DISEASE_SUFFIX.search(b)):
+        return False
+    return _same_stem(a, b) or (len(b) >= 5 and b in a) or (len(a) >= 5 and a in b)
+
+
+def names_something_else(
+    form: str, known: frozenset[str] | set[str], abbreviation: bool | None = None
+) -> bool:
     """Whether a disease surface form shares nothing with any name a reference gives its ID.
 
     ``form`` and ``known`` are normalized (:func:`kgbuild.names.norm`). Related means: one
@@ -184,10 +202,14 @@ def names_something_else(form: str, known: frozenset[str] | set[str]) -> bool:
     (:data:`STEM`) or contain each other ("bioflavonoid"/"flavonoid"). Words that say what is
     wrong (:data:`_DISEASE_WORDS`) do not count: "memory deficits" is not "birth defects" and
     "axonal transport deficits" is not Menkes Kinky Hair Syndrome. A form with no content word
-    ("dysfunction") or an abbreviation cannot be judged this way: False.
+    ("dysfunction") or an abbreviation cannot be judged this way: False. ``abbreviation`` says
+    whether the form was written as one (the caller has the case: "fits" is a word, "AD" is
+    not); by default a single word of up to 6 characters is taken for one.
     """
     words = _content(form)
-    if not words or form in known or (len(form.replace(" ", "")) <= 6 and " " not in form):
+    if abbreviation is None:
+        abbreviation = len(form.replace(" ", "")) <= 6 and " " not in form
+    if not words or form in known or abbreviation:
         return False
     flat = form.replace(" ", "")
     for k in known:
@@ -198,8 +220,6 @@ def names_something_else(form: str, known: frozenset[str] | set[str]) -> bool:
             return False
         if len(flat) >= 2 and _initials(k) == flat:
             return False
-        for a in words:
-            for b in _content(k):
-                if _same_stem(a, b) or (len(b) >= 5 and b in a) or (len(a) >= 5 and a in b):
-                    return False
+        if any(_stem_match(a, b) for a in words for b in _content(k)):
+            return False
     return True

@@ -49,7 +49,10 @@ def variants(name: str) -> tuple[str, ...]:
         out.append(listed.group(1))
     m = _PAREN.match(name)
     if m:
-        out += [f"{m.group(1)} {m.group(3)}".strip(), m.group(2)]
+        out.append(f"{m.group(1)} {m.group(3)}".strip())
+        opens = m.start(2) - 1  # the "(": an apposition opens a word ("AD (Alzheimer's
+        if opens == 0 or name[opens - 1].isspace():  # disease)"); a formula's parentheses
+            out.append(m.group(2))  # are no second name ("Ru(bpy)3": not bipyridine)
     forms = []
     for v in out:
         n = norm(v)

@@ -81,6 +81,10 @@ class DocClaims:
         if not head or not tail:
             self.reject(head, relation, tail, "empty head or tail")
             return
+        if tail[:3].lower() == "by " and not relation.lower().rstrip().endswith(" by"):
+            # "caspase-1 | secreted | by RPE cells" is the passive "secreted by": the agent is
+            # the tail only in name (issue 16 audit, seed 1607)
+            relation, tail = f"{relation.rstrip()} by", tail[3:].strip()
         h, t = self.grounder.ground(head), self.grounder.ground(tail)
         for g, name, which in ((h, head, "head"), (t, tail, "tail")):
             if g.grounded:

@@ -8,7 +8,10 @@ of the same concept in the document) → abbreviation (Schwartz & Hearst 2003 pa
 abstract by scispaCy's AbbreviationDetector) → rapidfuzz string similarity, unless the two differ by
 a number or a word that changes the concept (:mod:`kgbuild.lexical`). A name that matches no
 mention becomes a free-text node (``free:<normalized name>``), flagged as ungrounded, so resolution
-(entity resolution issue) can still link it.
+(entity resolution issue) can still link it — except a short form this abstract defines whose long
+form is not annotated: it becomes the long form's free node, because the definition, not a
+corpus-wide alias, says what it is ("Multidomain Alzheimer Preventive Trial (MAPT)" is no gene;
+"retinal pigment epithelium (RPE)" no epimerase: issue 16's audits).
 
 The hallucination guard keeps a claim only when both endpoints occur in the title/abstract: a
 grounded endpoint occurs by construction; a free one must occur as words of the text.
@@ -120,6 +123,10 @@ class DocumentGrounder:
                 other = self._abbrevs.get(v) or long_to_short.get(v)
                 if other in self.forms:
                     return self._hit(self.forms[other], "abbreviation")
+            for v in forms:  # defined here, its long form not annotated: the abstract says
+                long_form = self._abbrevs.get(v)  # what it is, so no corpus-wide alias may
+                if long_form:  # ("MAPT" defined as a trial is not the gene MAPT)
+                    return Grounding(f"free:{long_form}", None, "free", tuple(self._find(name)))
         if len(n) >= FUZZY_MIN_LEN and self._form_list:
             from kgbuild.lexical import incompatible
 

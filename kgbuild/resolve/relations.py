@@ -33,7 +33,8 @@ Up/down/regulates are causal and must fit in the stated direction (Gene "upregul
 not Hetionet's Disease-upregulates-Gene); other relations are put in metaedge order later
 (``kgbuild.triples.orient``, which never swaps a causal claim into its metaedge).
 Between Disease and Gene (the pair with ``associates``) the open predicates of ``_PROMOTABLE``
-become ``associates``: a gene is neither "located in" a disease node nor its symptom.
+become ``associates``: a gene is neither "located in" a disease node nor its symptom. ``isa``
+between two kinds ("AD isa APP" from a garbled "ABETA_TYPE") is only ``related_to``.
 """
 
 from __future__ import annotations
@@ -210,7 +211,8 @@ def _lookup(key: str) -> tuple[str, bool, str]:
         relation, reverse, method = _lookup(" ".join(words[:-1]))
         if method != "open":
             return relation, not reverse, method
-    if len(words) > 1 and words[-1] == "from":  # "isolated from Y": Y is the source
+    if len(words) > 1 and words[-1] in ("from", "via", "through"):  # "isolated from Y", "is
+        # produced via Y": Y is the source (issue 16 audit, seed 1608)
         relation, reverse, method = _lookup(" ".join(words[:-1]))
         if method != "open" and relation == "produces":
             return relation, not reverse, method
@@ -256,6 +258,9 @@ def canonical_relation(
         subject = tail_kind if reverse else head_kind
         if subject == "Disease":
             reverse = not reverse
+    if relation == "isa" and head_kind and tail_kind and head_kind != tail_kind:
+        # a disease is no protein: "X is a Y" needs one kind (issue 16 audit, seed 1606)
+        relation, method = "related_to", "kind"
     allowed = None
     options = relations_for(head_kind, tail_kind) if head_kind and tail_kind else []
     if options and relation in hetionet:

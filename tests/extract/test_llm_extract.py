@@ -12,6 +12,7 @@ from kgbuild.extract.parse import parse_choice, parse_choices, parse_triples
 from kgbuild.llm.client import LLMSettings
 from kgbuild.names import norm, variants
 from kgbuild.pipeline.build import ExtractionOptions, build_kg, estimate_build
+from kgbuild.records import Document
 from kgbuild.sources.pubtator_files import read_pubtator
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import FIXTURES
@@ -91,6 +92,23 @@ def test_grounding_order_exact_alias_abbreviation_fuzzy_free():
     assert g.occurs("cognitive decline") and not g.occurs("Parkinson's disease")
     assert norm("Amyloid-β") == norm("amyloid beta") == "amyloid beta"
     assert "alzheimer disease" in variants("AD (Alzheimer's disease)")
+    # a formula's parentheses are no second name (issue 16 audit, seed 1606: "Ru(bpy)3 MOFs"
+    # was grounded to 2,2'-bipyridine); the name outside them still is one ("Abeta(1-42)")
+    assert "bpy" not in variants("3D Ru(bpy)32+/zinc oxalate MOFs")
+    assert "abeta" in variants("Abeta(1-42)") and "1 42" not in variants("Abeta(1-42)")
+
+
+def test_a_short_form_defined_here_is_its_long_form_not_a_corpus_alias():
+    """Issue 16 audits: "MAPT" defined as a trial and "RPE" as a tissue were resolved, as free
+    names, to the genes MAPT and RPE through their corpus-wide aliases."""
+    text = ("Participants of the Multidomain Alzheimer Preventive Trial (MAPT) took omega-3. "
+            "MAPT found no effect on the retinal pigment epithelium (RPE).")  # fmt: skip
+    g = DocumentGrounder(Document("9", 2017, text, ""), [])
+    got = g.ground("MAPT")
+    assert (got.node_id, got.method) == ("free:multidomain alzheimer preventive trial", "free")
+    assert [text[a:b] for a, b in got.spans] == ["MAPT", "MAPT"]  # where the text says it
+    assert g.ground("RPE").node_id == "free:retinal pigment epithelium"
+    assert g.ground("omega-3").node_id == "free:omega 3"  # nothing defined: its own name
 
 
 # ---- pair-wise candidates ----

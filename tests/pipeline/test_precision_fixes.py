@@ -42,11 +42,12 @@ DOCS = {
     ),
     "504": (
         "Tau predicts dementia of the Alzheimer type (DAT).",
-        "Vascular disease worsens DAT.",
+        "Vascular disease worsens DAT. Microglia secrete IL-6.",
         [("Tau", "Gene", "4137"), ("dementia of the Alzheimer", "Disease", "MESH:D000544"),
          ("DAT", "Gene", "6531"), ("Vascular disease", "Disease", "MESH:D000783"),
-         ("DAT", "Gene", "6531")],
-        [("Tau", "is associated with", "DAT"), ("Vascular disease", "worsens", "DAT")],
+         ("DAT", "Gene", "6531"), ("IL-6", "Gene", "3569")],
+        [("Tau", "is associated with", "DAT"), ("Vascular disease", "worsens", "DAT"),
+         ("IL-6", "secreted", "by microglia")],
     ),
 }  # fmt: skip
 
@@ -118,6 +119,8 @@ def test_stored_triples_render_the_claims_faithfully(tmp_path):
     assert {by_raw["is associated with"][4], by_raw["is associated with"][6]} == {
         "NCBIGene:4137", "MESH:D000544"}  # fmt: skip
     assert by_raw["worsens"][4] == "free:vascular disease"
+    # 6. an agent written into the tail ("secreted | by microglia") is a passive: reversed
+    assert by_raw["secreted by"][4:8] == ("free:microglia", "produces", "NCBIGene:3569", True)
     (reason,) = wh.query("SELECT reason FROM rejections WHERE relation = 'does not affect'")[0]
     assert reason.startswith("negated claim ('not')")
 

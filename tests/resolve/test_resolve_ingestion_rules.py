@@ -2,10 +2,11 @@
 long forms, family stems, class words and disease forms that share nothing with their ID's names.
 Each case is one the blind audits of the replayed DALK build found stored as a wrong triple."""
 
-from kgbuild.lexical import names_something_else
+from kgbuild.lexical import names_something_else, only_says_something_is_wrong
 from kgbuild.records import Document, Mention
+from kgbuild.resolve import mislinked
 from kgbuild.resolve.longforms import long_form_links
-from kgbuild.resolve.mislinked import family_stem, unlink_slice, why_mislinked
+from kgbuild.resolve.mislinked import family_stem, mislinked_table, unlink_slice, why_mislinked
 from kgbuild.resolve.vocab import reference
 from kgbuild.sources.local import YearSlice
 
@@ -106,3 +107,84 @@ def test_no_definition_no_relink_and_a_disease_never_becomes_a_gene():
     text = "human IAPP (hIAPP)"
     hs = mention(text, "human", "NCBITaxon:9606", "Species")
     assert long_form_links([hs, mention(text, "hIAPP", "NCBIGene:3375")], text, reference()) == {}
+
+
+def test_a_normal_function_is_not_its_disorder_and_a_reviewed_keep_wins(monkeypatch):
+    ref = reference()
+    text = "glucose metabolism, cognitive function, impaired glucose metabolism, episodic memory"
+
+    def why(word, cid):
+        return why_mislinked(mention(text, word, cid, "Disease"), text, ref)
+
+    # PubTator links the process to the disorder of it (MESH:D044882 Glucose Metabolism Disorders)
+    assert why("glucose metabolism", "MESH:D044882") == (
+        "names a normal function, not a disorder of it"
+    )
+    assert why("cognitive function", "MESH:D003072") is not None
+    # a word for something wrong makes it the disorder
+    assert why("impaired glucose metabolism", "MESH:D044882") is None
+    assert why("episodic memory", "MESH:D008569") is not None  # Memory Disorders
+    # a reviewed keep line wins over every automatic rule: a person read those forms
+    table = {**mislinked_table(), ("MESH:D044882", "glucose metabolism"): ("keep", "read")}
+    monkeypatch.setattr(mislinked, "mislinked_table", lambda: table)
+    assert why("glucose metabolism", "MESH:D044882") is None
+
+
+def test_a_form_that_only_says_something_is_wrong_and_words_in_lower_case_are_judged():
+    """Issue 16 audit, seed 1605: "dysfunction" stored as Neurologic Manifestations, "dystrophic
+    neurites" as Neuritis. ("fits" of a model stored as Seizures stays: CDR's curators list
+    "fits" for seizures, and which reading is meant takes the sentence.)"""
+    ref = reference()
+    text = "dysfunction and neurological deficits; spells and SPELLS; fits"
+
+    def why(word, cid, after=0):
+        return why_mislinked(mention(text, word, cid, "Disease", after=after), text, ref)
+
+    assert only_says_something_is_wrong("dysfunction") and only_says_something_is_wrong("deficits")
+    assert not only_says_something_is_wrong("neurological deficits")
+    assert why("dysfunction", "MESH:D009461") == "says only that something is wrong, not what"
+    assert why("neurological deficits", "MESH:D009461") is None  # the reference lists it
+    assert why("spells", "MESH:D012640") == "shares no word with any reference name of the ID"
+    assert why("SPELLS", "MESH:D012640") is None  # written as an abbreviation: not judged
+    assert why("fits", "MESH:D012640") is None
+    # a disease suffix on one word only is no shared stem
+    assert names_something_else("dystrophic neurites", frozenset({"neuritis"}))
+    assert not names_something_else("optic neuritis", frozenset({"neuritis"}))
+
+
+def test_x_in_y_is_judged_by_x_and_motility_or_degeneration_name_no_disorder():
+    """Issue 16 audit, seed 1606: "cortical microinfarcts in neurodegenerative diseases" tagged
+    as Neurodegenerative Diseases, "degeneration" as Retinal Degeneration, "dendritic spine
+    motility" as Gastrointestinal Motility Disorders."""
+    ref = reference()
+    text = (
+        "cortical microinfarcts in neurodegenerative diseases; degeneration; spine motility; recall"
+    )
+
+    def why(word, cid):
+        return why_mislinked(mention(text, word, cid, "Disease"), text, ref)
+
+    assert why("cortical microinfarcts in neurodegenerative diseases", "MESH:D019636") == (
+        "names 'cortical microinfarcts' (in …), which shares no word with the ID's reference names"
+    )
+    assert why("degeneration", "MESH:D012162") == "says only that something is wrong, not what"
+    assert why("spine motility", "MESH:D015835") == "names a normal function, not a disorder of it"
+    assert why("recall", "MESH:D008569") == "names a normal function, not a disorder of it"  # 1607
+    # related forms stay
+    assert names_something_else("neuronal degeneration", frozenset({"retinal degeneration"}))
+    assert not names_something_else("macular degeneration", frozenset({"macular degeneration"}))
+
+
+def test_a_bare_head_noun_of_the_ids_names_is_not_that_disease():
+    """Issue 16 audit, seed 1608: Abeta "fibrillation" tagged Ventricular Fibrillation (180
+    mentions in DALK's corpus), "arrest" of the cell cycle tagged Cardiac Arrest."""
+    ref = reference()
+    text = "fibrillation, Fibrillation, ventricular fibrillation, arrest"
+
+    def why(word, cid):
+        return why_mislinked(mention(text, word, cid, "Disease"), text, ref)
+
+    assert why("fibrillation", "MESH:D014693").startswith("only the head noun of the ID's names")
+    assert why("arrest", "MESH:D006323") is not None
+    assert why("ventricular fibrillation", "MESH:D014693") is None  # the reference's own name
+    assert why("Fibrillation", "MESH:D014693") is None  # capitalized: may be a title's name

@@ -145,7 +145,7 @@ def test_table_direction(head, raw, tail, triple):
         ("ameliorates", "treats"),
         ("protects against", "treats"),
         ("binds to", "binds"),
-        ("colocalizes with", "interacts"),
+        ("colocalizes with", "associates"),  # no interaction stated (issue 16)
         ("is similar to", "resembles"),
         ("coexpressed with", "covaries"),
         ("found in", "located_in"),
@@ -209,7 +209,7 @@ def test_negated_and_unknown_fall_to_related_to():
         ("found in", ("Gene", "Disease"), "associates", "kind", True),
         ("zorbulates", ("Disease", "Gene"), "associates", "kind", True),
         ("found in", ("Gene", "Gene"), "located_in", "synonym", None),
-        ("is a", ("Disease", "Gene"), "isa", "synonym", None),
+        ("is a", ("Disease", "Gene"), "associates", "kind", True),  # "isa" needs one kind
         # kinds outside DALK Table 11 are not judged
         ("treats", ("Species", "Disease"), "treats", "hetionet", None),
         ("treats", ("Gene", None), "treats", "hetionet", None),
@@ -380,3 +380,26 @@ def test_a_disease_is_what_a_model_or_biomarker_is_of():
     assert as_triple("mice", "model of", "AD", None, "Disease") == ("mice", "model_of", "AD")
     assert as_triple("AD", "biomarker", "tau", "Disease", None) == ("tau", "biomarker_of", "AD")
     assert as_triple("AD", "model", "5xFAD", "Disease", None) == ("5xFAD", "model_of", "AD")
+
+
+def test_isa_needs_one_kind():
+    """Issue 16 audit, seed 1606: a garbled "ABETA_TYPE" between AD and Abeta was stored as
+    "AD isa APP"; between two kinds "is a" can only be a vaguer relation."""
+    assert canonical_relation("is a", "Compound", "Compound").relation == "isa"
+    assert canonical_relation("ABETA_TYPE", "Disease", "Gene").relation == "associates"
+    c = canonical_relation("is a", "Compound", "Anatomy")
+    assert (c.relation, c.method) == ("related_to", "kind")
+
+
+def test_crossing_a_barrier_is_no_location():
+    """Issue 16 audit, seed 1607: "TO901317 crossed the blood-brain barrier" was stored as
+    located_in the barrier."""
+    assert canonical_relation("crosses").relation == "related_to"
+
+
+def test_produced_via_names_the_source():
+    """Issue 16 audit, seed 1608: "Abeta is produced via the proteolysis of AbetaPP" was stored
+    as Abeta produces the proteolysis."""
+    c = canonical_relation("is produced via")
+    assert (c.relation, c.reverse) == ("produces", True)
+    assert canonical_relation("generated through").reverse
