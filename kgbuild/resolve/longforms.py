@@ -76,7 +76,7 @@ def long_form_links(
     """(normalized short form, its annotated ID) → the long-form mention whose ID it takes.
 
     ``definitions`` finds Schwartz & Hearst pairs in ``text`` (normalized short → long form);
-    it runs only for abstracts with a candidate, which keeps ingestion fast (3 s on DALK).
+    it runs only for abstracts with a candidate (about a second over DALK's 8,519 abstracts).
     """
     out: dict[tuple[str, str], Mention] = {}
     found: dict[str, str] | None = None

@@ -55,6 +55,7 @@ class Reference:
     symbols: frozenset[str] = frozenset()
     by_symbol: dict[str, str] = field(default_factory=dict)
     sorted_symbols: list[str] = field(default_factory=list)
+    family_sizes: dict[str, int] = field(default_factory=dict)
 
     def name(self, cid: str) -> str | None:
         return self.names.get(cid)
@@ -79,14 +80,16 @@ class Reference:
     def family_size(self, stem: str) -> int:
         """How many official human gene symbols are ``stem`` followed by a digit ("CYP": CYP1A1,
         CYP2D6, … 57)."""
+        stem = stem.upper()
+        if stem in self.family_sizes:
+            return self.family_sizes[stem]
         if not self.sorted_symbols:
             self.sorted_symbols = sorted(self.symbols)
-        stem = stem.upper()
         i, n = bisect_left(self.sorted_symbols, stem), 0
-        for sym in self.sorted_symbols[i:]:
-            if not sym.startswith(stem):
-                break
-            n += sym[len(stem) : len(stem) + 1].isdigit()
+        while i < len(self.sorted_symbols) and self.sorted_symbols[i].startswith(stem):
+            n += self.sorted_symbols[i][len(stem) : len(stem) + 1].isdigit()
+            i += 1
+        self.family_sizes[stem] = n
         return n
 
 
