@@ -27,7 +27,7 @@ from kgbuild.llm.client import LLMSettings
 from kgbuild.pipeline.batches import Spill, year_batches
 from kgbuild.pipeline.seen import SeenIndex
 from kgbuild.pipeline.state import KGState
-from kgbuild.pipeline.year import LocalRunner, Runner
+from kgbuild.pipeline.year import LocalRunner, Runner, fold_year
 from kgbuild.records import Mention, SnapshotCounts, stable_id
 from kgbuild.sources.corpus import Corpus, LocalCorpus
 from kgbuild.store.check import check_warehouse, quick_damage
@@ -357,7 +357,7 @@ def _build_locked(
         runner = runner or LocalRunner(slice_extractor)
         t0 = time.perf_counter()
         for year, batches in year_batches(corpus, todo, seen):
-            state.apply(year, batches, runner, writer, Spill(scratch / str(year)))
+            fold_year(state, year, batches, runner, writer, Spill(scratch / str(year)))
             inputs = _fingerprint(config, writer.parent_id, corpus.digest(year))
             info = writer.commit(
                 year, report.build_id, config, inputs, code_version(), state.counts()

@@ -9,17 +9,13 @@ from where the warehouse is instead of starting over.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from kgbuild.names import most_frequent
-from kgbuild.pipeline.batches import Spill
-from kgbuild.pipeline.year import Runner, Sink, fold_year
 from kgbuild.records import Entity, Mention, Resolution, SnapshotCounts
 from kgbuild.resolve.entities import Resolver
 from kgbuild.resolve.naming import node_name
 from kgbuild.resolve.vocab import reference
-from kgbuild.sources.local import YearSlice
 from kgbuild.store import catalog
 from kgbuild.store.snapshots import Warehouse
 
@@ -52,18 +48,6 @@ class KGState:
     cost_usd: float = 0.0
     #: Frequent surface form → the concept owning it, refreshed every slice (node naming).
     _owners: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-    def apply(
-        self,
-        year: int,
-        batches: Iterator[YearSlice],
-        runner: Runner,
-        sink: Sink,
-        spill: Spill,
-    ) -> None:
-        """Fold one year slice, given in bounded batches, into the state; every new or changed
-        row goes to ``sink`` (:func:`kgbuild.pipeline.year.fold_year`)."""
-        fold_year(self, year, batches, runner, sink, spill)
 
     def _observe(self, m: Mention, year: int) -> None:
         cid = m.concept_id or ""

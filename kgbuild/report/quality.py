@@ -18,7 +18,6 @@ mixed-concept IDs the detector finds in the snapshot's mentions (reviewed or not
 from __future__ import annotations
 
 import re
-from ast import literal_eval
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -27,9 +26,6 @@ from kgbuild.errors import InputError
 from kgbuild.names import norm
 from kgbuild.schema import hetionet_relation_names, hetionet_relations
 from kgbuild.store.snapshots import Warehouse
-
-#: A ``mislinked_id`` problem's detail: "<start>-<end> '<text>': <ID> removed (<why>)".
-_REMOVED = re.compile(r"^\d+-\d+ ('.*'|\".*\"): (\S+) removed \(")
 
 #: Surface forms of Alzheimer's disease itself (after :func:`norm`): "AD", "Alzheimer's disease",
 #: "Alzheimer disease (AD)", "AD (Alzheimer's Disease)", "Alzheimers disease"… — not the 396 DALK
@@ -112,6 +108,7 @@ def _precision_figures(wh: Warehouse, sid: str) -> dict[str, Any]:
         RELINK_KIND,
         banned_forms,
         mislinked_table,
+        unlinked_form,
     )
     from kgbuild.resolve.mixed import detect
     from kgbuild.resolve.vocab import reference
@@ -125,10 +122,10 @@ def _precision_figures(wh: Warehouse, sid: str) -> dict[str, Any]:
     (relinked,) = wh.query(
         "SELECT count(*) FROM problems_at(?) WHERE kind = ?", [sid, RELINK_KIND]
     )[0]  # fmt: skip
-    removed = [m for d in details if (m := _REMOVED.match(d))]
-    ids = {m.group(2) for m in removed}
+    removed = [u for d in details if (u := unlinked_form(d))]
+    ids = {cid for _, cid in removed}
     # forms that lost an ID: the reviewed table's and every automatic rule's (issue 16)
-    forms = set(banned_forms()) | {norm(literal_eval(m.group(1))) for m in removed}
+    forms = set(banned_forms()) | {form for form, _ in removed}
     freed = wh.query(
         "SELECT count(*) FROM triples_at(?) t, unnest([t.head_id, t.tail_id]) AS u(x) "
         "WHERE list_contains(?, x)",

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import csv
 import re
+from ast import literal_eval
 from dataclasses import replace
 from functools import cache
 
@@ -228,6 +229,21 @@ def why_mislinked(m: Mention, text: str, ref: Reference) -> str | None:
     return None
 
 
+def _detail(m: Mention, outcome: str) -> str:
+    """A problem row's detail: "<start>-<end> '<text>': <ID> <outcome>" (read back by
+    :func:`unlinked_form`)."""
+    return f"{m.start}-{m.end} {m.text!r}: {m.concept_id} {outcome}"
+
+
+_UNLINKED = re.compile(r"^\d+-\d+ ('.*'|\".*\"): (\S+) removed \(")
+
+
+def unlinked_form(detail: str) -> tuple[str, str] | None:
+    """(normalized form, ID) of a ``mislinked_id`` problem's detail, or None."""
+    m = _UNLINKED.match(detail)
+    return (norm(literal_eval(m.group(1))), m.group(2)) if m else None
+
+
 def unlink_slice(ys: YearSlice, ref: Reference | None = None) -> YearSlice:
     """The slice with mislinked mentions' IDs removed and one problem row per mention."""
     ref = ref or reference()
@@ -238,34 +254,27 @@ def unlink_slice(ys: YearSlice, ref: Reference | None = None) -> YearSlice:
         by_doc.setdefault(m.pmid, []).append(m)
     longs = {p: long_form_links(ms, texts.get(p, ""), ref) for p, ms in by_doc.items()}
     mentions, problems = [], []
-    changed = False
     for m in ys.mentions:
         long = longs[m.pmid].get((norm(m.text), m.concept_id or ""))
+        target = None if long is not None else relink_target(m, ref)
+        why = None if long is not None or target else why_mislinked(m, texts.get(m.pmid, ""), ref)
         if long is not None:
-            changed = True
-            kinds = {"source_type": long.source_type, "hetionet_type": long.hetionet_type}
             cid = long.concept_id
+            kinds = {"source_type": long.source_type, "hetionet_type": long.hetionet_type}
             mentions.append(replace(m, concept_id=cid, concept_ids=[cid], **kinds))
-            detail = (f"{m.start}-{m.end} {m.text!r}: {m.concept_id} relinked to {cid} "
-                      f"(its long form here is {long.text!r})")  # fmt: skip
-            problems.append(Problem(m.pmid, files.get(m.pmid, ""), 0, RELINK_KIND, detail))
-            continue
-        target = relink_target(m, ref)
-        if target:
-            changed = True
+            kind, outcome = RELINK_KIND, f"relinked to {cid} (its long form here is {long.text!r})"
+        elif target:
             mentions.append(replace(m, concept_id=target, concept_ids=[target]))
-            detail = (f"{m.start}-{m.end} {m.text!r}: {m.concept_id} relinked to {target} "
-                      f"(the text is {ref.name(target)}'s symbol with a Greek letter)")  # fmt: skip
-            problems.append(Problem(m.pmid, files.get(m.pmid, ""), 0, RELINK_KIND, detail))
-            continue
-        why = why_mislinked(m, texts.get(m.pmid, ""), ref)
-        if why is None:
+            kind = RELINK_KIND
+            greek = f"the text is {ref.name(target)}'s symbol with a Greek letter"
+            outcome = f"relinked to {target} ({greek})"
+        elif why:
+            mentions.append(replace(m, concept_id=None, concept_ids=[]))
+            kind, outcome = PROBLEM_KIND, f"removed ({why})"
+        else:
             mentions.append(m)
             continue
-        changed = True
-        mentions.append(replace(m, concept_id=None, concept_ids=[]))
-        detail = f"{m.start}-{m.end} {m.text!r}: {m.concept_id} removed ({why})"
-        problems.append(Problem(m.pmid, files.get(m.pmid, ""), 0, PROBLEM_KIND, detail))
-    if not changed:
+        problems.append(Problem(m.pmid, files.get(m.pmid, ""), 0, kind, _detail(m, outcome)))
+    if not problems:
         return ys
     return replace(ys, mentions=mentions, problems=[*ys.problems, *problems])
