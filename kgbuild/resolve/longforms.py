@@ -20,6 +20,7 @@ is not in the definition). On DALK's corpus this relinks 265 mentions.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 
 from kgbuild.extract.ground import abbreviations
@@ -35,21 +36,24 @@ _NOT_DEFINING = frozenset({"Species", "CellLine"})
 
 
 def _candidates(ms: list[Mention], text: str) -> Iterable[tuple[Mention, list[Mention]]]:
-    """(parenthesized short-form mention, mentions that may be its long form)."""
+    """(parenthesized short-form mention, mentions that may be its long form). Mentions are
+    looked up by start offset, so a document with many mentions costs n log n, not n²."""
+    by_start = sorted(range(len(ms)), key=lambda i: ms[i].start)
+    starts = [ms[i].start for i in by_start]
     for s in ms:
         if not s.concept_id or s.source_type in _NOT_DEFINING or s.start < 2:
             continue
         if text[s.start - 1 : s.start] != "(" or text[s.end : s.end + 1] != ")":
             continue
         paren = s.start - 1
+        near = by_start[bisect_left(starts, paren - LONG_FORM_WINDOW) : bisect_right(starts, paren)]
         longs = [
             lf
-            for lf in ms
+            for lf in (ms[i] for i in sorted(near))  # in document order, as annotated
             if lf.concept_id
             and lf.concept_id != s.concept_id
             and lf.source_type not in _NOT_DEFINING
             and lf.hetionet_type
-            and paren - LONG_FORM_WINDOW <= lf.start
             and lf.end <= paren
             and set(norm(text[lf.end : paren]).split()) <= TRAILING
         ]
