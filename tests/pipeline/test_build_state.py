@@ -103,7 +103,7 @@ def test_reuse_settles_after_an_upgrade(corpus, tmp_path, monkeypatch):
     plan = pipeline.plan_build(corpus, kg="t", warehouse=wh)
     assert [(p.action, p.reason) for p in plan] == [("reuse", "published")] * 2
     calls = []
-    monkeypatch.setattr(pipeline.KGState, "apply", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(pipeline, "fold_year", lambda *a, **k: calls.append(a))
     again = build_kg(corpus, kg="t", warehouse=wh)
     assert all(y.reused for y in again.years) and calls == []
 
