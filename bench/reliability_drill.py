@@ -16,6 +16,10 @@ process, builds are `kgbuild build` processes (the user's path), killed with SIG
    (``triples_at``/``evidence_at`` counts equal the registry's).
 5. The hostile-input corpus of ``tests/support/bad_inputs.py``: every record of every file
    ends with a status, and no traceback anywhere.
+6. The hostile environment (issue 23, ``bench/hostile_scenario.py``): a ``kgbuild.toml`` in the
+   corpus folder and one in the working folder, a second endpoint, an obedient model, one
+   hostile value or file per build (the dense abstract among them), a shadow ``parts/`` folder
+   and ``kgbuild serve`` under 60 heavy clients.
 
 ``repeated_llm_calls``: answers delivered (HTTP 200, complete) for a request that had already
 been delivered before. Answers are cached as they arrive, so these can only be requests in
@@ -24,9 +28,12 @@ flight at the instant of a kill (at most the client's concurrency per kill);
 kill that ended its build — answers the build had received, asked again (must be 0).
 
     .venv/bin/python bench/reliability_drill.py [--kills 20] [--fault-rate 0.2] [--years 2011-2020]
+        [--scenarios kills,bad-inputs,hostile]
 
 Ends with one JSON line: kill_points, resumed_builds, hash_matches, repeated_llm_calls,
-half_snapshots_seen, bad_inputs, bad_inputs_with_status, tracebacks (and more).
+half_snapshots_seen, bad_inputs, bad_inputs_with_status, tracebacks, keys_sent_elsewhere,
+answers_reused_across_endpoints, injected_claims_in_kg, builds_stopped_by_one_record,
+health_p99_ms_under_load (and more).
 """
 
 from __future__ import annotations
@@ -51,6 +58,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 DALK = ROOT.parent / "shared" / "data" / "dalk"
 
+from bench.hostile_scenario import hostile_environment  # noqa: E402
 from kgbuild.store.snapshots import Warehouse  # noqa: E402
 from tests.support.bad_inputs import write_bad_corpus  # noqa: E402
 from tests.support.replay_llm_server import ReplayLLM, serve_llm  # noqa: E402
@@ -298,8 +306,16 @@ def main() -> None:
     ap.add_argument("--fault-rate", type=float, default=0.2)
     ap.add_argument("--years", default="2011-2020")
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument(
+        "--scenarios",
+        default="kills,bad-inputs,hostile",
+        help="which parts to run (comma-separated): kills, bad-inputs, hostile",
+    )
     args = ap.parse_args()
-    if not DALK.exists():
+    parts = set(args.scenarios.split(","))
+    if parts - {"kills", "bad-inputs", "hostile"}:
+        raise SystemExit(f"unknown scenarios: {sorted(parts - {'kills', 'bad-inputs', 'hostile'})}")
+    if "kills" in parts and not DALK.exists():
         raise SystemExit(f"needs DALK's corpus and recordings under {DALK}")
     log: dict[str, Any] = dict.fromkeys(
         ("kill_points", "resumed_builds", "hash_matches", "repeated_llm_calls",
@@ -308,17 +324,26 @@ def main() -> None:
     log.update(kills_by_phase=Counter(), scenarios={}, kill_times=[], repeated_after_cached=0)
     with tempfile.TemporaryDirectory(prefix="drill-") as d:
         tmp = Path(d)
-        t0 = time.perf_counter()
-        ref = LoggingReplay(DALK / "extracted")
-        with serve_llm(ref) as url:
-            run_to_end(build_cmd(url, tmp / "wh-reference", args.years), log)
-        reference = heads(tmp / "wh-reference")
-        print(f"reference build: {len(reference)} years in {time.perf_counter() - t0:.0f}s",
-              flush=True)  # fmt: skip
-        scenario("kills", args.kills, 0.0, args.years, tmp, reference, log, args.seed)
-        scenario(f"kills+{args.fault_rate:.0%}faults", args.kills, args.fault_rate, args.years,
-                 tmp, reference, log, args.seed + 1)  # fmt: skip
-        bad_inputs(tmp, log)
+        if "kills" in parts:
+            t0 = time.perf_counter()
+            ref = LoggingReplay(DALK / "extracted")
+            with serve_llm(ref) as url:
+                run_to_end(build_cmd(url, tmp / "wh-reference", args.years), log)
+            reference = heads(tmp / "wh-reference")
+            print(f"reference build: {len(reference)} years in {time.perf_counter() - t0:.0f}s",
+                  flush=True)  # fmt: skip
+            scenario("kills", args.kills, 0.0, args.years, tmp, reference, log, args.seed)
+            scenario(f"kills+{args.fault_rate:.0%}faults", args.kills, args.fault_rate,
+                     args.years, tmp, reference, log, args.seed + 1)  # fmt: skip
+        if "bad-inputs" in parts:
+            bad_inputs(tmp, log)
+        if "hostile" in parts:
+            (tmp / "hostile").mkdir()
+            t0 = time.perf_counter()
+            hostile = hostile_environment(tmp / "hostile")
+            log["tracebacks"] += hostile.pop("tracebacks")
+            log.update(hostile)
+            print(f"hostile environment in {time.perf_counter() - t0:.0f}s", flush=True)
     log["kills_by_phase"] = dict(log["kills_by_phase"])
     del log["kill_times"]
     log["scenarios_run"] = len(log["scenarios"])

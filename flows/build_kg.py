@@ -175,6 +175,8 @@ def build_kg_flow(
         on_cluster = build_kg_flow.with_options(task_runner=dask_runner(dask_address))
         return on_cluster(**params, dask_address=dask_address)
     spec = BuildSpec.resolve(**params, dask_address=dask_address)
+    for line in spec.notices:  # first: a kgbuild.toml that moved an endpoint or the warehouse
+        get_run_logger().warning(line)
     get_run_logger().info("building %s: %s", spec.kg, spec.public())
     build = build_year.with_options(result_storage=warehouse_storage(spec.warehouse))
     steps = spec.year_steps()

@@ -69,6 +69,8 @@ def refresh_flow(
     params = {k: v for k, v in locals().items() if k != "recheck_from"}
     logger = get_run_logger()
     spec = BuildSpec.resolve(**params)
+    for line in spec.notices:  # first: a kgbuild.toml that moved an endpoint or the warehouse
+        logger.warning(line)
     todo = plan(spec, recheck_from)
     logger.info(todo.summary())
     create_markdown_artifact(

@@ -22,6 +22,7 @@ from kgbuild.config import check_kg_name
 from kgbuild.domains import list_domains, load_domain
 from kgbuild.errors import InputError, KgbuildError, StoreError, disk_full
 from kgbuild.evaluate.cli import eval_app
+from kgbuild.extract.caps import MAX_PAIRS_PER_DOCUMENT
 from kgbuild.extract.pairwise import CHUNK_SIZE
 from kgbuild.pipeline.build import ExtractionOptions, YearReport, build_kg, estimate_build
 from kgbuild.pipeline.spec import BuildSpec
@@ -30,7 +31,6 @@ from kgbuild.settings import warehouse_path
 from kgbuild.sources.corpus import Corpus
 from kgbuild.store.lock import DEFAULT_WAIT_S
 from kgbuild.store.snapshots import Warehouse
-from kgbuild.store.sql import run_sql
 
 app = typer.Typer(
     add_completion=False,
@@ -197,6 +197,8 @@ def build(
         max_doc_chars=max_doc_chars,
         dask_address=dask_address,
     )
+    for line in spec.notices:  # first: a kgbuild.toml that moved an endpoint or the warehouse
+        err.print(escape(line), soft_wrap=True, highlight=False)
     kg_name, wh_path, corpus = spec.kg, spec.warehouse_dir, spec.corpus()
     options = spec.options()
     if estimate:
@@ -283,6 +285,14 @@ def _print_estimate(corpus: Corpus, options: ExtractionOptions, warehouse: Path)
             [[f"{v:,}" if isinstance(v, int) else v for v in r] for r in rows],
         )
     )
+    capped = sum(e.capped_docs for e in per_year.values())
+    if capped or chosen == "pairwise":  # the per-document pair cap (kgbuild/extract/caps.py)
+        saved = sum(e.calls_saved for e in per_year.values())
+        out.print(
+            f"pair cap: {capped:,} document(s) over {MAX_PAIRS_PER_DOCUMENT:,} candidate pairs "
+            f"(only the pairs of their most-mentioned entities are asked; they end partial): "
+            f"{saved:,} call(s) saved"
+        )
 
 
 @app.command()
@@ -329,10 +339,10 @@ def stats(
 ) -> None:
     """DALK Table 1 per snapshot (#corpus, #nodes, #relations, #triples) and document statuses."""
     wh, kg = _wh(warehouse), _kg(kg)
-    if snapshot:
+    if snapshot is not None:  # `stats ""` is a mistake to report, not "the default"
         ids = [wh.resolve(snapshot)]
     else:
-        head = wh.resolve(f"{kg}@9999") if kg else wh.resolve("latest")
+        head = wh.resolve(f"{kg}@latest" if kg else "latest")
         ids = [
             r[0]
             for r in wh.query(
@@ -497,7 +507,7 @@ def quality(
         figures = tsv_quality(tsv)
     else:
         wh = _wh(warehouse)
-        figures = snapshot_quality(wh, wh.resolve(snapshot or "latest"))
+        figures = snapshot_quality(wh, wh.resolve("latest" if snapshot is None else snapshot))
     if as_json:
         out.print_json(json.dumps(figures))
         return
@@ -549,30 +559,43 @@ def sql(
     fmt: Annotated[str, typer.Option("--format", help="table | csv | json")] = "table",
     max_rows: Annotated[int, typer.Option(help="Rows shown in table format")] = 100,
     timeout: Annotated[float, typer.Option(help="Seconds before the query is interrupted")] = 60.0,
+    kg: KgOpt = None,
+    snapshot: Annotated[
+        str | None, typer.Option(help="Pin the views to this snapshot (id, prefix, KG@YEAR)")
+    ] = None,
     warehouse: WarehouseOpt = None,
 ) -> None:
     """Run read-only SQL over the catalog (views: triples, entities, kg_edges, snapshots…).
 
     The statement runs confined: it can read the warehouse's tables, views and macros and
-    nothing else (no other file, URL, extension or environment variable), and write nothing."""
-    if timeout <= 0:
-        raise InputError("--timeout must be positive", timeout=timeout)
-    cols, rows = run_sql(_wh(warehouse).root, query, timeout_s=timeout)
-    if fmt == "json":
-        out.print_json(json.dumps([dict(zip(cols, r, strict=True)) for r in rows], default=str))
-    elif fmt == "csv":
-        import csv
+    nothing else (no other file, URL, extension or environment variable), and write nothing.
+    The views show one KG: --kg, --snapshot, or the only one in the warehouse."""
+    from kgbuild.store.sql_output import csv_text, json_chunks, table_rows
+    from kgbuild.store.sql_run import Limits, open_confined
 
-        w = csv.writer(sys.stdout)
-        w.writerow(cols)
-        w.writerows(rows)
-    else:
-        out.print(_table(f"{len(rows):,} rows", cols, rows[:max_rows]))
+    if fmt not in ("table", "csv", "json"):
+        raise InputError("--format must be table, csv or json", format=fmt)
+    table = fmt == "table"  # csv/json stream every row; the time limit covers printing them
+    limits = Limits(timeout_s=timeout, keep_rows=max_rows if table else None, result_chars=None)
+    wh = _wh(warehouse)
+    pinned = wh.resolve(snapshot) if snapshot is not None else None
+    with open_confined(wh.root, query, limits, kg=_kg(kg), snapshot=pinned) as res:
+        if table:
+            cols, rows, cut = table_rows(res.columns, res.rows())  # cut before: cut here too
+            out.print(_table(f"{res.total_rows:,} rows", cols, rows))
+        else:
+            chunks = json_chunks if fmt == "json" else csv_text
+            sys.stdout.writelines(chunks(res.columns, res.rows()))
+            cut = res.cut_cells
+    if cut:  # stderr: stdout stays parseable
+        err.print(f"note: {cut:,} value(s) were cut short (they end in …)", markup=False)
 
 
 @app.command()
 def export(
-    snapshot: Annotated[str, typer.Argument(help="Snapshot id/prefix, KG@YEAR or latest")],
+    snapshot: Annotated[
+        str | None, typer.Argument(help="Snapshot id/prefix, KG@YEAR or latest")
+    ] = None,
     out_dir: Annotated[
         Path | None, typer.Argument(help="Output folder (or --out)", show_default=False)
     ] = None,
@@ -586,11 +609,19 @@ def export(
         ),
     ] = ["parquet"],  # noqa: B006 (typer reads the default, never mutates it)
     warehouse: WarehouseOpt = None,
+    verify: Annotated[
+        Path | None,
+        typer.Option("--verify", help="Check an export folder against its manifests instead"),
+    ] = None,
 ) -> None:
     """Export a snapshot: Parquet/TSV tables, KGX (Biolink), Neo4j import CSVs, LadybugDB."""
-    from kgbuild.export.summary import run_export
+    from kgbuild.export.summary import run_export, run_verify
 
-    for line in run_export(_wh(warehouse), snapshot, out_opt or out_dir, fmt):
+    if verify is not None:
+        lines = run_verify(verify)
+    else:
+        lines = run_export(_wh(warehouse), snapshot, out_opt or out_dir, fmt)
+    for line in lines:
         out.print(line, highlight=False, markup=False)
 
 
@@ -618,7 +649,7 @@ def main() -> None:
     try:
         app()
     except KgbuildError as exc:
-        err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except Exception as exc:
         full = disk_full(exc)

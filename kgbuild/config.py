@@ -14,6 +14,7 @@ import re
 import tomllib
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from kgbuild.errors import ConfigError
 
@@ -23,9 +24,30 @@ def env(name: str) -> str | None:
     return os.environ.get(name) or None
 
 
+def redact_url(url: str | None) -> str | None:
+    """``url`` safe to log or record: no user info (``user:password@``), query or fragment,
+    which can hold credentials (``?api-key=…``). Text that is not a URL is kept as it is."""
+    if not url or "://" not in url:
+        return url
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def environment_subset(names: tuple[str, ...]) -> dict[str, str]:
+    """Only these environment variables (a child process that must not see API keys)."""
+    return {k: os.environ[k] for k in names if k in os.environ}
+
+
+def toml_path() -> Path:
+    """Where ``kgbuild.toml`` is looked for: the working folder (absolute, so a notice can name
+    the very file that was read)."""
+    return Path.cwd() / "kgbuild.toml"
+
+
 def toml_table(name: str) -> dict[str, Any]:
     """A ``[name]`` table of ``kgbuild.toml`` in the working folder (e.g. ``[llm]``), or {}."""
-    path = Path.cwd() / "kgbuild.toml"
+    path = toml_path()
     if not path.exists():
         return {}
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -112,18 +112,52 @@ def hetionet_relation_names() -> frozenset[str]:
     return frozenset(r["relation"] for r in metaedges())
 
 
-_PREFIX_ALIASES = {
-    "ncbitaxid": "NCBITaxon",
-    "taxonomy": "NCBITaxon",
-    "mesh": "MESH",
-    "ncbigene": "NCBIGene",
-    "gene": "NCBIGene",
-    "omim": "OMIM",
-    "chebi": "CHEBI",
-    "cvcl": "cellosaurus",
-    "cellosaurus": "cellosaurus",
-    "tmvar": "tmVar",
+#: Problem kinds (``problems.kind``) of an annotator ID that is not used as a concept ID.
+UNKNOWN_PREFIX = "unknown_id_prefix"
+BAD_LOCAL_ID = "bad_local_id"
+ID_PROBLEM_TEXT = {
+    UNKNOWN_PREFIX: "prefix not in data/id_prefixes.tsv",
+    BAD_LOCAL_ID: "local ID does not match its prefix's pattern (data/id_prefixes.tsv)",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class IdPrefix:
+    """A known CURIE prefix (its canonical spelling) and the pattern of its local IDs."""
+
+    name: str
+    pattern: re.Pattern[str]
+
+
+@cache
+def id_prefixes() -> dict[str, IdPrefix]:
+    """Every accepted spelling, lower-cased (``ncbitaxid``, ``mesh``) → its prefix.
+
+    Any ``prefix:local`` string would otherwise be a node ID: ``FOO:123`` and
+    ``javascript:alert(1)`` fail kgx's own validator, and ``NCBIGene:abc`` names nothing.
+    ``data/id_prefixes.tsv`` lists the prefixes annotators write and each one's local-ID pattern,
+    from the Bioregistry (bioregistry 0.15.6's ``bioregistry.json``; tmVar from its own forms).
+    """
+    out: dict[str, IdPrefix] = {}
+    for row in read_tsv("id_prefixes.tsv"):
+        prefix = IdPrefix(row["prefix"], re.compile(row["pattern"]))
+        for spelling in [row["prefix"], *row["spellings"].split(",")]:
+            if spelling.strip():
+                out[spelling.strip().lower()] = prefix
+    return out
+
+
+def check_curie(prefix: str, local: str) -> tuple[str, str]:
+    """``(CURIE, "")`` in the prefix's canonical spelling, or ``("", problem kind)`` when the
+    prefix is unknown or the local ID is not of its pattern (the whole local ID must match)."""
+    known = id_prefixes().get(prefix.strip().lower())
+    if known is None:
+        return "", UNKNOWN_PREFIX
+    if not known.pattern.fullmatch(local):
+        return "", BAD_LOCAL_ID
+    return f"{known.name}:{local}", ""
+
+
 _BARE_ID = re.compile(r"^[A-Za-z]{0,3}[0-9][0-9A-Za-z_.]*$")
 #: tmVar's normalized variant forms (``p|SUB|R|140|Q``, ``c|Allele|A|-1082``) and HGVS
 #: (``p.G593S``), as BioRED writes them without a ``tmVar:`` prefix.
@@ -131,36 +165,60 @@ _TMVAR = re.compile(r"^(?:[cgmnpr]?\|[A-Za-z]+\||[cgmnpr]\.)\S*$")
 _COMPOSITE = re.compile(r"[;,|]")
 
 
+@dataclass(slots=True)
+class ParsedIds:
+    """An annotator's ID field read: the CURIEs kept, and the IDs refused by problem kind."""
+
+    curies: list[str] = field(default_factory=list)
+    refused: dict[str, list[str]] = field(default_factory=dict)
+
+
 def to_curies(source_type: str, raw: str) -> list[str]:
-    """Annotator IDs → CURIEs (``351;11820`` → ``NCBIGene:351``, ``NCBIGene:11820``).
+    """Annotator IDs → CURIEs (``351;11820`` → ``NCBIGene:351``, ``NCBIGene:11820``); see
+    :func:`parse_ids`, which also says which IDs were refused and why."""
+    return parse_ids(source_type, raw).curies
+
+
+def parse_ids(source_type: str, raw: str) -> ParsedIds:
+    """Annotator IDs → CURIEs of known prefixes, and the refused ones.
 
     Bare IDs get the type's prefix from ``type_map.tsv``; a variant's extra fields (``;HGVS:…``,
     ``;VariantGroup:…``) and a cell line's taxon are qualifiers of its first ID, not more IDs.
     A composite mention ("cleft lip and palate") lists its concepts with ``,`` (BioRED) or ``|``
-    (BC5CDR) as well as ``;``; a bare tmVar ID (BioRED's ``c|DEL|1314_1328|``) is one ID.
-    Returns [] for no ID ('-', '') or text that is not an identifier (e.g. 'T cell').
+    (BC5CDR) as well as ``;``; a bare tmVar ID (BioRED's ``c|DEL|1314_1328|``) is one ID. Every
+    CURIE is checked against ``data/id_prefixes.tsv`` (:func:`check_curie`): an unknown prefix or
+    a local ID not of its prefix's pattern is refused. No ID ('-', '') or text that is not an
+    identifier (e.g. 'T cell') gives neither.
     """
+    out = ParsedIds()
     raw = raw.strip()
     if raw in ("", "-"):
-        return []
+        return out
     prefix = _type_map().get(source_type.lower(), (None, None))[1]
     if prefix in ("tmVar", "cellosaurus"):
         parts = [p.strip() for p in raw.split(";") if p.strip()][:1]
     else:
         parts = [p.strip() for p in _COMPOSITE.split(raw) if p.strip()]
-    out: list[str] = []
     for part in parts:
         if part.upper().startswith("CVCL_"):
-            out.append(f"cellosaurus:{part.upper()}")
-            continue
-        if ":" in part:
+            pre, local = "cellosaurus", part.upper()
+        elif ":" in part:
             pre, _, local = part.partition(":")
-            if not local or " " in local.strip():
-                continue
-            pre = _PREFIX_ALIASES.get(pre.lower(), pre)
-            if pre == "cellosaurus" and not local.upper().startswith("CVCL_"):
+            if prefix_name(pre) == "cellosaurus" and not local.upper().startswith("CVCL_"):
                 local = f"CVCL_{local}"
-            out.append(f"{pre}:{local}")
         elif (_BARE_ID.match(part) or (prefix == "tmVar" and _TMVAR.match(part))) and prefix:
-            out.append(f"{prefix}:{part}")
-    return list(dict.fromkeys(out))
+            pre, local = prefix, part
+        else:
+            continue
+        curie, problem = check_curie(pre, local)
+        if problem:
+            out.refused.setdefault(problem, []).append(part)
+        elif curie not in out.curies:
+            out.curies.append(curie)
+    return out
+
+
+def prefix_name(spelling: str) -> str | None:
+    """The canonical spelling of a known prefix, or None."""
+    known = id_prefixes().get(spelling.strip().lower())
+    return known.name if known else None

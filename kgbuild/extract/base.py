@@ -69,9 +69,19 @@ class Ask:
     context: Any = None
 
 
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """A document over a per-document cap (:mod:`kgbuild.extract.caps`): the status reason,
+    and the calls the cap saves (what ``--estimate`` reports)."""
+
+    reason: str
+    calls_saved: int
+
+
 @dataclass(slots=True)
 class Estimate:
-    """What a build would send, before spending: calls, cache hits, tokens and cost."""
+    """What a build would send, before spending: calls, cache hits, tokens and cost; and the
+    documents over the pair cap, with the calls that cap saves."""
 
     docs: int = 0
     calls: int = 0
@@ -79,6 +89,8 @@ class Estimate:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    capped_docs: int = 0
+    calls_saved: int = 0
 
 
 class LLMExtractor:
@@ -109,6 +121,11 @@ class LLMExtractor:
     def plan(self, doc: Document, mentions: list[Mention]) -> list[Ask]:
         raise NotImplementedError
 
+    def bound(self, doc: Document, mentions: list[Mention]) -> Bound | None:
+        """Whether :meth:`plan` leaves out part of ``doc`` to stay within a per-document cap;
+        such a document ends ``partial`` with the reason. None: the plan asks everything."""
+        return None
+
     def read(self, ask: Ask, content: str, claims: DocClaims) -> str:
         """Add the answer's claims to ``claims``; return a problem description or ''."""
         raise NotImplementedError
@@ -118,10 +135,11 @@ class LLMExtractor:
 
     def extract(self, docs: list[Document], mentions: dict[str, list[Mention]]) -> ExtractionResult:
         plans = [self.plan(d, mentions.get(d.pmid, [])) for d in docs]
+        bounds = [self.bound(d, mentions.get(d.pmid, [])) for d in docs]
         answers = iter(self.client.complete_many([a.request for p in plans for a in p]))
         out = ExtractionResult()
         free: dict[str, Entity] = {}
-        for doc, asks in zip(docs, plans, strict=True):
+        for doc, asks, bound in zip(docs, plans, bounds, strict=True):
             claims = DocClaims(
                 doc,
                 DocumentGrounder(doc, mentions.get(doc.pmid, [])),
@@ -130,7 +148,7 @@ class LLMExtractor:
                 ),
             )
             results = [next(answers) for _ in asks]
-            out.statuses.append(self._read_doc(doc, asks, results, claims, out.calls))
+            out.statuses.append(self._read_doc(doc, asks, results, claims, out.calls, bound))
             out.triples.extend(claims.triples.values())
             out.evidence.extend(claims.evidence.values())
             out.rejections.extend(claims.rejections)
@@ -149,6 +167,7 @@ class LLMExtractor:
         results: list[LLMResult | LLMError],
         claims: DocClaims,
         calls: list[LLMCall],
+        bound: Bound | None = None,
     ) -> ExtractionStatus:
         n: Counter[str] = Counter()
         problems: list[str] = []
@@ -180,8 +199,12 @@ class LLMExtractor:
             head = f"{n['failed']} of {len(asks)} call(s) failed"
         elif n["truncated"]:
             status, head = "partial", f"{n['truncated']} answer(s) cut off at max_tokens"
+        elif bound:
+            status, head = "partial", bound.reason
         else:
             status, head = "done", "ok" if asks else "nothing to ask (no candidate pairs)"
+        if bound:
+            problems.append(bound.reason)  # after a failure's head; once if it is the head
         reason = "; ".join(dict.fromkeys([head, *problems]))[:500]
         return ExtractionStatus(
             doc.pmid, doc.year, self.method, status, reason, len(asks), len(claims.triples),
@@ -193,6 +216,9 @@ class LLMExtractor:
         """Calls, tokens and cost a build of ``docs`` would spend; cached answers cost 0."""
         est = Estimate(docs=len(docs))
         for doc in docs:
+            if bound := self.bound(doc, mentions.get(doc.pmid, [])):
+                est.capped_docs += 1
+                est.calls_saved += bound.calls_saved
             for ask in self.plan(doc, mentions.get(doc.pmid, [])):
                 if self.client.cached(ask.request) is not None:
                     est.cached += 1

@@ -4,18 +4,35 @@ Shared by every LLM extractor: one place decides which claims are kept. Hetionet
 oriented as DALK Table 11 / ``data/type_pair_relations.tsv`` says (symmetric → sorted IDs,
 oriented → the metaedge's source kind first, directed → as stated) and get their metaedge; other
 predicates are kept lower-cased as written (canonicalization is the resolution stage's job).
+
+Two rules keep what the abstract *tells* a model out of the KG (issue 23; see
+:mod:`kgbuild.extract.guard`): a document with instruction-like text has every LLM claim
+rejected as ``prompt_injection_suspected`` (an obedient model follows an instruction wherever
+it cites its evidence), and a claim is kept only with an evidence sentence that holds both
+endpoints: an endpoint the text holds only in other words (hyphenation, plural, word order) is
+located by its words within one sentence, or the claim is rejected — no evidence row points at
+a sentence (or the title, as before) that does not name what it supports.
 """
 
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
+from kgbuild.extract.ground import _STOPWORDS as IGNORED_WORDS
 from kgbuild.extract.ground import DocumentGrounder, Grounding
-from kgbuild.extract.guard import instruction_spans, not_entity_like, overlaps
+from kgbuild.extract.guard import Finding, injection_findings, not_entity_like
 from kgbuild.extract.sentences import sentence_spans
+from kgbuild.names import norm, variants
 from kgbuild.records import Document, Evidence, Rejection, Triple, stable_id
 from kgbuild.triples import negation_cue, normalize_relation, orient, triple_key
+
+#: The reason (prefix) of every rejected claim of a document flagged by the injection guard.
+INJECTION_REASON = "prompt_injection_suspected"
+_TOKEN = re.compile(r"[^\W_]+")
+Span = tuple[int, int]
 
 #: Prior support of one piece of evidence by extraction method, and the factor for how each
 #: endpoint was grounded; a triple's confidence aggregates these across documents by noisy-OR
@@ -54,8 +71,9 @@ class DocClaims:
     evidence: dict[str, Evidence] = field(default_factory=dict)
     rejections: list[Rejection] = field(default_factory=list)
     free_nodes: dict[str, str] = field(default_factory=dict)
-    _sentences: list[tuple[int, int]] | None = None
-    _instructions: list[tuple[int, int]] | None = None
+    _sentences: list[Span] | None = None
+    _findings: list[Finding] | None = None
+    _words: dict[Span, _Words] = field(default_factory=dict)
 
     @property
     def abbreviation_pairs(self) -> list[tuple[str, str]]:
@@ -78,6 +96,9 @@ class DocClaims:
 
     def add_named(self, head: str, relation: str, tail: str) -> None:
         """A claim between two names the LLM wrote: ground both, guard, then add."""
+        if self.injection:
+            self.reject(head, relation, tail, self.injection_reason)
+            return
         if not head or not tail:
             self.reject(head, relation, tail, "empty head or tail")
             return
@@ -99,13 +120,28 @@ class DocClaims:
         self.add(h, head, relation, t, tail)
 
     @property
-    def instruction_spans(self) -> list[tuple[int, int]]:
-        """Sentences of the document that address a model (see :mod:`kgbuild.extract.guard`)."""
-        if self._instructions is None:
-            self._instructions = instruction_spans(self.doc.text)
-        return self._instructions
+    def injection(self) -> list[Finding]:
+        """Instruction-like passages of the document (see :mod:`kgbuild.extract.guard`)."""
+        if self._findings is None:
+            self._findings = injection_findings(self.doc.text)
+        return self._findings
+
+    @property
+    def instruction_spans(self) -> list[Span]:
+        """Sentences of the document that address a model (non-empty: the document is flagged)."""
+        return [(f.start, f.end) for f in self.injection]
+
+    @property
+    def injection_reason(self) -> str:
+        """Why a flagged document's claims are rejected: the first finding, and how many more."""
+        first, more = self.injection[0], len(self.injection) - 1
+        also = f" and {more} more" if more else ""
+        return f"{INJECTION_REASON}: the document addresses the model ({first.describe()}{also})"
 
     def add(self, h: Grounding, head: str, relation_raw: str, t: Grounding, tail: str) -> None:
+        if self.injection:  # whatever the answer cites: the model may have obeyed the text
+            self.reject(head, relation_raw, tail, self.injection_reason)
+            return
         relation = normalize_relation(relation_raw)
         words = len(relation.split())
         if not words or words > MAX_PREDICATE_WORDS:
@@ -132,13 +168,15 @@ class DocClaims:
         eid = stable_id(tid, self.doc.pmid, self.prov.method)
         if eid in self.evidence:
             return
-        ev = self._evidence(eid, tid, h, t, relation_raw, head, tail, swap)
-        if self.instruction_spans and overlaps(self.instruction_spans, ev.sent_start, ev.sent_end):
-            self.reject(
-                head, relation_raw, tail,
-                "evidence is an instruction-like sentence (prompt injection suspected)",
-            )  # fmt: skip
-            return
+        hs, ts = h.spans or self._word_spans(head), t.spans or self._word_spans(tail)
+        for spans, which in ((hs, "head"), (ts, "tail")):
+            if not spans:
+                self.reject(
+                    head, relation_raw, tail,
+                    f"{which} not in any one sentence (no evidence sentence would name it)",
+                )  # fmt: skip
+                return
+        ev = self._evidence(eid, tid, (hs, ts), (h, t), relation_raw, head, tail, swap)
         for g, name in ((h, head), (t, tail)):
             if not g.grounded:
                 self.free_nodes.setdefault(g.node_id, name)
@@ -148,29 +186,49 @@ class DocClaims:
         )
         self.evidence[eid] = ev
 
+    @property
+    def sentences(self) -> list[Span]:
+        if self._sentences is None:
+            self._sentences = sentence_spans(self.doc.text, [], [len(self.doc.title) + 1])
+        return self._sentences
+
+    def _word_spans(self, name: str) -> tuple[Span, ...]:
+        """Where a name the text holds only in other words occurs, one span per sentence that
+        holds it: as a phrase (any reading of the name, plural allowed: "neuro-inflammation"
+        is "neuroinflammation"), else as its words in any order ("cell membrane fluidity" in
+        "fluidity of the cell membrane"; every word but the hallucination guard's stopwords,
+        short ones too: "5G radiation" is not "radiation")."""
+        phrases = [v.split() for v in variants(name)]
+        content = [w for w in norm(name).split() if w not in IGNORED_WORDS]
+        out = []
+        for sentence in self.sentences:
+            words = self._words.get(sentence)
+            if words is None:
+                words = self._words[sentence] = _index(self.doc.text, *sentence)
+            span = _phrase_span(words, phrases) or _words_span(words.words, content)
+            if span:
+                out.append(span)
+        return tuple(out)
+
     def _evidence(
         self,
         eid: str,
         tid: str,
-        h: Grounding,
-        t: Grounding,
+        spans: tuple[tuple[Span, ...], tuple[Span, ...]],
+        ends: tuple[Grounding, Grounding],
         relation_raw: str,
         head: str,
         tail: str,
         reversed_: bool = False,
     ) -> Evidence:
-        """The shortest run of sentences holding the closest occurrences of head and tail."""
-        hs, ts = _closest(h.spans, t.spans)
-        located = [s for s in (hs, ts) if s[0] >= 0]
+        """The shortest run of sentences holding the closest occurrences of head and tail
+        (both located: :meth:`add` rejects a claim with an endpoint in no sentence)."""
+        hs, ts = _closest(*spans)
+        h, t = ends
         text = self.doc.text
-        if located:
-            lo, hi = min(s[0] for s in located), max(s[1] for s in located)
-            if self._sentences is None:
-                self._sentences = sentence_spans(text, [], [len(self.doc.title) + 1])
-            s_start = max((a for a, _ in self._sentences if a <= lo), default=0)
-            s_end = min((b for _, b in self._sentences if b >= hi), default=len(text))
-        else:
-            s_start, s_end = 0, len(self.doc.title)
+        lo, hi = min(hs[0], ts[0]), max(hs[1], ts[1])
+        s_start = max((a for a, _ in self.sentences if a <= lo), default=0)
+        s_end = min((b for _, b in self.sentences if b >= hi), default=len(text))
         p = self.prov
         return Evidence(
             eid, tid, self.doc.pmid, self.doc.year, text[s_start:s_end], s_start, s_end,
@@ -180,9 +238,61 @@ class DocClaims:
         )  # fmt: skip
 
 
-def _closest(
-    a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]
-) -> tuple[tuple[int, int], tuple[int, int]]:
+class _Words(NamedTuple):
+    """The normalized words of a sentence, each with its token's span; and the words joined
+    without spaces, with where each word ends in the join and which word starts where."""
+
+    words: list[tuple[str, int, int]]
+    joined: str
+    ends: list[int]
+    first_of: dict[int, int]
+
+
+def _index(text: str, start: int, end: int) -> _Words:
+    words = [(w, m.start(), m.end()) for m in _TOKEN.finditer(text, start, end)
+             for w in norm(m.group()).split()]  # fmt: skip
+    starts, ends, at = [], [], 0
+    for w, _, _ in words:
+        starts.append(at)
+        at += len(w)
+        ends.append(at)
+    return _Words(
+        words, "".join(w for w, _, _ in words), ends, {a: i for i, a in enumerate(starts)}
+    )
+
+
+def _phrase_span(index: _Words, phrases: list[list[str]]) -> Span | None:
+    """The first run of words reading one of ``phrases``, spaces aside ("alpha1-adrenergic"
+    reads "alpha-1 adrenergic", "Ca 2+" reads "Ca2+"), starting at a word and ending at one or
+    before its plural ending."""
+    words, joined, ends, first_of = index
+    for phrase in phrases:
+        needle = "".join(phrase)
+        at = joined.find(needle) if needle else -1
+        while at >= 0:
+            last = bisect.bisect_left(ends, at + len(needle))
+            if at in first_of and joined[at + len(needle) : ends[last]] in ("", "s", "es"):
+                return words[first_of[at]][1], words[last][2]
+            at = joined.find(needle, at + 1)
+    return None
+
+
+def _words_span(words: list[tuple[str, int, int]], content: list[str]) -> Span | None:
+    """From the first to the last of ``content`` in ``words``, if every one is there (plural
+    or singular, as the hallucination guard reads them)."""
+    if not content:
+        return None
+    hits = []
+    for w in content:
+        forms = {w, f"{w}s", w.rstrip("s")}
+        hit = next(((a, b) for word, a, b in words if word in forms), None)
+        if hit is None:
+            return None
+        hits.append(hit)
+    return min(a for a, _ in hits), max(b for _, b in hits)
+
+
+def _closest(a: tuple[Span, ...], b: tuple[Span, ...]) -> tuple[Span, Span]:
     """The pair of spans (one of ``a``, one of ``b``) whose starts are closest (ties: the
     smallest pair). For each span of ``a`` only the ``b`` spans at the nearest start on either
     side can be closest, so this is O(|a| log |b|), not |a|·|b| (a concept mentioned thousands

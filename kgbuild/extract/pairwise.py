@@ -12,19 +12,30 @@ Two modes:
   entity); here the abstract itself is the context, so there are no summary calls.
 - ``batched``: every pair of an abstract in one structured call, chunked at ``chunk_size``
   pairs, so an abstract costs one call unless it has very many pairs.
+
+A document asks about at most ``MAX_PAIRS_PER_DOCUMENT`` pairs (:mod:`kgbuild.extract.caps`):
+over it, the pairs of its most-mentioned concepts, and the document ends ``partial``.
 """
 
 from __future__ import annotations
 
 import string
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from itertools import combinations
+from itertools import combinations, islice
 from typing import Any
 
 from kgbuild.errors import ConfigError
 from kgbuild.extract import prompts
-from kgbuild.extract.base import Ask, LLMExtractor
+from kgbuild.extract.base import Ask, Bound, LLMExtractor
+from kgbuild.extract.caps import (
+    MAX_PAIRS_PER_DOCUMENT,
+    cap_reason,
+    count_pairs,
+    rank_key,
+    ranked_pairs,
+)
 from kgbuild.extract.claims import MAX_PREDICATE_WORDS, DocClaims
 from kgbuild.extract.ground import Grounding
 from kgbuild.extract.parse import Choice, parse_choice, parse_choices
@@ -88,10 +99,30 @@ def doc_nodes(mentions: list[Mention]) -> list[Node]:
     ]
 
 
-def candidate_pairs(mentions: list[Mention]) -> list[PairQuestion]:
-    """One question per unordered pair of concepts whose kinds have Table 11 relations."""
+def _allowed(kind_a: str, kind_b: str) -> bool:
+    return bool(relations_for(kind_a, kind_b))
+
+
+def count_candidate_pairs(nodes: list[Node]) -> int:
+    """How many questions :func:`candidate_pairs` would ask without a cap (not enumerated)."""
+    return count_pairs(Counter(n.kind for n in nodes), _allowed)
+
+
+def candidate_pairs(
+    mentions: list[Mention], cap: int = MAX_PAIRS_PER_DOCUMENT
+) -> list[PairQuestion]:
+    """One question per unordered pair of concepts whose kinds have Table 11 relations, at
+    most ``cap``: over it, the pairs of the most-mentioned concepts (then earliest, then by ID),
+    enumerated lazily, so a document of 600 concepts never builds its 179,700 pairs."""
+    nodes = doc_nodes(mentions)
+    pairs: Iterable[tuple[Node, Node]] = combinations(nodes, 2)
+    if count_candidate_pairs(nodes) > cap:
+        ranked = sorted(nodes, key=lambda n: rank_key(len(n.spans), min(n.spans)[0], n.id))
+        kept = islice(((a, b) for a, b in ranked_pairs(ranked) if _allowed(a.kind, b.kind)), cap)
+        pairs = sorted(((a, b) if a.id < b.id else (b, a) for a, b in kept),
+                       key=lambda p: (p[0].id, p[1].id))  # fmt: skip
     out = []
-    for a, b in combinations(doc_nodes(mentions), 2):
+    for a, b in pairs:
         allowed = relations_for(a.kind, b.kind)
         if not allowed:
             continue
@@ -122,7 +153,25 @@ class PairwiseExtractor(LLMExtractor):
         self.expected_completion_tokens = 120 if mode == "per-pair" else 10 * TOKENS_PER_PAIR
 
     def config(self) -> dict[str, Any]:
-        return {**super().config(), "mode": self.mode, "chunk_size": self.chunk_size}
+        return {
+            **super().config(),
+            "mode": self.mode,
+            "chunk_size": self.chunk_size,
+            "max_pairs_per_document": MAX_PAIRS_PER_DOCUMENT,
+        }
+
+    def bound(self, doc: Document, mentions: list[Mention]) -> Bound | None:
+        """Over ``MAX_PAIRS_PER_DOCUMENT`` candidate pairs: the reason, and the calls saved."""
+        total = count_candidate_pairs(doc_nodes(mentions))
+        if total <= MAX_PAIRS_PER_DOCUMENT:
+            return None
+        limit = f"{MAX_PAIRS_PER_DOCUMENT:,} per document"
+        reason = cap_reason(total, MAX_PAIRS_PER_DOCUMENT, "candidate pairs", limit)
+        return Bound(reason, self._calls(total) - self._calls(MAX_PAIRS_PER_DOCUMENT))
+
+    def _calls(self, n_pairs: int) -> int:
+        """Calls asking about ``n_pairs`` pairs: one each per-pair, one per chunk batched."""
+        return n_pairs if self.mode == "per-pair" else -(-n_pairs // self.chunk_size)
 
     def plan(self, doc: Document, mentions: list[Mention]) -> list[Ask]:
         pairs = candidate_pairs(mentions)

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from tenacity import AsyncRetrying, RetryCallState
 
+from kgbuild.config import redact_url
 from kgbuild.errors import ConfigError, KgbuildError
-from kgbuild.llm.cache import ResponseCache, cache_key
+from kgbuild.llm.cache import OPENAI_URL, ResponseCache, cache_key, endpoint_id
 from kgbuild.retry import Transient, is_transient_status, parse_retry_after, policy
 from kgbuild.schema import read_tsv
 from kgbuild.settings import Settings, load_settings
@@ -86,6 +87,9 @@ class LLMSettings:
     model: str = "gpt-4o-mini"
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False)
+    #: Whether the environment's key may go to ``base_url`` (False: a file named it), for a
+    #: process that reads its own key (a Dask worker) — see :meth:`from_settings`.
+    key_allowed: bool = True
     temperature: float = 0.0
     max_tokens: int = 1024
     concurrency: int = 8
@@ -115,19 +119,31 @@ class LLMSettings:
                 raise ConfigError(f"LLM setting {name} must be {what}", value=getattr(self, name))
         if not self.model.strip():
             raise ConfigError("LLM model name is empty")
+        endpoint_id(self.base_url)  # a base URL that is no URL is refused here, not mid-build
 
     @classmethod
-    def from_settings(cls, settings: Settings, **overrides: Any) -> LLMSettings:
+    def from_settings(
+        cls, settings: Settings, *, key_allowed: bool | None = None, **overrides: Any
+    ) -> LLMSettings:
         """The endpoint of resolved :class:`~kgbuild.settings.Settings` (CLI > environment >
         ``kgbuild.toml`` > domain > defaults), ``overrides`` (``None`` = not given) on top;
-        prices from ``data/llm_prices.tsv`` plus ``[llm.prices]``."""
+        prices from ``data/llm_prices.tsv`` plus ``[llm.prices]``.
+
+        The API key goes only to the endpoint it was configured with: a base URL given here
+        (an explicit argument), one from the environment, or OpenAI's default. A base URL
+        named by ``kgbuild.toml`` gets no key, so a file in a working folder cannot redirect
+        it. ``key_allowed`` given: the caller knows already (a spec resolved elsewhere)."""
         s = settings
+        if key_allowed is None:
+            key_allowed = overrides.get("base_url") is not None or s.key_allowed("llm_base_url")
         prices = dict(default_prices())
         prices.update({k: (float(v[0]), float(v[1])) for k, v in s.llm_prices.items()})
+        key = s.openai_api_key.get_secret_value() if s.openai_api_key else None
         values: dict[str, Any] = {
             "model": s.llm_model,
             "base_url": s.llm_base_url,
-            "api_key": s.openai_api_key.get_secret_value() if s.openai_api_key else None,
+            "api_key": key if key_allowed else None,
+            "key_allowed": key_allowed,
             "temperature": s.llm_temperature,
             "max_tokens": s.llm_max_tokens,
             "concurrency": s.llm_concurrency,
@@ -156,7 +172,7 @@ class LLMSettings:
         """Settings safe to record in a manifest (no key)."""
         return {
             "model": self.model,
-            "base_url": self.base_url,
+            "base_url": redact_url(self.base_url),
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "usd_per_1m_tokens": list(self.price()),
@@ -208,6 +224,8 @@ class LLMClient:
         #: Structured-output dialect the endpoint accepts: 0 json_schema (OpenAI, vLLM),
         #: 1 json_object + schema (llama.cpp's server), 2 none (plain text, parsed leniently).
         self._format_level = 0
+        #: Who answers (part of every cache key: another endpoint is another answer).
+        self.endpoint = endpoint_id(settings.base_url)
 
     def _params(self, req: LLMRequest, level: int | None = None) -> dict[str, Any]:
         """Request parameters at a structured-output dialect ``level`` (default: the one the
@@ -233,10 +251,15 @@ class LLMClient:
         return self.cache.get(self._key(req))
 
     def _key(self, req: LLMRequest) -> str:
-        """The request *as asked* (dialect 0): an endpoint that needed a fallback dialect finds
-        its answers again, and ``--estimate`` counts them, before it learns the fallback."""
+        """The request *as asked* (dialect 0) to this endpoint: an endpoint that needed a
+        fallback dialect finds its answers again, and ``--estimate`` counts them, before it
+        learns the fallback; another endpoint serving a model of the same name does not."""
         return cache_key(
-            self.settings.model, req.prompt_version, req.messages, self._params(req, level=0)
+            self.endpoint,
+            self.settings.model,
+            req.prompt_version,
+            req.messages,
+            self._params(req, level=0),
         )
 
     def close(self) -> None:
@@ -252,8 +275,8 @@ class LLMClient:
         s = self.settings
         import openai
 
-        client = openai.AsyncOpenAI(
-            base_url=s.base_url,
+        client = openai.AsyncOpenAI(  # None would let openai read OPENAI_BASE_URL by itself
+            base_url=s.base_url or OPENAI_URL,
             api_key=s.api_key or "not-needed",
             timeout=s.timeout_s,
             max_retries=0,
@@ -294,7 +317,9 @@ class LLMClient:
                 f"LLM call failed after {sends[0]} attempts: {exc.reason}", tag=req.tag
             ) from None
         if self.cache is not None:  # a still-truncated answer is the endpoint's answer at
-            self.cache.put(key, s.model, req.prompt_version, content, pt, ct)  # this max_tokens
+            self.cache.put(  # this max_tokens
+                key, s.model, req.prompt_version, content, pt, ct, self.endpoint
+            )
         return LLMResult(content, pt, ct, False, sends[0], self.cost(pt, ct), req.tag, truncated)
 
     async def _send(

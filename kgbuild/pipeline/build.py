@@ -114,9 +114,13 @@ def _as_options(extractor: str | ExtractionOptions) -> ExtractionOptions:
     return extractor if isinstance(extractor, ExtractionOptions) else ExtractionOptions(extractor)
 
 
-def _as_corpus(source: Path | Corpus, years: str | None, default_year: int | None) -> Corpus:
-    """A corpus as given, or the local folder/file ``source``."""
-    return source if isinstance(source, Corpus) else LocalCorpus(Path(source), years, default_year)
+def _as_corpus(
+    source: Path | Corpus, years: str | None, default_year: int | None, warehouse: Path
+) -> Corpus:
+    """A corpus as given, or the local folder/file ``source`` (never reading ``warehouse``)."""
+    if isinstance(source, Corpus):
+        return source
+    return LocalCorpus(Path(source), years, default_year, warehouse=Path(warehouse))
 
 
 def _config(
@@ -126,11 +130,15 @@ def _config(
     slice_extractor: SliceExtractor,
     corpus: Corpus,
 ) -> dict[str, Any]:
-    """The build config recorded in every manifest and part of every year's fingerprint."""
+    """The build config recorded in every manifest and part of every year's fingerprint. An
+    LLM extractor's endpoint is part of it (its identity, no credentials): another endpoint
+    serving a model of the same name gives other answers, so its years are not reused."""
+    client = getattr(slice_extractor, "client", None)
     return {
         "kg": kg,
         "extractor": chosen,
         "extractor_requested": options.extractor,
+        **({"llm_endpoint": client.endpoint} if client is not None else {}),
         "extraction": slice_extractor.config(),
         "resolution": {"embed_model": options.embed_model},
         **corpus.config(),
@@ -196,7 +204,7 @@ def plan_build(
     options = _as_options(extractor)
     chosen, slice_extractor = options.make(Path(warehouse))
     try:
-        corpus = _as_corpus(source, years, default_year)
+        corpus = _as_corpus(source, years, default_year, warehouse)
         todo = corpus.years()
         if not corpus.reusable:
             return [YearPlan(y, "build", "years unknown") for y in todo]
@@ -282,7 +290,7 @@ def build_kg(
 
         runner = dask = DaskRunner(dask_address, options, Path(warehouse))
     try:
-        corpus = _as_corpus(source, years, default_year)
+        corpus = _as_corpus(source, years, default_year, warehouse)
         config = _config(kg, chosen, options, slice_extractor, corpus)
         wh = Warehouse(warehouse)
         report = BuildReport(new_build_id(), kg)
@@ -406,7 +414,7 @@ def estimate_build(
     try:
         if not isinstance(slice_extractor, LLMExtractor):
             return chosen, out
-        corpus = _as_corpus(source, years, default_year)
+        corpus = _as_corpus(source, years, default_year, warehouse)
         for ys in corpus.slices(corpus.years(), {}):
             by_doc: dict[str, list[Mention]] = {}
             for m in ys.mentions:

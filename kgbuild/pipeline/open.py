@@ -21,10 +21,13 @@ def open_corpus(
     max_doc_chars: int = MAX_DOCUMENT_CHARS,
     eutils_url: str = EUTILS_URL,
     pubtator_url: str = PUBTATOR_URL,
+    send_ncbi_key: bool = True,
 ) -> Corpus:
-    """``pubmed`` → the live E-utilities corpus (query + years + annotator); else a local path."""
+    """``pubmed`` → the live E-utilities corpus (query + years + annotator); else a local path.
+    ``send_ncbi_key`` False: ``eutils_url`` came from a file, and gets no ``NCBI_API_KEY``."""
     if source != "pubmed":
-        return LocalCorpus(Path(source), years, default_year, max_doc_chars)
+        # the warehouse (``cache_dir``'s parent) is output: never read as input (issue 23)
+        return LocalCorpus(Path(source), years, default_year, max_doc_chars, cache_dir.parent)
     if not query:
         raise InputError("--source pubmed needs --query (or a --domain with a query)")
     if not years:
@@ -46,6 +49,8 @@ def open_corpus(
         make_annotator=lambda: make_annotator(
             annotator, model, cache_dir / "pubtator", pubtator_url
         ),
-        eutils=pubmed.eutils_client(base_url=eutils_url, cache_dir=cache_dir / "pubmed"),
+        eutils=pubmed.eutils_client(
+            base_url=eutils_url, cache_dir=cache_dir / "pubmed", send_key=send_ncbi_key
+        ),
         max_doc_chars=max_doc_chars,
     )

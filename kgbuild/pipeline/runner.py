@@ -12,9 +12,10 @@ What the workers must share with the driver: the code (the same kgbuild version)
 extractors, the warehouse's LLM response cache (``llm_cache.sqlite``: the warehouse path must
 be the same path on every worker, e.g. a shared file system), so a re-run is answered from the
 cache whichever worker asks. The LLM API key is never sent: each worker reads its own from its
-environment. The global limit of requests in flight (``llm_concurrency``) is split between the
-batches that can run at once (one per worker thread): each batch's client gets
-``limit // threads`` (at least 1).
+environment, and adds it only where the driver's settings allow (never to a base URL that a
+``kgbuild.toml`` named: ``LLMSettings.key_allowed``). The global limit of requests in flight
+(``llm_concurrency``) is split between the batches that can run at once (one per worker
+thread): each batch's client gets ``limit // threads`` (at least 1).
 """
 
 from __future__ import annotations
@@ -56,8 +57,9 @@ def extract_batch(
     with _LOCK:
         extractor = _EXTRACTORS.get(key)
         if extractor is None:
-            if options.llm is not None:  # the key comes from this worker's environment
-                options = replace(options, llm=replace(options.llm, api_key=_worker_key()))
+            if options.llm is not None:  # the key comes from this worker's environment,
+                secret = _worker_key() if options.llm.key_allowed else None  # not a file's URL's
+                options = replace(options, llm=replace(options.llm, api_key=secret))
             extractor = options.make(Path(warehouse))[1]
             _EXTRACTORS[key] = extractor
     client = getattr(extractor, "client", None)  # one thread per extractor: deltas are ours

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kgbuild.config import redact_url
 from kgbuild.domains import DEFAULT_KINDS
 from kgbuild.errors import InputError
 from kgbuild.extract.select import choose_extractor
@@ -57,6 +58,10 @@ class BuildSpec:
     llm_max_retries: int
     eutils_url: str
     pubtator_url: str
+    #: Endpoint settings a file (``kgbuild.toml``) gave: used, but never sent a secret.
+    file_endpoints: tuple[str, ...]
+    #: What the build says first (a ``kgbuild.toml`` that moved an endpoint or the warehouse).
+    notices: tuple[str, ...]
 
     @classmethod
     def resolve(cls, **arguments: Any) -> BuildSpec:
@@ -78,6 +83,8 @@ class BuildSpec:
             warehouse=str(s.warehouse_dir.resolve()),
             years=expand_years(s.years),
             keep_kinds=tuple(s.keep_kinds),
+            file_endpoints=s.file_endpoints(),
+            notices=s.notices(),
         )
         return cls(**values)
 
@@ -99,24 +106,28 @@ class BuildSpec:
             max_doc_chars=self.max_doc_chars,
             eutils_url=self.eutils_url,
             pubtator_url=self.pubtator_url,
+            send_ncbi_key="eutils_url" not in self.file_endpoints,
         )
         if tuple(self.keep_kinds) != DEFAULT_KINDS:
             corpus = KeptKinds(corpus, tuple(self.keep_kinds))
         return corpus
 
     def llm_settings(self, concurrency: int | None = None) -> LLMSettings:
-        """The endpoint of this spec; the API key and price table come from the settings of
-        the process that runs it (a worker's environment), never from the spec."""
-        return LLMSettings.from_settings(
+        """The endpoint of this spec — exactly its base URL, whatever the running process's
+        own settings say; the API key and price table come from the settings of the process
+        that runs it (a worker's environment), never from the spec, and the key only when the
+        spec's base URL did not come from a file."""
+        llm = LLMSettings.from_settings(
             load_settings(),
+            key_allowed="llm_base_url" not in self.file_endpoints,
             model=self.llm_model,
-            base_url=self.llm_base_url,
             concurrency=concurrency or self.llm_concurrency,
             timeout_s=self.llm_timeout,
             max_tokens=self.llm_max_tokens,
             temperature=self.llm_temperature,
             max_retries=self.llm_max_retries,
         )
+        return replace(llm, base_url=self.llm_base_url)
 
     def options(self, llm_concurrency: int | None = None) -> ExtractionOptions:
         """Extraction options; ``llm_concurrency`` overrides the client's requests in flight."""
@@ -152,8 +163,13 @@ class BuildSpec:
         return replace(self, years=str(year))
 
     def public(self) -> dict[str, Any]:
-        """JSON-able parameters (no secrets are ever part of a spec)."""
-        return asdict(self)
+        """JSON-able parameters for logs (no secrets are ever part of a spec, and URLs lose
+        any user info or query they carry)."""
+        out = asdict(self)
+        for name in ("llm_base_url", "eutils_url", "pubtator_url", "dask_address"):
+            if name in out:
+                out[name] = redact_url(out[name])
+        return out
 
 
 def expand_years(years: str | None, today: datetime | None = None) -> str | None:

@@ -209,19 +209,22 @@ def serve(
 
     from kgbuild.query.engine import QueryEngine
     from kgbuild.query.server import SERVE_ENV, create_app
+    from kgbuild.store.snapshots import Warehouse as StoreWarehouse
 
     if not 0 < port < 65536:
         raise InputError("port must be between 1 and 65535", port=port)
     if not 1 <= workers <= 16:
         raise InputError("workers must be between 1 and 16", workers=workers)
     t0 = time.perf_counter()
-    engine = QueryEngine(warehouse_path(warehouse), snapshot, index_dir, embeddings=embed,
+    # resolved once, to one KG for good: a KG built into this warehouse later is never served
+    ref = StoreWarehouse(warehouse_path(warehouse)).pin(snapshot)
+    engine = QueryEngine(warehouse_path(warehouse), ref, index_dir, embeddings=embed,
                          background_reload=True)  # fmt: skip
     engine.prepare()
     settings = _settings(llm_base_url, llm_model, llm_max_tokens)
     idx = engine.state().index
     err.print(f"kgbuild serve: {idx.kg}@{idx.as_of_year} snapshot {idx.snapshot_id} "
-              f"({idx.n_nodes:,} nodes, {idx.n_edges:,} triples) ready in "
+              f"(follows {ref}; {idx.n_nodes:,} nodes, {idx.n_edges:,} triples) ready in "
               f"{time.perf_counter() - t0:.1f}s on http://{host}:{port} "
               f"(LLM: {'on' if settings.endpoint_configured else 'off'}, "
               f"{workers} worker{'s' if workers > 1 else ''})", highlight=False)  # fmt: skip
@@ -231,7 +234,7 @@ def serve(
         return
     llm = {"base_url": llm_base_url, "model": llm_model, "max_tokens": llm_max_tokens}
     os.environ[SERVE_ENV] = json.dumps({
-        "warehouse": str(engine.wh.root), "snapshot": snapshot, "embed": embed,
+        "warehouse": str(engine.wh.root), "snapshot": ref, "embed": embed,
         "index_dir": str(engine.index_dir), "llm": {k: v for k, v in llm.items() if v},
     })  # fmt: skip
     del engine  # the workers open their own (from the index this process cached)

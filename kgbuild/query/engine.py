@@ -67,7 +67,9 @@ class QueryEngine:
         background_reload: bool = False,
     ) -> None:
         self.wh = Warehouse(warehouse_path(Path(warehouse) if warehouse else None))
-        self.ref = snapshot or "latest"
+        # Pinned once (issue 23): an engine opened on ``latest`` follows that KG only, never a
+        # KG built into the same warehouse later; a blank reference is an error, not "latest".
+        self.ref = self.wh.pin("latest" if snapshot is None else snapshot)
         self.index_dir = index_dir_for(self.wh.root, index_dir)
         self.use_embeddings = embeddings
         self.embed_model = embed_model

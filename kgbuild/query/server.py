@@ -6,12 +6,18 @@ the ASGI stack Prefect already installs; LightRAG ships the same kind of server)
 | ``POST /retrieve`` | retrieval without an LLM: links, paths, ranked triples, context |
 | ``POST /ask`` | the LLM pipeline (entities, rerank, answer citing PMIDs); 503 without LLM |
 | ``GET /entities?q=`` | linking and autocomplete: nodes ``q`` names or starts a name of |
-| ``GET /health`` | the snapshot being served, its size, reloads |
+| ``GET /health`` | the KG and snapshot being served, its size, reloads, load per kind |
 
 Hostile input gets a clear 4xx and never a stack trace: bodies over :data:`MAX_BODY_BYTES` are
-refused (413) before they are read whole, fields are typed and bounded (422), a question with
-no entity of the snapshot is a 422 naming the unlinked mentions, and any unexpected failure is
-a 500 saying only "internal error". Nothing is written but the caches inside the warehouse.
+refused (413) before they are read whole, every field is typed and bounded (422 naming the
+field), a question with no entity of the snapshot is a 422 naming the unlinked mentions, and
+any unexpected failure is a 500 saying only "internal error". Nothing is written but the caches
+inside the warehouse.
+
+Load: each kind of heavy request passes a :mod:`gate <kgbuild.query.gate>` (a few run, a few
+wait, the rest get 503 with ``Retry-After`` at once), and ``/health`` runs on the event loop,
+never queued behind them. The server follows one KG for good (:meth:`Warehouse.pin`): a KG
+built into the same warehouse later is never served in its place.
 """
 
 from __future__ import annotations
@@ -27,11 +33,12 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.config import env
-from kgbuild.errors import InputError, KgbuildError, StoreError
+from kgbuild.errors import Busy, InputError, KgbuildError, StoreError
 from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.query.answer import answer_question, make_client
 from kgbuild.query.engine import QueryEngine
 from kgbuild.query.explore import Filters
+from kgbuild.query.gate import RETRY_AFTER_S, Limit, gates
 from kgbuild.query.limits import (
     DEFAULT_K,
     DEFAULT_TOKEN_BUDGET,
@@ -49,13 +56,19 @@ from kgbuild.query.text import key
 #: Largest request body read (bytes): a question, its choices and options fit in a few KB.
 MAX_BODY_BYTES = 64 * 1024
 MAX_ENTITY_QUERY = 200
+#: Longest relation label / node kind a filter names (labels are words, not paragraphs).
+MAX_FILTER_VALUE = 200
 log = logging.getLogger("kgbuild.serve")
 
 
 class FilterBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    relations: list[str] = Field(default_factory=list, max_length=50)
-    kinds: list[str] = Field(default_factory=list, max_length=20)
+    relations: list[Annotated[str, Field(max_length=MAX_FILTER_VALUE)]] = Field(
+        default_factory=list, max_length=50
+    )
+    kinds: list[Annotated[str, Field(max_length=MAX_FILTER_VALUE)]] = Field(
+        default_factory=list, max_length=20
+    )
     min_support: int = Field(0, ge=0, le=1_000_000)
     min_confidence: float = Field(0.0, ge=0.0, le=1.0)
     as_of_year: int | None = Field(None, ge=1000, le=9999)
@@ -132,11 +145,16 @@ class BodyLimit:
                 raise
 
 
-def create_app(engine: QueryEngine, llm: LLMSettings | None = None) -> FastAPI:
-    """The API over ``engine``; ``llm`` (an endpoint configured) enables ``POST /ask``."""
+def create_app(
+    engine: QueryEngine, llm: LLMSettings | None = None, limits: dict[str, Limit] | None = None
+) -> FastAPI:
+    """The API over ``engine`` (built with ``background_reload``, so no request ever waits for
+    an index); ``llm`` (an endpoint configured) enables ``POST /ask``; ``limits`` overrides
+    the gates' :data:`~kgbuild.query.gate.LIMITS` per kind."""
     app = FastAPI(
         title="kgbuild query", version="1", docs_url=None, redoc_url=None, openapi_url=None
     )
+    gate = gates(limits)
     client: LLMClient | None = None
     if llm is not None and llm.endpoint_configured:
         client = make_client(llm, engine.wh.root)
@@ -149,6 +167,12 @@ def create_app(engine: QueryEngine, llm: LLMSettings | None = None) -> FastAPI:
         ]
         return _error(422, "invalid request", details=errors[:20])
 
+    @app.exception_handler(Busy)
+    async def _busy(_: Request, exc: Busy) -> Response:
+        response = _error(503, str(exc), retry_after_s=RETRY_AFTER_S)
+        response.headers["Retry-After"] = str(RETRY_AFTER_S)
+        return response
+
     @app.exception_handler(KgbuildError)
     async def _user_error(_: Request, exc: KgbuildError) -> Response:
         status = 404 if isinstance(exc, StoreError) and "snapshot" in exc.message else 400
@@ -160,7 +184,9 @@ def create_app(engine: QueryEngine, llm: LLMSettings | None = None) -> FastAPI:
         return _error(500, "internal error")
 
     @app.get("/health")
-    def health() -> Response:
+    async def health() -> Response:
+        # async: answered on the event loop, never queued behind requests in the thread pool
+        # (state() costs one stat per second at most; a reload runs in its own thread)
         st = engine.state()
         idx = st.index
         return _json(
@@ -175,31 +201,25 @@ def create_app(engine: QueryEngine, llm: LLMSettings | None = None) -> FastAPI:
                 "reloads": engine.reloads,
                 "embedding": st.linker.vectors is not None,
                 "llm": client is not None,
+                "load": {kind: g.load() for kind, g in gate.items()},
             }
         )
 
     @app.get("/entities")
-    def entities(
+    async def entities(
         q: str = Query(..., min_length=1, max_length=MAX_ENTITY_QUERY),
         limit: int = Query(10, ge=1, le=50),
     ) -> Response:
-        return _json(lookup_entities(engine, q, limit))
+        found = await gate["entities"].run(lookup_entities, engine, q, limit)
+        return _json(found)
 
-    @app.post("/retrieve")
-    def retrieve(body: RetrieveBody) -> Response:
+    def _retrieve(body: RetrieveBody) -> Response:
         r = engine.retrieve(body.question, body.choices, **_options(body))
         if not r.found:
             return _error(422, NO_ENTITY, unlinked=r.unlinked(), snapshot=r.snapshot_id)
         return _json(r.to_dict(timings=body.timings))
 
-    @app.post("/ask")
-    def ask(body: AskBody) -> Response:
-        if client is None:
-            return _error(
-                503,
-                "no LLM endpoint configured for this server "
-                "(set OPENAI_BASE_URL / KGBUILD_LLM_BASE_URL or OPENAI_API_KEY)",
-            )
+    def _ask(body: AskBody, client: LLMClient) -> Response:
         a = answer_question(
             engine,
             client,
@@ -214,6 +234,21 @@ def create_app(engine: QueryEngine, llm: LLMSettings | None = None) -> FastAPI:
                 422, NO_ENTITY, unlinked=a.retrieval.unlinked(), snapshot=a.retrieval.snapshot_id
             )
         return _json(a.to_dict())
+
+    # The work, and turning its result into JSON, runs in the thread pool behind a gate.
+    @app.post("/retrieve")
+    async def retrieve(body: RetrieveBody) -> Response:
+        return await gate["retrieve"].run(_retrieve, body)
+
+    @app.post("/ask")
+    async def ask(body: AskBody) -> Response:
+        if client is None:
+            return _error(
+                503,
+                "no LLM endpoint configured for this server "
+                "(set OPENAI_BASE_URL / KGBUILD_LLM_BASE_URL or OPENAI_API_KEY)",
+            )
+        return await gate["ask"].run(_ask, body, client)
 
     app.add_middleware(BodyLimit)
     return app

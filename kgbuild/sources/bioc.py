@@ -8,22 +8,32 @@ are recorded as a warning rather than silently mixed in.
 Valid JSON can still have the wrong shape (a ``passages`` that is a string, a text that is a
 number, absurd nesting). Every field is read through a checked accessor: a document whose
 structure is unusable ends ``rejected`` with the reason, a bad annotation is a ``problems`` row,
-and the rest of the file and corpus builds.
+and the rest of the file and corpus builds. Numbers are checked too (issue 23): a JSON integer
+of thousands of digits, ``NaN``/``Infinity``/``1e5`` where an id or offset belongs, or a year
+written in superscripts or outside 1800..next year reject their document (or annotation) with
+the value in the reason. A file is parsed whole, so one over :data:`MAX_JSON_BYTES` is refused
+with a problem row rather than read into memory.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import reprlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from kgbuild.errors import InputError
+from kgbuild.sources.files import open_regular
 from kgbuild.sources.record import SourceRecord, finish, make_mention
+from kgbuild.sources.values import MAX_DIGITS, parse_year, pmid_problem, whole_number
 
-#: A document id we accept: what PubMed, PMC and DOI-style ids look like, bounded in length.
-_ID = re.compile(r"^[\w.:/()\-]{1,64}$")
+#: Largest BioC-JSON file read (bytes). ``json`` parses a whole file at once, taking several
+#: times its size in memory; PubTator3 answers 100 abstracts in well under 1 MB, and a year of
+#: a corpus is better split into files (or given as PubTator text, which is streamed).
+MAX_JSON_BYTES = 64 << 20
 _REPR = reprlib.Repr()
 _REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 2, 60, 60, 4, 4
 
@@ -76,12 +86,21 @@ def _text(value: Any, what: str) -> str:
 
 
 def _int(value: Any, what: str) -> int:
+    """An integer field: a JSON integer or a string of one, of at most ``MAX_DIGITS`` digits
+    (a float, ``NaN``, ``Infinity``, ``"1e5"`` or superscript digits are not)."""
     if isinstance(value, bool) or not isinstance(value, int | str):
         raise Malformed(f"{what} is not an integer: {short(value)}")
-    try:
-        return int(value)
-    except ValueError as exc:
-        raise Malformed(f"{what} is not an integer: {short(value)}") from exc
+    number = whole_number(value)[0] if isinstance(value, str) else value
+    if number is None or abs(number) >= 10**MAX_DIGITS:
+        raise Malformed(f"{what} is not an integer of at most {MAX_DIGITS} digits: {short(value)}")
+    return number
+
+
+def _json_int(text: str) -> int | str:
+    """A JSON integer literal; one of more than ``MAX_DIGITS`` digits stays text (``int()``
+    raises past 4,300 digits, and no offset, length or id is that long), so the field that
+    holds it is refused with its value rather than the whole file with a traceback."""
+    return int(text) if len(text.lstrip("-")) <= MAX_DIGITS else text
 
 
 def _scalar(value: Any) -> str:
@@ -91,42 +110,62 @@ def _scalar(value: Any) -> str:
     return str(value).strip()
 
 
+def _id_text(value: Any) -> str:
+    """An id field as text; a JSON float (``1e5``, ``NaN``, ``Infinity``, ``-0.0``) is no id."""
+    if isinstance(value, float):
+        raise Malformed(f"document id {short(value)} is a JSON number with a fraction or exponent")
+    return _scalar(value)
+
+
 def doc_pmid(doc: dict[str, Any]) -> str:
     """A BioC document's PMID: ``pmid``, else the PMID half of PubTator3's ``_id``
     (``"28041912|None"``, kept when ``id`` was replaced by a DOI), else ``id``."""
-    pmid = _scalar(doc.get("pmid"))
+    pmid = _id_text(doc.get("pmid"))
     if pmid:
         return pmid
     head = _scalar(doc.get("_id")).split("|", 1)[0].strip()
-    return head if head.isdigit() else _scalar(doc.get("id"))
+    return head if re.fullmatch(r"[0-9]+", head) else _id_text(doc.get("id"))
 
 
-def _year(doc: dict[str, Any], passages: list[dict[str, Any]]) -> int | None:
-    for p in passages:
-        y = _scalar(_obj(p.get("infons"), "passage infons").get("year"))
-        if y[:4].isdigit():
-            return int(y[:4])
-    date = _scalar(doc.get("date"))
-    return int(date[:4]) if date[:4].isdigit() else None
+def _year(doc: dict[str, Any], passages: list[dict[str, Any]]) -> tuple[int | None, str | None]:
+    """The record's own year (a passage's ``year`` infon, else the document's ``date``) and,
+    when no field gives a usable one but some field is there (``²⁰¹⁵``, ``NaN``, ``9999``),
+    why the first of them is unusable."""
+    fields = [("year", _obj(p.get("infons"), "passage infons").get("year")) for p in passages]
+    first_bad = None
+    for what, value in [*fields, ("date", doc.get("date"))]:
+        year, why = parse_year(_scalar(value) if value is not None else "")
+        if year is not None:
+            return year, None
+        first_bad = first_bad or (f"BioC {what}: {why}" if why else None)
+    return None, first_bad
 
 
 def bioc_record(
-    doc: Any, source_file: str, record_no: int, annotator: str = "pubtator3"
+    doc: Any,
+    source_file: str,
+    record_no: int,
+    annotator: str = "pubtator3",
+    file_year: int | None = None,
 ) -> SourceRecord:
     """One BioC document → a SourceRecord (never raises on bad content: a document of the
-    wrong shape is a rejected record saying what is wrong)."""
-    pmid = doc_pmid(doc) if isinstance(doc, dict) else ""
-    rec = SourceRecord(pmid=pmid if _ID.match(pmid) else "", source_file=source_file,
-                       record_no=record_no, line_no=record_no)  # fmt: skip
+    wrong shape is a rejected record saying what is wrong). ``file_year``: the year the file's
+    name gives, which wins over the record's own (an unusable own year is then a problem row;
+    without a file year, it rejects the record)."""
+    rec = SourceRecord(pmid="", source_file=source_file, record_no=record_no, line_no=record_no,
+                       year=file_year)  # fmt: skip
     try:
         if not isinstance(doc, dict):
             raise Malformed(f"document is a {type(doc).__name__}, not an object: {short(doc)}")
+        pmid = doc_pmid(doc)
         if not pmid:
             rec.reject_reason = "BioC document without id/pmid"
             return rec
-        if not _ID.match(pmid):
-            raise Malformed(f"document id is not an identifier: {short(pmid)}")
-        _read_document(rec, doc, annotator)
+        why = pmid_problem(pmid)
+        if why:
+            raise Malformed(why)
+        rec.pmid = pmid
+        _read_document(rec, doc, annotator, file_year)
     except Malformed as exc:
         rec.reject_reason = f"malformed BioC document: {exc}"
         rec.problem(record_no, "malformed_document", str(exc))
@@ -135,9 +174,17 @@ def bioc_record(
     return finish(rec)
 
 
-def _read_document(rec: SourceRecord, doc: dict[str, Any], annotator: str) -> None:
+def _read_document(
+    rec: SourceRecord, doc: dict[str, Any], annotator: str, file_year: int | None
+) -> None:
     passages = [_obj(p, "passage") for p in _items(doc.get("passages"), "passages")]
-    rec.year = _year(doc, passages)
+    own, why = _year(doc, passages)
+    if why:
+        rec.problem(rec.record_no, "bad_year", why)
+        if file_year is None:
+            rec.reject_reason = f"{why}; not built"
+    if file_year is None:
+        rec.year = own
     journal = doc.get("journal")
     rec.journal = journal if isinstance(journal, str) and journal else None
     roles = _roles([_obj(p.get("infons"), "passage infons").get("type") for p in passages])
@@ -226,17 +273,25 @@ def _annotation(rec: SourceRecord, ann: Any, base: int, ours: int, annotator: st
 
 
 def read_bioc(
-    path: Path, year: int | None = None, annotator: str = "pubtator3", label: str | None = None
+    path: Path,
+    year: int | None = None,
+    annotator: str = "pubtator3",
+    label: str | None = None,
+    max_bytes: int = MAX_JSON_BYTES,
 ) -> Iterator[SourceRecord]:
-    """Records of one BioC-JSON file; an unreadable file yields one rejected record saying why."""
+    """Records of one BioC-JSON file; an unreadable file yields one rejected record saying why
+    (a file over ``max_bytes`` is not read at all)."""
     source_file = label or path.name
     try:
-        payload = json.loads(path.read_bytes().decode("utf-8-sig", errors="strict"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        payload = _load(path, max_bytes)
+    except (ValueError, RecursionError, InputError, OSError) as exc:
         why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
+        kind = "malformed_file"
+        if isinstance(exc, _TooLarge | InputError | OSError):
+            kind = "file_too_large" if isinstance(exc, _TooLarge) else "unreadable"
         bad = SourceRecord(pmid="", source_file=source_file, record_no=0, line_no=0, year=year)
         bad.reject_reason = f"unreadable BioC-JSON: {why}"
-        bad.problem(0, "malformed_file", why)
+        bad.problem(0, kind, why)
         yield bad
         return
     docs = bioc_documents(payload)
@@ -246,7 +301,23 @@ def read_bioc(
         yield bad
         return
     for i, doc in enumerate(docs, start=1):
-        rec = bioc_record(doc, source_file, i, annotator)
-        if year is not None:
-            rec.year = year
-        yield rec
+        yield bioc_record(doc, source_file, i, annotator, year)
+
+
+class _TooLarge(ValueError):
+    """A BioC-JSON file over the size read whole."""
+
+
+def _load(path: Path, max_bytes: int) -> Any:
+    """The parsed file, read only if a regular file of at most ``max_bytes`` (checked on the
+    open file, and again by reading at most one byte more)."""
+    with open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        data = fh.read(max_bytes + 1) if size <= max_bytes else b""
+    if size > max_bytes or len(data) > max_bytes:
+        size = max(size, len(data))
+        raise _TooLarge(
+            f"file of {size:,} bytes is over the {max_bytes:,}-byte limit for BioC-JSON; "
+            "split it, or give the corpus as PubTator text"
+        )
+    return json.loads(data.decode("utf-8-sig", errors="strict"), parse_int=_json_int)

@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 from kgbuild.errors import InputError
 from kgbuild.sources.local import SourceFile, YearSlice, discover, parse_years, read_slices
 from kgbuild.sources.record import MAX_DOCUMENT_CHARS
+from kgbuild.sources.values import year_problem
 
 
 @runtime_checkable
@@ -38,7 +39,14 @@ class Corpus(Protocol):
 
 
 class LocalCorpus:
-    """A folder of per-year PubTator / BioC-JSON files (or one file)."""
+    """A folder of per-year PubTator / BioC-JSON files (or one file).
+
+    ``warehouse``: the build's warehouse, never read as input even when it sits inside
+    ``source`` (``--source .`` with the default ``./warehouse``); any other folder that looks
+    like a warehouse is skipped too. Files whose records are rejected whatever year they are
+    read in (a refused FIFO or link, ``0000.pubtator``) are read with the first year, so they
+    leave the corpus's years known before reading and an unchanged re-run publishes nothing.
+    """
 
     def __init__(
         self,
@@ -46,27 +54,36 @@ class LocalCorpus:
         years: str | None,
         default_year: int | None,
         max_doc_chars: int = MAX_DOCUMENT_CHARS,
+        warehouse: Path | None = None,
     ) -> None:
         self.source, self.bounds, self.default_year = source, parse_years(years), default_year
         if max_doc_chars < 1:
             raise InputError("--max-doc-chars must be at least 1", max_doc_chars=max_doc_chars)
+        if default_year is not None and (why := year_problem(default_year)):
+            raise InputError(f"--default-year: {why}", default_year=default_year)
         self.max_doc_chars = max_doc_chars
-        files = discover(source)
+        everything = discover(source, [warehouse] if warehouse else [])
+        files = everything
         if self.bounds:
             lo, hi = self.bounds
             files = [f for f in files if f.year is None or lo <= f.year <= hi]
             if not files:
-                have = sorted({f.year for f in discover(source) if f.year})
+                have = sorted({f.year for f in everything if f.year})
                 raise InputError(
                     "no input files for the requested years",
                     years=years,
                     available=f"{have[0]}-{have[-1]}" if have else "none",
                 )
-        self.yearless = [f for f in files if f.year is None]
+        self.yearless = [f for f in files if f.year is None and not f.rejected_anyway]
         self.by_year: dict[int, list[SourceFile]] = {}
         for f in files:
             if f.year is not None:
                 self.by_year.setdefault(f.year, []).append(f)
+        riders = [f for f in files if f.rejected_anyway]
+        if self.by_year:
+            self.by_year[min(self.by_year)].extend(riders)
+        else:
+            self.yearless.extend(riders)
         self.reusable = not self.yearless  # year-less files: years known only after parsing
         self._digests: dict[SourceFile, str] = {}
 

@@ -5,6 +5,12 @@ folder) or, failing that, from the record itself (BioC ``year`` infon / ``date``
 Records are grouped into year slices and handed out in year order; a PMID seen before (an
 e-pub/print pair in consecutive year files, as 1,245 DALK PMIDs are) is a ``duplicate`` of its
 first record: built once, in its first year, and never counted twice.
+
+A year is published only if it is within 1800..next year (:mod:`kgbuild.sources.values`): the
+records of ``0000.pubtator``, ``9999.pubtator`` or ``2099.pubtator`` end ``rejected`` with the
+reason, and so do records whose own year is out of range. The folder is walked as
+:func:`kgbuild.sources.files.walk` does: no link followed out of it, no FIFO or device opened
+(each is one rejected record with a problem row), no warehouse read as input.
 """
 
 from __future__ import annotations
@@ -16,13 +22,17 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kgbuild.errors import InputError, IntegrityError
+from kgbuild.errors import InputError, IntegrityError, KgbuildError
 from kgbuild.records import DocStatus, Document, Mention, Problem, SourceRelation
 from kgbuild.sources.bioc import read_bioc
+from kgbuild.sources.files import Refusal, open_regular, walk
 from kgbuild.sources.pubtator_files import count_records_in, read_pubtator
 from kgbuild.sources.record import MAX_DOCUMENT_CHARS, SourceRecord
+from kgbuild.sources.values import year_problem
 
-_YEAR_IN_NAME = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+_YEAR_IN_NAME = re.compile(r"(?<![0-9])((?:19|20)[0-9][0-9])(?![0-9])")
+#: A name that is only a number of four digits (``0000.pubtator``) names a year too.
+_YEAR_NAME = re.compile(r"^([0-9]{4})(?:\.|$)")
 _PUBTATOR_SUFFIXES = {".pubtator", ".txt", ".pubtator.txt"}
 _BIOC_SUFFIXES = {".json", ".bioc", ".biocjson"}
 
@@ -32,10 +42,22 @@ class SourceFile:
     path: Path
     fmt: str  # pubtator | bioc
     year: int | None
+    #: Why the file is not read at all (problem kind, detail): it is one rejected record.
+    refused: Refusal | None = None
+    #: Why the year its name gives is unusable: each of its records is rejected with it.
+    bad_year: str | None = None
+
+    @property
+    def rejected_anyway(self) -> bool:
+        """Whether every record of the file ends ``rejected`` whatever year it is read in:
+        such a file needs no year of its own (it is read with the corpus's first year)."""
+        return self.year is None and (self.refused is not None or self.bad_year is not None)
 
     def digest(self) -> str:
+        if self.refused:  # never opened: it may be a FIFO, a device, a link out of the source
+            return f"refused: {self.refused[0]}"
         digest = hashlib.blake2b(digest_size=16)
-        with open(self.path, "rb") as fh:  # in blocks: a large year file is never held whole
+        with open_regular(self.path) as fh:  # in blocks: a large year file is never held whole
             while block := fh.read(1 << 20):
                 digest.update(block)
         return digest.hexdigest()
@@ -63,18 +85,37 @@ def _format(path: Path) -> str | None:
     return None
 
 
-def discover(source: Path) -> list[SourceFile]:
-    """Corpus files under ``source`` (a folder or one file), with the year their name gives."""
+def name_year(name: str) -> tuple[int | None, str | None]:
+    """The year a file name gives (``2014.pubtator``, ``2015_good.json``), and why it is
+    unusable when it is out of range (``0000.pubtator``, ``2099.pubtator``)."""
+    m = _YEAR_NAME.match(name) or _YEAR_IN_NAME.search(Path(name).stem)
+    if not m:
+        return None, None
+    year = int(m.group(1))
+    why = year_problem(year)
+    return (None, f"{why} (the year in the file name); not built") if why else (year, None)
+
+
+def discover(source: Path, exclude: Iterable[Path] = ()) -> list[SourceFile]:
+    """Corpus files under ``source`` (a folder or one file), with the year their name gives;
+    folders in ``exclude`` (the warehouse) and anything that looks like a warehouse are not
+    searched, and links out of ``source``, FIFOs and devices are refused (see
+    :func:`kgbuild.sources.files.walk`)."""
     if not source.exists():
         raise InputError("source path does not exist", path=source)
-    paths = sorted(p for p in source.rglob("*") if p.is_file()) if source.is_dir() else [source]
+    if source.is_dir():
+        if any(Path(p).resolve() == source.resolve() for p in exclude):
+            raise InputError("the warehouse is the source folder; give it a folder of its own")
+        found = walk(source, lambda name: _format(Path(name)) is not None, exclude)
+    elif source.is_file():  # named by the user: a link is followed, but it must be a file
+        found = [(source, None)]
+    else:
+        raise InputError("source is neither a folder nor a regular file", path=source)
     files = []
-    for p in paths:
-        fmt = _format(p)
-        if fmt is None:
-            continue
-        m = _YEAR_IN_NAME.search(p.stem)
-        files.append(SourceFile(p, fmt, int(m.group(1)) if m else None))
+    for p, refused in found:
+        year, bad_year = name_year(p.name)
+        fmt = _format(p) or "pubtator"  # a folder link out of the source: refused anyway
+        files.append(SourceFile(p, fmt, year, refused, bad_year))
     if not files:
         raise InputError(
             "no PubTator (.pubtator/.txt) or BioC-JSON (.json) files found", path=source
@@ -86,10 +127,31 @@ def read_file(sf: SourceFile, root: Path) -> Iterator[SourceRecord]:
     """The records of one file; a PubTator file's record count is checked against the title
     lines in its bytes (counted apart from the parser), so a record cannot vanish silently."""
     label = str(sf.path.relative_to(root)) if root.is_dir() else sf.path.name
+    for rec in _records(sf, label):
+        if sf.bad_year:
+            rec.reject_reason = rec.reject_reason or sf.bad_year
+        yield rec
+
+
+def _refused(sf: SourceFile, label: str, kind: str, detail: str) -> SourceRecord:
+    rec = SourceRecord(pmid="", source_file=label, record_no=0, line_no=0, year=sf.year)
+    rec.problem(0, kind, detail)
+    rec.reject_reason = f"file not read: {detail}"
+    return rec
+
+
+def _records(sf: SourceFile, label: str) -> Iterator[SourceRecord]:
+    if sf.refused:
+        yield _refused(sf, label, *sf.refused)
+        return
     if sf.fmt == "bioc":  # one record per document entry, by construction
         yield from read_bioc(sf.path, year=sf.year, label=label)
         return
-    expected, n = count_records_in(sf.path), 0
+    try:
+        expected, n = count_records_in(sf.path), 0
+    except (OSError, KgbuildError) as exc:  # gone, unreadable, or swapped since the walk
+        yield _refused(sf, label, "unreadable", str(exc)[:200])
+        return
     for rec in read_pubtator(sf.path, year=sf.year, label=label):
         n += rec.record_no > 0
         yield rec
@@ -103,12 +165,15 @@ def parse_years(spec: str | None) -> tuple[int, int] | None:
     """``2011-2020`` / ``2015`` → inclusive bounds; None means every year present."""
     if not spec:
         return None
-    m = re.fullmatch(r"\s*(\d{4})\s*(?:[-:]\s*(\d{4}))?\s*", spec)
+    m = re.fullmatch(r"\s*([0-9]{4})\s*(?:[-:]\s*([0-9]{4}))?\s*", spec)
     if not m:
         raise InputError("years must look like 2011-2020 or 2015", years=spec)
     lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
     if lo > hi:
         raise InputError("year range is reversed", years=spec)
+    for year in (lo, hi):
+        if why := year_problem(year):
+            raise InputError(f"--years: {why}", years=spec)
     return lo, hi
 
 
@@ -141,6 +206,10 @@ def read_slices(
                 rec.reject_reason = (
                     rec.reject_reason or "no publication year (none in the file name or record)"
                 )
+                unplaced.append(rec)
+            elif why := year_problem(year):
+                rec.reject_reason = rec.reject_reason or f"{why}; not built"
+                rec.year = None
                 unplaced.append(rec)
             elif years and not years[0] <= year <= years[1]:
                 rec.reject_reason = (

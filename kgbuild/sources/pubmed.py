@@ -87,13 +87,15 @@ def eutils_client(
     tool: str = "kgbuild",
     base_url: str = EUTILS_URL,
     cache_dir: Path | None = None,
+    send_key: bool = True,
     **options: Any,
 ) -> HttpClient:
     """A client at NCBI's rate for the key (``NCBI_API_KEY``/``NCBI_EMAIL`` when not given);
-    ``options`` go to :class:`HttpClient` (``timeout_s``, ``max_retries``, ``rate_per_s``…)."""
+    ``options`` go to :class:`HttpClient` (``timeout_s``, ``max_retries``, ``rate_per_s``…).
+    ``send_key`` False: ``base_url`` came from a file, so the environment's key stays home."""
     if api_key is None or email is None:  # the settings' (environment: NCBI_API_KEY/_EMAIL)
         s = settings.load_settings()
-        secret = s.ncbi_api_key.get_secret_value() if s.ncbi_api_key else None
+        secret = s.ncbi_api_key.get_secret_value() if s.ncbi_api_key and send_key else None
         api_key = api_key if api_key is not None else secret
         email = email if email is not None else s.ncbi_email
     key = api_key or None

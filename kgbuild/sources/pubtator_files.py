@@ -11,81 +11,81 @@ split: a CR-only file read as one line would lose all but its first record, and 
 the first PMID makes a second, bogus one. :func:`count_records` counts record starts in the raw
 bytes independently of the parser, so a reader that loses a record is caught (see
 :func:`kgbuild.sources.local.read_slices`).
+
+A file is read in blocks, never whole (issue 23): a newline-free multi-GB file costs one line cap
+(:data:`MAX_LINE_BYTES`) of memory and ends as one rejected record, and UTF-16 and CR-only files
+are converted block by block. Offsets are checked as text before ``int()`` sees them (5,000
+digits, ``NaN``, ``1e5``, superscripts are problem rows naming the value), and a PMID that names
+no document (5,000 digits, ``-0``) rejects its record (:mod:`kgbuild.sources.values`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
+from kgbuild.sources.files import CHUNK_BYTES, blocks, bounded_lines, open_regular
 from kgbuild.sources.record import SourceRecord, finish, make_mention
+from kgbuild.sources.values import pmid_problem, shown, too_long, whole_number
 
 _TEXT_LINE = re.compile(r"^([^|\t]+)\|([ta])\|(.*)$")
 #: A title line in raw bytes (a BOM allowed): what :func:`count_records` counts.
 _TITLE_LINE = re.compile(rb"^(?:\xef\xbb\xbf)?[^|\t\r\n]+\|t\|")
-_INT = re.compile(r"^[+-]?\d+$")
-#: A relation line's type: a word (CID, Association, Positive_Correlation, Bind…).
+#: A relation line's type: a word (CID, Association, Positive_Correlation, Bind…); NaN and
+#: Infinity are words too, but in that place they are an annotation's unreadable offset.
 _REL_TYPE = re.compile(r"^[A-Za-z][\w\-]*$")
+_NOT_A_TYPE = re.compile(r"^[+-]?(?:nan|inf|infinity)$", re.IGNORECASE)
 _BOM = b"\xef\xbb\xbf"
+#: Longest line read (bytes). A title or abstract line over it ends its record ``rejected``
+#: (no sensible ``--max-doc-chars`` is near it: the default is 100,000 characters), any other
+#: line is a problem; either way only its first bytes are held, whatever its length.
+MAX_LINE_BYTES = 8 << 20
 
 
-def normalize_bytes(data: bytes) -> tuple[bytes, list[str]]:
-    """UTF-16 → UTF-8, byte-order marks at line starts removed, CRLF/CR line endings → LF;
-    returns the bytes and what was changed (each becomes a problem row of the first record)."""
-    notes = []
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        data = data.decode("utf-16").encode("utf-8")
-        notes.append("UTF-16 file read as UTF-8")
-    if b"\n" not in data and b"\r" in data:
-        data = data.replace(b"\r", b"\n")
-        notes.append("CR-only line endings read as LF")
-    if _BOM in data:
-        lines = data.split(b"\n")
-        n = sum(line.startswith(_BOM) for line in lines)
-        if n:
-            data = b"\n".join(line.removeprefix(_BOM) for line in lines)
-            notes.append(f"{n} byte-order mark(s) removed from line starts")
-    return data, notes
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """How a PubTator file must be read: its encoding and line separator, and the notes that
+    become problem rows of its first record (issue 11: CR-only files, UTF-16, BOMs)."""
+
+    utf16: bool
+    sep: bytes
+    notes: tuple[str, ...]
 
 
-def _scan(path: Path) -> tuple[bool, list[str]]:
-    """Whether the file can be read line by line as it is (not UTF-16, not CR-only: what
-    :func:`normalize_bytes` would rewrite as a whole), and the notes it would make; one pass
-    over the file, a line at a time (issue 17: a year file of a large corpus is never held)."""
-    with open(path, "rb") as fh:
-        if fh.read(2) in (b"\xff\xfe", b"\xfe\xff"):
-            return False, []
+def survey(path: Path) -> Layout:
+    """One pass in blocks over the file (decoded if UTF-16): whether it has LF line ends, CR
+    only, and how many lines start with a byte-order mark."""
+    with open_regular(path) as fh:
+        utf16 = fh.read(2) in (b"\xff\xfe", b"\xfe\xff")
         fh.seek(0)
-        boms, lf, cr = 0, False, False
-        for line in fh:
-            lf = lf or line.endswith(b"\n")
-            cr = cr or b"\r" in line
-            boms += line.startswith(_BOM)
-    if not lf and cr:
-        return False, []
-    return True, [f"{boms} byte-order mark(s) removed from line starts"] if boms else []
+        lf = cr = False
+        boms = {b"\n": 0, b"\r": 0}
+        tail = b""
+        for i, block in enumerate(blocks(fh, utf16)):
+            if i == 0 and block.startswith(_BOM):
+                boms[b"\n"] += 1
+                boms[b"\r"] += 1
+            lf, cr = lf or b"\n" in block, cr or b"\r" in block
+            window = tail + block  # a separator + BOM may straddle two blocks
+            for sep in boms:
+                boms[sep] += window.count(sep + _BOM)  # 4 bytes: none lies inside tail
+            tail = window[-3:]
+    sep = b"\r" if cr and not lf else b"\n"
+    notes = ["UTF-16 file read as UTF-8"] if utf16 else []
+    notes += ["CR-only line endings read as LF"] if sep == b"\r" else []
+    notes += [f"{boms[sep]} byte-order mark(s) removed from line starts"] if boms[sep] else []
+    return Layout(utf16, sep, tuple(notes))
 
 
-def _stream_lines(path: Path) -> Iterator[bytes]:
-    """The file's lines as ``data.split(b"\n")`` of the normalized bytes gives them (BOMs at
-    line starts removed), read one at a time."""
-    with open(path, "rb") as fh:
-        last = b""
-        for line in fh:
-            last = line
-            yield line.removesuffix(b"\n").removeprefix(_BOM)
-        if not last or last.endswith(b"\n"):
-            yield b""  # split() gives an empty last element after a final newline
-
-
-def count_records_in(path: Path) -> int:
-    """:func:`count_records` of a file, reading it a line at a time where it can."""
-    stream, _ = _scan(path)
-    if not stream:
-        return count_records(path.read_bytes())
-    with open(path, "rb") as fh:
-        return sum(bool(_TITLE_LINE.match(line)) for line in fh)
+def count_records_in(path: Path, cap: int = MAX_LINE_BYTES) -> int:
+    """:func:`count_records` of a file, read in blocks (a line's first ``cap`` bytes held)."""
+    with open_regular(path) as fh:
+        lf = any(b"\n" in block for block in iter(lambda: fh.read(CHUNK_BYTES), b""))
+        fh.seek(0)
+        lines = bounded_lines(blocks(fh), b"\n" if lf else b"\r", cap)
+        return sum(bool(_TITLE_LINE.match(head)) for head, _ in lines)
 
 
 def count_records(data: bytes) -> int:
@@ -107,16 +107,16 @@ def decode_line(raw: bytes) -> tuple[str, bool]:
 
 
 def read_pubtator(
-    path: Path, year: int | None = None, annotator: str = "pubtator", label: str | None = None
+    path: Path,
+    year: int | None = None,
+    annotator: str = "pubtator",
+    label: str | None = None,
+    max_line: int = MAX_LINE_BYTES,
 ) -> Iterator[SourceRecord]:
-    """Records of one PubTator text file, in file order, each with its problems."""
+    """Records of one PubTator text file, in file order, each with its problems; the file is
+    read in blocks and each line's first ``max_line`` bytes are held, whatever its length."""
     source_file = label or path.name
-    stream, notes = _scan(path)
-    if stream:
-        lines: Iterator[bytes] = _stream_lines(path)
-    else:
-        data, notes = normalize_bytes(path.read_bytes())
-        lines = iter(data.split(b"\n"))
+    layout = survey(path)
     rec: SourceRecord | None = None
     record_no = 0
     # lines that belong to no record still belong to the file's year (the same slice however
@@ -127,43 +127,59 @@ def read_pubtator(
         if rec is not None:
             yield finish(rec)
 
-    for line_no, raw in enumerate(lines, start=1):
-        raw = raw.rstrip(b"\r")
-        line, ok = decode_line(raw)
-        if not line.strip():
-            yield from close()
-            rec = None
-            continue
-        m = _TEXT_LINE.match(line)
-        if m:
-            pmid, kind, text = m.group(1).strip(), m.group(2), m.group(3)
-            if kind == "t" or rec is None or rec.pmid != pmid:
+    with open_regular(path) as fh:
+        lines = bounded_lines(blocks(fh, layout.utf16), layout.sep, max_line)
+        for line_no, (raw, size) in enumerate(lines, start=1):
+            raw = raw.removeprefix(_BOM)
+            overlong = size > max_line
+            raw = raw if overlong else raw.rstrip(b"\r")
+            line, ok = decode_line(raw)
+            if not line.strip() and not overlong:
                 yield from close()
-                record_no += 1
-                rec = SourceRecord(
-                    pmid=pmid,
-                    source_file=source_file,
-                    record_no=record_no,
-                    line_no=line_no,
-                    year=year,
-                )
-                if kind == "a":
-                    rec.problem(line_no, "missing_title", "abstract line without a title line")
-                if record_no == 1:
-                    for note in notes:
-                        rec.problem(0, "normalized", note)
+                rec = None
+                continue
+            m = _TEXT_LINE.match(line)
+            if m:
+                pmid, kind, text = m.group(1).strip(), m.group(2), m.group(3)
+                if kind == "t" or rec is None or rec.pmid != pmid:
+                    yield from close()
+                    record_no += 1
+                    rec = SourceRecord(
+                        pmid=pmid,
+                        source_file=source_file,
+                        record_no=record_no,
+                        line_no=line_no,
+                        year=year,
+                    )
+                    rec.reject_reason = pmid_problem(pmid)
+                    if kind == "a":
+                        rec.problem(line_no, "missing_title", "abstract line without a title line")
+                    if record_no == 1:
+                        for note in layout.notes:
+                            rec.problem(0, "normalized", note)
+                if overlong:
+                    what = "title" if kind == "t" else "abstract"
+                    why = f"{what} line of {size:,} bytes is over the {max_line:,}-byte line limit"
+                    rec.problem(line_no, "overlong_line", why)
+                    rec.reject_reason = rec.reject_reason or f"{why}; not read"
+                    continue
+                if not ok:
+                    rec.problem(line_no, "non_utf8", "line is not UTF-8; decoded as cp1252")
+                    rec.warnings.append("non-UTF-8 bytes decoded as cp1252")
+                if kind == "t":
+                    rec.title = text
+                else:
+                    rec.abstract = text
+                continue
+            owner = rec if rec is not None else orphans
+            if overlong:
+                detail = f"line of {size:,} bytes is over the {max_line:,}-byte line limit"
+                owner.problem(line_no, "overlong_line", f"{detail}: {line[:80]!r}")
+                continue
             if not ok:
-                rec.problem(line_no, "non_utf8", "line is not UTF-8; decoded as cp1252")
-                rec.warnings.append("non-UTF-8 bytes decoded as cp1252")
-            if kind == "t":
-                rec.title = text
-            else:
-                rec.abstract = text
-            continue
-        owner = rec if rec is not None else orphans
-        if not ok:
-            owner.problem(line_no, "non_utf8", "annotation line is not UTF-8; decoded as cp1252")
-        _annotation_line(owner, line_no, line, annotator)
+                why = "annotation line is not UTF-8; decoded as cp1252"
+                owner.problem(line_no, "non_utf8", why)
+            _annotation_line(owner, line_no, line, annotator)
     yield from close()
     if orphans.problems:
         orphans.reject_reason = "lines outside any document"
@@ -174,21 +190,30 @@ def read_pubtator(
 
 
 def _annotation_line(rec: SourceRecord, line_no: int, line: str, annotator: str) -> None:
+    """A mention line (``PMID start end text type [id]``) or a relation line (``PMID type id1
+    id2 [...]``); a line whose offsets are not whole numbers (``NaN``, ``1e5``, ``²⁰``, 5,000
+    digits) is a problem row naming the value, never a relation and never a traceback."""
     parts = line.split("\t")
     if rec.record_no < 0:
         rec.problem(line_no, "orphan_line", f"no document before this line: {line[:80]!r}")
         return
     if parts[0].strip() != rec.pmid:
-        rec.problem(line_no, "pmid_mismatch", f"line PMID {parts[0]!r} inside {rec.pmid}")
+        detail = f"line PMID {shown(parts[0])} inside {shown(rec.pmid)}"
+        rec.problem(line_no, "pmid_mismatch", detail)
         return
-    if len(parts) >= 5 and _INT.match(parts[1]) and _INT.match(parts[2]):
-        raw_id = parts[5] if len(parts) > 5 else ""
-        mention = make_mention(
-            rec, line_no, int(parts[1]), int(parts[2]), parts[3], parts[4], raw_id, annotator
-        )
-        if mention is not None:
-            rec.mentions.append(mention)
-    elif len(parts) >= 4 and _REL_TYPE.match(parts[1]):
+    if len(parts) >= 4 and _REL_TYPE.match(parts[1]) and not _NOT_A_TYPE.match(parts[1]):
         rec.relations.append(tuple(parts[1:]))
-    else:
+        return
+    if len(parts) < 5:
         rec.problem(line_no, "malformed_line", f"{len(parts)} fields: {line[:80]!r}")
+        return
+    (start, why_start), (end, why_end) = whole_number(parts[1]), whole_number(parts[2])
+    if start is None or end is None:
+        # a number too long for any text is a wrong offset; anything else, a garbled line
+        kind = "bad_offset" if too_long(parts[1]) or too_long(parts[2]) else "malformed_line"
+        rec.problem(line_no, kind, f"offset {why_start or why_end}: {line[:80]!r}")
+        return
+    raw_id = parts[5] if len(parts) > 5 else ""
+    mention = make_mention(rec, line_no, start, end, parts[3], parts[4], raw_id, annotator)
+    if mention is not None:
+        rec.mentions.append(mention)

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kgbuild import settings
+from kgbuild.pmid import document_id_problem
 from kgbuild.records import Document, Mention, Problem
-from kgbuild.schema import hetionet_kind, to_curies
+from kgbuild.schema import ID_PROBLEM_TEXT, hetionet_kind, parse_ids
 
 #: How far (characters) a mention may be moved to the nearest exact occurrence of its text.
 OFFSET_REPAIR_WINDOW = 64
@@ -76,8 +77,13 @@ def make_mention(
             return None
         rec.problem(line_no, "offset_repaired", f"{text!r} moved {start}->{found}")
         start, end = found, found + len(text)
-    curies = to_curies(source_type, raw_id)
-    if raw_id.strip() not in ("", "-", "-1") and not curies:  # CDR writes -1 for "no ID"
+    ids = parse_ids(source_type, raw_id)
+    curies = ids.curies
+    for kind, refused in ids.refused.items():  # unknown prefix, bad local ID: not a node ID
+        shown = ", ".join(repr(r[:60]) for r in refused)
+        kept = "not used" if curies else "kept as free text"
+        rec.problem(line_no, kind, f"{source_type} id {shown}: {ID_PROBLEM_TEXT[kind]}; {kept}")
+    if raw_id.strip() not in ("", "-", "-1") and not curies and not ids.refused:  # CDR: -1
         rec.problem(line_no, "unparsable_id", f"{source_type} id {raw_id!r} kept as no ID")
     return Mention(
         pmid=rec.pmid,
@@ -107,7 +113,9 @@ def nearest_occurrence(doc_text: str, text: str, start: int, end: int) -> int:
 
 
 def finish(rec: SourceRecord) -> SourceRecord:
-    """Final per-record checks shared by all sources (empty text, empty abstract)."""
+    """Final per-record checks shared by all sources (a NaN PMID, empty text, empty abstract)."""
+    if why := document_id_problem(rec.pmid):
+        rec.reject_reason = rec.reject_reason or why
     if not rec.title.strip() and not rec.abstract.strip():
         rec.reject_reason = rec.reject_reason or "empty document: no title and no abstract"
     elif not rec.abstract.strip():

@@ -12,10 +12,14 @@ SQL a user gets (see README "Exploring with SQL"):
 - ``triples_diff(a, b)``: added / removed triples between two snapshots.
 
 Part paths are stored relative to the warehouse (``parts/<table>/<id>.parquet``), so a moved or
-copied warehouse reads its own parts: every connection kgbuild opens sets DuckDB's
-``file_search_path`` to the warehouse folder (another DuckDB client does the same, or starts in
-the warehouse folder). Part names are content hashes, so a same-named file found first in some
-other working folder holds the same rows.
+copied warehouse reads its own parts. They are resolved against the warehouse folder *only*:
+DuckDB looks a relative path up in the working folder first and in ``file_search_path`` after,
+so a ``parts/`` tree in whatever folder a reader starts in would be read instead of the
+warehouse's own (issue 23, item 10). The views therefore prefix each part with the connection's
+``file_search_path`` themselves (:func:`part_files`), which every connection kgbuild opens sets
+to the warehouse folder; another DuckDB client sets it too, or starts in the warehouse folder.
+Each part view also names the file it read (``_file``), so ``kgbuild check`` can see that what it
+hashes is what readers read.
 """
 
 from __future__ import annotations
@@ -31,9 +35,19 @@ from kgbuild.errors import Busy, StoreError
 from kgbuild.records import SCHEMAS
 
 #: 2: part paths relative to the warehouse (version 1 views held absolute paths) and
-#: identical rows of a part kept (version 1 read them back as one).
-CATALOG_VERSION = "2"
+#: identical rows of a part kept (version 1 read them back as one). 3: part paths resolved
+#: against ``file_search_path`` by the views themselves, never the working folder; ``_file``.
+CATALOG_VERSION = "3"
 TABLES = tuple(SCHEMAS)
+#: The registry's own tables (everything else in the catalog is derived: views and macros).
+REGISTRY_TABLES = (
+    "catalog_meta",
+    "snapshots",
+    "snapshot_parts",
+    "builds",
+    "snapshot_fingerprints",
+    "snapshot_lineage",
+)
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS catalog_meta (key VARCHAR PRIMARY KEY, value VARCHAR);
@@ -96,14 +110,47 @@ def connect(
     warehouse folder; waits while another process holds the file lock."""
     if read_only and not path.is_file():
         raise StoreError("no catalog yet: build a KG first", catalog=path)
-    config = {"file_search_path": str(path.resolve().parent)}  # holds for cursors too
+    root = path.resolve().parent
+    config = {"file_search_path": str(root)}  # holds for cursors too
     con = open_with_retry(
         lambda: duckdb.connect(str(path), read_only=read_only, config=config), path, wait_s
     )
     try:
+        if read_only and _stale_views(con):
+            rebuild_views(con, root, temporary=True)  # an older catalog's trust the cwd
         yield con
     finally:
         con.close()
+
+
+def _stale_views(con: duckdb.DuckDBPyConnection) -> bool:
+    """The catalog's part views were written by an older version (a read-only connection
+    cannot rebuild them; the next build does)."""
+    names = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    if not {"catalog_meta", "snapshot_parts"} <= names:
+        return False
+    row = con.execute("SELECT value FROM catalog_meta WHERE key = 'catalog_version'").fetchone()
+    return row is None or row[0] != CATALOG_VERSION
+
+
+def copy_registry(path: Path, dst: duckdb.DuckDBPyConnection, wait_s: float = 30.0) -> None:
+    """Copy the registry tables of the catalog at ``path`` into ``dst`` (another database, e.g.
+    in memory), through a read-only connection of its own: ``dst`` never opens the file, so it
+    holds no right to read it (DuckDB lets a connection read the file of any database it has
+    attached, whatever ``allowed_directories`` says). Views and macros are not copied:
+    :func:`rebuild_views` derives them from the registry."""
+    dst.execute(_DDL)
+    with connect(path, read_only=True, wait_s=wait_s) as src:
+        present = {r[0] for r in src.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+        for table in REGISTRY_TABLES:
+            if table not in present:
+                continue
+            rows = src.sql(f"SELECT * FROM {table}").to_arrow_table()
+            dst.register("_registry_rows", rows)
+            try:
+                dst.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _registry_rows")
+            finally:
+                dst.unregister("_registry_rows")
 
 
 def sql_literal(value: object) -> str:
@@ -140,18 +187,32 @@ def _empty_select(table: str, with_data: bool) -> str:
     if with_data:
         for f in SCHEMAS[table]:
             cols.append(f'NULL::{_SQL_TYPES[str(f.type)]} AS "{f.name}"')
-    cols += ["NULL::VARCHAR AS _row", "NULL::VARCHAR AS _part"]
+    cols += ["NULL::VARCHAR AS _row", "NULL::VARCHAR AS _part", "NULL::VARCHAR AS _file"]
     return f"SELECT {', '.join(cols)} WHERE false"
+
+
+def part_files(rel: list[str], root: Path | None = None) -> str:
+    """SQL for the files of parts ``rel`` (paths relative to the warehouse): under ``root``
+    when given (absolute paths), else under the reading connection's ``file_search_path``,
+    which DuckDB folds to a constant when the query is bound. Only a connection without one
+    (another client, started in the warehouse folder) falls back to relative paths."""
+    if root is not None:
+        return sql_literal([str(Path(root) / p) for p in rel])
+    base = "current_setting('file_search_path')"
+    return (
+        f"list_transform({sql_literal(rel)}, lambda p: "
+        f"CASE WHEN {base} = '' THEN p ELSE {base} || '/' || p END)"
+    )
 
 
 def part_views(
     con: duckdb.DuckDBPyConnection, root: Path | None = None, temporary: bool = False
 ) -> None:
     """(Re)create the views reading every table's parts: ``_rows_<t>`` (add parts) and
-    ``_dels_<t>`` (del parts). Persistent views name parts relative to the warehouse; with
-    ``root`` and ``temporary`` they are this connection's own views with absolute paths, which
-    shadow the persistent ones (the confined connection, whose file access is limited to
-    ``<root>/parts``, cannot resolve relative paths)."""
+    ``_dels_<t>`` (del parts), each with ``_file``, the file DuckDB read. Persistent views name
+    parts relative to the warehouse (:func:`part_files`); with ``root`` they hold absolute
+    paths, and with ``temporary`` they are this connection's own views, which shadow the
+    persistent ones (an older catalog's, read-only)."""
     kind = "TEMP VIEW" if temporary else "VIEW"
     for t in TABLES:
         for op, view in (("add", f"_rows_{t}"), ("del", f"_dels_{t}")):
@@ -164,22 +225,51 @@ def part_views(
             ]
             if rel:
                 cols = "*" if op == "add" else "_row, _part"
-                files = [str(root / p) if root else p for p in rel]
+                files = part_files(rel, root)
                 body = (
-                    f"SELECT {cols} FROM read_parquet({sql_literal(files)}, union_by_name = true)"
+                    f"SELECT {cols}, filename AS _file "
+                    f"FROM read_parquet({files}, union_by_name = true)"
                 )
             else:
                 body = _empty_select(t, with_data=op == "add")
             con.execute(f"CREATE OR REPLACE {kind} {view} AS {body}")
 
 
-def rebuild_views(con: duckdb.DuckDBPyConnection) -> None:
-    """(Re)create the part-reading views and every macro; call inside the publishing transaction."""
-    part_views(con)
+def define_head(
+    con: duckdb.DuckDBPyConnection, default: str | None = None, temporary: bool = False
+) -> None:
+    """``head_snapshot(kg_name := NULL)``: the newest snapshot of ``kg_name``; without a name,
+    the SQL expression ``default`` (a pinned snapshot id, or an ``error(…)`` that names the
+    KGs: :mod:`kgbuild.store.sql`), else the newest snapshot of the most recently built KG.
+    Every unqualified view and ``*_asof`` macro goes through it."""
+    newest_kg = "(SELECT kg FROM snapshots ORDER BY created_at DESC, depth DESC LIMIT 1)"
+    unnamed = default if default is not None else f"({_head_of(newest_kg)})"
+    create = "CREATE OR REPLACE TEMP" if temporary else "CREATE OR REPLACE"
+    con.execute(f"""
+        {create} MACRO head_snapshot(kg_name := NULL) AS (
+            CASE WHEN kg_name IS NULL THEN {unnamed} ELSE ({_head_of("kg_name")}) END)
+    """)
+
+
+def _head_of(kg_sql: str) -> str:
+    return (
+        f"SELECT snapshot_id FROM snapshots WHERE kg = {kg_sql} "
+        "ORDER BY created_at DESC, depth DESC LIMIT 1"
+    )
+
+
+def rebuild_views(
+    con: duckdb.DuckDBPyConnection, root: Path | None = None, temporary: bool = False
+) -> None:
+    """(Re)create the part-reading views and every macro; call inside the publishing transaction
+    (``root``: absolute part paths, for a connection that holds a copy of the registry;
+    ``temporary``: this connection's own objects, shadowing an older catalog's)."""
+    part_views(con, root, temporary)
+    create = "CREATE OR REPLACE TEMP" if temporary else "CREATE OR REPLACE"
     for t in TABLES:
         con.execute(f"""
-            CREATE OR REPLACE MACRO _{t}_at(sid) AS TABLE
-            SELECT * EXCLUDE (_part, _depth) FROM (
+            {create} MACRO _{t}_at(sid) AS TABLE
+            SELECT * EXCLUDE (_part, _depth, _file) FROM (
                 SELECT r.*, p.depth AS _depth FROM _rows_{t} r
                 -- a part listed at two depths joins once; identical rows of a part all count
                 JOIN (SELECT part_id, max(depth) AS depth FROM snapshot_parts
@@ -192,18 +282,11 @@ def rebuild_views(con: duckdb.DuckDBPyConnection) -> None:
                   AND d._row = a._row AND q.depth > a._depth)
         """)
         con.execute(
-            f"CREATE OR REPLACE MACRO {t}_at(sid) AS TABLE "
-            f"SELECT * EXCLUDE (_row) FROM _{t}_at(sid)"
+            f"{create} MACRO {t}_at(sid) AS TABLE SELECT * EXCLUDE (_row) FROM _{t}_at(sid)"
         )
-    con.execute("""
-        CREATE OR REPLACE MACRO head_snapshot(kg_name := NULL) AS (
-            SELECT snapshot_id FROM snapshots
-            WHERE kg = coalesce(kg_name,
-                (SELECT kg FROM snapshots ORDER BY created_at DESC, depth DESC LIMIT 1))
-            ORDER BY created_at DESC, depth DESC LIMIT 1)
-    """)
-    con.execute("""
-        CREATE OR REPLACE MACRO snapshot_asof(yr, kg_name := NULL) AS (
+    define_head(con, temporary=temporary)
+    con.execute(f"""
+        {create} MACRO snapshot_asof(yr, kg_name := NULL) AS (
             SELECT s.snapshot_id FROM snapshot_lineage l
             JOIN snapshots s ON s.snapshot_id = l.ancestor_id
             WHERE l.snapshot_id = head_snapshot(kg_name := kg_name) AND s.as_of_year <= yr
@@ -211,12 +294,12 @@ def rebuild_views(con: duckdb.DuckDBPyConnection) -> None:
     """)
     for t in TABLES:
         con.execute(
-            f"CREATE OR REPLACE MACRO {t}_asof(yr, kg_name := NULL) AS TABLE "
+            f"{create} MACRO {t}_asof(yr, kg_name := NULL) AS TABLE "
             f"SELECT * FROM {t}_at(snapshot_asof(yr, kg_name := kg_name))"
         )
-        con.execute(f"CREATE OR REPLACE VIEW {t} AS SELECT * FROM {t}_at(head_snapshot())")
-    con.execute("""
-        CREATE OR REPLACE MACRO kg_edges_at(sid) AS TABLE
+        con.execute(f"{create} VIEW {t} AS SELECT * FROM {t}_at(head_snapshot())")
+    con.execute(f"""
+        {create} MACRO kg_edges_at(sid) AS TABLE
         WITH ev AS (
             SELECT triple_id, count(*) AS n_evidence, count(DISTINCT pmid) AS support,
                    min(year) AS first_year, max(year) AS last_year,
@@ -236,9 +319,9 @@ def rebuild_views(con: duckdb.DuckDBPyConnection) -> None:
         FROM triples_at(sid) t LEFT JOIN ev USING (triple_id) LEFT JOIN conf USING (triple_id)
         LEFT JOIN ent h ON h.id = t.head_id LEFT JOIN ent x ON x.id = t.tail_id
     """)
-    con.execute("CREATE OR REPLACE VIEW kg_edges AS SELECT * FROM kg_edges_at(head_snapshot())")
-    con.execute("""
-        CREATE OR REPLACE MACRO triples_diff(a, b) AS TABLE
+    con.execute(f"{create} VIEW kg_edges AS SELECT * FROM kg_edges_at(head_snapshot())")
+    con.execute(f"""
+        {create} MACRO triples_diff(a, b) AS TABLE
         SELECT 'added' AS change, n.* FROM triples_at(b) n
         WHERE n.triple_id NOT IN (SELECT triple_id FROM triples_at(a))
         UNION ALL

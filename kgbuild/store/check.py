@@ -6,18 +6,27 @@ read it, re-hash every row, and compare with the stored row hashes and with the 
 snapshot's tables are then checked against the row counts and multiset hashes its manifest
 records. :func:`quick_damage` is the cheap form (the file exists and its Parquet footer reads)
 that ``build`` runs before reusing a year and ``stats`` before reporting.
+
+Intact parts are not enough if readers read something else (issue 23, item 10): the catalog's
+registry must list exactly the parts the manifests name, each at ``parts/<table>/<id>.parquet``,
+and its views (opened as every kgbuild reader opens them) must read no file but those parts —
+DuckDB reports the file each row came from (``_file``), so a ``parts/`` folder that shadows the
+warehouse's, or a path changed in the catalog, is damage even when every part hashes right.
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pyarrow.parquet as pq
 
+from kgbuild.store import catalog
 from kgbuild.store.parts import adhash, hex256, part_id, row_hashes
 
 
@@ -112,7 +121,9 @@ def check_warehouse(root: Path, full: bool = True) -> CheckReport:
     referenced = {Path(k[3]).name for k in users}
     for (table, op, pid, rel), sids in sorted(users.items()):
         report.parts += 1
-        if full:
+        if rel != f"parts/{table}/{pid}.parquet":
+            problem = "not at parts/<table>/<part id>.parquet, where readers look for it"
+        elif full:
             rows, problem = verify_part(root, table, op, pid, rel)
             report.rows += rows
         else:
@@ -122,6 +133,8 @@ def check_warehouse(root: Path, full: bool = True) -> CheckReport:
             report.damaged.append(Damage(rel, table, problem, sorted(sids)))
     if full and not report.damaged:
         report.damaged += _snapshot_content(root, found)
+    damaged_tables = {d.table for d in report.damaged}
+    report.damaged += catalog_reads(root, found, skip=damaged_tables)
     for path in sorted((root / "parts").rglob("*.parquet")) if (root / "parts").exists() else []:
         rel = str(path.relative_to(root))
         if path.name.startswith(".tmp-"):
@@ -129,6 +142,52 @@ def check_warehouse(root: Path, full: bool = True) -> CheckReport:
         elif path.name not in referenced:
             report.unreferenced.append(rel)
     return report
+
+
+def catalog_reads(
+    root: Path, found: list[dict[str, Any]], skip: Collection[str] = ()
+) -> list[Damage]:
+    """The catalog against the manifests ``found``: the parts its registry lists, and the files
+    its views read through a reader's connection (tables in ``skip``, whose parts are already
+    damaged, are not read: a missing part fails the view)."""
+    path = root / "kg.duckdb"
+    if not path.is_file():
+        return []
+    named = {(m["snapshot_id"], p["table"], p["op"], p["part_id"], p["path"])
+             for m in found for p in m["parts"]}  # fmt: skip
+    with_manifest = {m["snapshot_id"] for m in found}
+    out = []
+    with catalog.connect(path, read_only=True) as con:
+        listed = set(
+            con.execute("SELECT snapshot_id, tbl, op, part_id, path FROM snapshot_parts").fetchall()
+        )
+        registered = {k[0] for k in listed}
+        for sid, table, _, _, rel in sorted(listed - named):
+            problem = "the catalog lists this part; the snapshot's manifest does not"
+            if sid not in with_manifest:
+                problem = "the catalog registers a snapshot that has no manifest"
+            out.append(Damage(rel, table, problem, [sid]))
+        for sid, table, _, _, rel in sorted(named - listed):
+            if sid in registered:
+                problem = "the manifest lists this part; the catalog does not"
+                out.append(Damage(rel, table, problem, [sid]))
+        base = root.resolve()
+        for table in catalog.TABLES:
+            if table in skip:
+                continue
+            parts = {str(base / k[4]) for k in listed if k[1] == table}
+            try:
+                read = con.execute(
+                    f"SELECT _file FROM _rows_{table} UNION SELECT _file FROM _dels_{table}"
+                ).fetchall()
+            except duckdb.Error as exc:
+                problem = f"the catalog's views do not read: {catalog.first_line(exc)[:120]}"
+                out.append(Damage("kg.duckdb", table, problem))
+                continue
+            for (file,) in sorted(r for r in read if r[0] is not None and r[0] not in parts):
+                problem = "readers read this file, which is not one of the warehouse's parts"
+                out.append(Damage(file, table, problem))
+    return out
 
 
 def _snapshot_content(root: Path, found: list[dict[str, Any]]) -> list[Damage]:

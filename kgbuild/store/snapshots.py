@@ -74,6 +74,11 @@ class _TableState:
     written: list[str] = field(default_factory=list)
 
 
+def _newest(rows: list[dict[str, Any]]) -> str:
+    """The most recently published of ``rows`` (the catalog's ``head_snapshot`` order)."""
+    return str(max(rows, key=lambda r: (r["created_at"], r["depth"]))["snapshot_id"])
+
+
 class Warehouse:
     """A warehouse folder: ``parts/``, ``snapshots/`` manifests and the ``kg.duckdb`` catalog."""
 
@@ -107,16 +112,39 @@ class Warehouse:
             return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
 
     def resolve(self, ref: str) -> str:
-        """A snapshot id from an id, a unique id prefix, ``KG@YEAR`` or ``latest``."""
+        """A snapshot id from an id, a unique id prefix, ``KG@YEAR``, ``KG@latest`` or ``latest``.
+
+        ``latest`` is the newest snapshot only while the warehouse holds a single KG: with
+        several, it would silently move to whichever KG was built last (a reader started on KG
+        A would start answering from KG B), so it is an error that lists them. A blank
+        reference is an error too, never "the only snapshot" (an empty prefix matches every
+        id)."""
+        ref = (ref or "").strip()
+        if not ref:
+            raise StoreError(
+                "empty snapshot reference: give an id, an id prefix, KG@YEAR, KG@latest or latest"
+            )
         rows = self.snapshots()
         if not rows:
             raise StoreError("no snapshots yet: build a KG first", warehouse=self.root)
         if ref == "latest":
-            return max(rows, key=lambda r: (r["created_at"], r["depth"]))["snapshot_id"]
+            kgs = sorted({r["kg"] for r in rows})
+            if len(kgs) > 1:
+                raise StoreError(
+                    "this warehouse holds several KGs: name one (KG@latest, KG@YEAR or --kg)",
+                    kgs=", ".join(kgs),
+                )
+            return _newest(rows)
         if "@" in ref:
             kg, _, year = ref.partition("@")
+            if year == "latest":
+                mine = [r for r in rows if r["kg"] == kg]
+                if not mine:
+                    kgs = ", ".join(sorted({r["kg"] for r in rows}))
+                    raise StoreError("no snapshot of that KG", ref=ref, kgs=kgs)
+                return _newest(mine)
             if not year.isdigit():
-                raise StoreError("use KG@YEAR, e.g. alzheimers@2015", ref=ref)
+                raise StoreError("use KG@YEAR or KG@latest, e.g. alzheimers@2015", ref=ref)
             found = self.query("SELECT snapshot_asof(?, kg_name := ?)", [int(year), kg])
             if not found or found[0][0] is None:
                 raise StoreError("no snapshot of that KG at or before that year", ref=ref)
@@ -127,6 +155,18 @@ class Warehouse:
                 "unknown snapshot" if not hits else "ambiguous snapshot prefix", ref=ref
             )
         return hits[0]
+
+    def pin(self, ref: str) -> str:
+        """The reference a long-lived reader (``kgbuild serve``) follows for ``ref``: bound to
+        one KG for good. ``latest`` becomes ``KG@latest`` of the KG it names now, so a KG
+        built into the same warehouse later is never served in its place, while newer
+        snapshots of the same KG still are; an id prefix becomes the full id; ``KG@YEAR``
+        already names its KG."""
+        sid = self.resolve(ref)
+        ref = ref.strip()
+        if ref == "latest":
+            return f"{self.manifest(sid)['kg']}@latest"
+        return ref if "@" in ref else sid
 
     def manifest(self, snapshot_id: str) -> dict[str, Any]:
         path = self.manifests / f"{snapshot_id}.json"

@@ -186,8 +186,8 @@ def test_rebuild_sharing_the_cache_makes_no_calls_and_same_hash(tmp_path):
     (tmp_path / "b" / "llm_cache.sqlite").write_bytes(
         (tmp_path / "a" / "llm_cache.sqlite").read_bytes()
     )
-    dead = "http://127.0.0.1:9/v1"  # nothing listens: any call would fail
-    second = build(dead, tmp_path / "b", max_retries=0)
+    # The same endpoint (answers are an endpoint's), now stopped: any call would fail.
+    second = build(url, tmp_path / "b", max_retries=0)
     assert second.llm_usage["calls"] == 0 and second.llm_usage["cache_hits"] == 3
     assert second.head.content_hash == first.head.content_hash
 

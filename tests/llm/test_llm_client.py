@@ -1,10 +1,11 @@
 """The LLM client against a real loopback OpenAI-compatible server."""
 
 import json
+import sqlite3
 
 import pytest
 
-from kgbuild.llm.cache import ResponseCache
+from kgbuild.llm.cache import ResponseCache, cache_key, endpoint_id
 from kgbuild.llm.client import LLMClient, LLMError, LLMRequest, LLMSettings
 from tests.support.scripted_llm_server import ScriptedLLM, serve
 
@@ -138,6 +139,72 @@ def test_answers_are_cached_under_the_request_as_asked(tmp_path):
         assert fresh.cached(ask) is not None
         (again,) = fresh.complete_many([ask])
     assert again.cached and len(llm.requests) == 2
+
+
+def test_another_endpoint_serving_the_same_model_is_asked_again(tmp_path):
+    """Issue 23: one cache, one model name, two endpoints: each answers for itself (and
+    ``--estimate`` counts nothing as cached for the second); the same endpoint spelled with a
+    trailing slash finds its answer. A re-used answer is counted as a cache hit."""
+    a, b = ScriptedLLM(default=("ok", "A says")), ScriptedLLM(default=("ok", "B says"))
+    with serve(a) as url_a, serve(b) as url_b:
+        (first,) = client(url_a, tmp_path).complete_many([req()])
+        on_b = client(url_b, tmp_path)
+        assert on_b.cached(req()) is None
+        (second,) = on_b.complete_many([req()])
+        on_a = client(url_a + "/", tmp_path)
+        (again,) = on_a.complete_many([req()])
+    assert (first.content, second.content) == ("A says", "B says") and len(b.requests) == 1
+    assert not second.cached and (on_b.usage["calls"], on_b.usage["cache_hits"]) == (1, 0)
+    assert again.cached and again.content == "A says" and len(a.requests) == 1
+    assert (on_a.usage["calls"], on_a.usage["cache_hits"]) == (0, 1)
+    with sqlite3.connect(tmp_path / "cache.sqlite") as con:
+        stored = sorted(r[0] for r in con.execute("SELECT endpoint FROM responses"))
+    assert stored == sorted([url_a, url_b])  # loopback URLs name their port already
+
+
+def test_the_cache_key_holds_everything_that_changes_an_answer():
+    schema = {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}}
+    base = {
+        "endpoint": endpoint_id("http://127.0.0.1:8000/v1"),
+        "model": "m",
+        "prompt_version": "p/1",
+        "messages": [{"role": "user", "content": "q"}],
+        "params": {"temperature": 0.0, "max_tokens": 10, "response_format": schema},
+    }
+    other_schema = {**schema, "json_schema": {"name": "x", "schema": {"type": "array"}}}
+    changes = [
+        {"endpoint": endpoint_id("http://127.0.0.1:8001/v1")},
+        {"endpoint": endpoint_id("http://127.0.0.2:8000/v1")},
+        {"endpoint": endpoint_id("http://127.0.0.1:8000/v2")},
+        {"model": "m2"},
+        {"prompt_version": "p/2"},
+        {"messages": [{"role": "user", "content": "q?"}]},
+        {"messages": [{"role": "system", "content": "q"}]},
+        {"params": {**base["params"], "temperature": 0.5}},
+        {"params": {**base["params"], "max_tokens": 11}},
+        {"params": {**base["params"], "response_format": other_schema}},
+    ]
+    keys = {cache_key(**base)} | {cache_key(**{**base, **c}) for c in changes}
+    assert len(keys) == len(changes) + 1
+    # one endpoint, however it is spelled; never its credentials
+    assert endpoint_id("HTTP://LocalHost:80/v1/") == endpoint_id("http://localhost/v1")
+    assert endpoint_id("https://user:pw@Host/v1?api-key=s#f") == "https://host:443/v1"
+    assert endpoint_id(None) == "https://api.openai.com:443/v1"
+
+
+def test_rows_of_an_older_cache_are_kept_but_never_matched(tmp_path):
+    path = tmp_path / "cache.sqlite"
+    with sqlite3.connect(path) as con:  # the table as it was before the endpoint was a key
+        con.execute(
+            "CREATE TABLE responses (key TEXT PRIMARY KEY, model TEXT, prompt_version TEXT, "
+            "content TEXT, prompt_tokens INTEGER, completion_tokens INTEGER, created_at TEXT)"
+        )
+    llm = ScriptedLLM(default=("ok", "fresh"))
+    with serve(llm) as url:
+        (res,) = client(url, tmp_path).complete_many([req()])
+    assert res.content == "fresh" and len(llm.requests) == 1
+    with sqlite3.connect(path) as con:
+        assert con.execute("SELECT endpoint FROM responses").fetchall() == [(url,)]
 
 
 @pytest.mark.slow  # waits out real retry backoffs

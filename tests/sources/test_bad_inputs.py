@@ -1,16 +1,20 @@
-"""Hostile inputs never crash a build or lose a record (issue 11, items 5–7 and 9)."""
+"""Hostile inputs never crash a build or lose a record (issue 11, items 5–7 and 9; issue 23,
+items 4–5: numbers no parser takes, years no snapshot should have)."""
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
 from kgbuild.errors import IntegrityError
-from kgbuild.pipeline.build import build_kg
+from kgbuild.pipeline.build import ExtractionOptions, build_kg
 from kgbuild.sources.bioc import read_bioc
 from kgbuild.sources.local import SourceFile, read_file
 from kgbuild.sources.pubtator_files import count_records, read_pubtator
 from kgbuild.store.snapshots import Warehouse
-from tests.support.bad_inputs import write_bad_corpus
+from tests.support.bad_inputs import DIGITS_5000, write_bad_corpus
 
 
 @pytest.fixture(scope="module")
@@ -125,3 +129,101 @@ def test_bioc_entries_that_are_not_objects_are_records_too(tmp_path):
     assert len(recs) == 4
     assert [r.reject_reason is not None for r in recs] == [True, True, True, True]
     assert recs[3].reject_reason.startswith("empty document")
+
+
+def problems(wh, pmid):
+    return wh.query("SELECT kind, detail FROM problems WHERE pmid = ? ORDER BY line_no", [pmid])
+
+
+def test_numbers_no_parser_takes_reject_their_record_or_annotation(bad_build):
+    """A PMID or offset of 5,000 digits, NaN, inf, 1e5, superscript digits, -0: a status or a
+    problem row naming the value, never a traceback; the good records beside them build."""
+    _, wh, _ = bad_build
+    rows = statuses(wh, "2015_numbers.pubtator")
+    assert [(p, s) for p, s, _ in rows] == [
+        ("9951", "built"), (DIGITS_5000, "rejected"), ("-0", "rejected")
+    ]  # fmt: skip
+    assert "5,000 characters" in rows[1][2] and "'-0'" in rows[2][2]
+    assert wh.query("SELECT text FROM mentions WHERE pmid = '9951'") == [("tau",)]
+    assert wh.query("SELECT count(*) FROM source_relations WHERE pmid = '9951'") == [(0,)]
+    found = problems(wh, "9951")
+    assert [k for k, _ in found] == ["bad_offset", "bad_offset"] + ["malformed_line"] * 4
+    for (_, detail), value in zip(found, ["9999", "9" * 30, "NaN", "inf", "1e5", "\u00b2"],
+                                  strict=True):  # fmt: skip
+        assert f"'{value}" in detail
+
+    rows = statuses(wh, "2015_numbers.json")
+    assert [s for _, s, _ in rows] == ["built"] + ["rejected"] * 6 + ["built"]
+    reasons = [r for _, s, r in rows if s == "rejected"]
+    for reason, value in zip(reasons, ["nan", "inf", "100000.0", "-0.0", "5,000 characters",
+                                       "'-0'"], strict=True):  # fmt: skip
+        assert value in reason, reason
+    assert wh.query("SELECT text FROM mentions WHERE pmid = '9961'") == [("APOE",)]
+    assert [k for k, _ in problems(wh, "9961")] == ["malformed_annotation"] * 6
+    # a superscript year in a file whose name gives the year: a problem row, still built
+    ((kind, detail),) = problems(wh, "9962")
+    assert kind == "bad_year" and SUPERSCRIPT_2015 in detail
+
+
+def test_years_outside_1800_to_next_year_publish_no_snapshot(bad_build):
+    _, wh, report = bad_build
+    assert [y.year for y in report.years] == [2015]
+    for name in ("0000", "1799", "9999", "2099"):
+        ((pmid, status, reason),) = statuses(wh, f"{name}.pubtator")
+        assert (pmid, status) == (f"99{name}", "rejected")
+        assert f"year {name} is outside 1800-" in reason and "file name" in reason
+
+
+SUPERSCRIPT_2015 = "\u00b2\u2070\u00b9\u2075"  # str.isdigit() is True; int() refuses it
+
+
+def _bioc(pmid, **dated):
+    return {"pmid": pmid, **({"date": dated["date"]} if "date" in dated else {}), "passages": [
+        {"infons": {"type": "title", **({"year": dated["year"]} if "year" in dated else {})},
+         "offset": 0, "text": "APOE and tau."},
+        {"infons": {"type": "abstract"}, "offset": 14, "text": "APOE binds tau."},
+    ]}  # fmt: skip
+
+
+def test_a_records_own_unusable_year_rejects_it(tmp_path):
+    """Without a year in the file name the record's own year decides: superscripts, NaN,
+    0000, 9999 and 1799 reject the record naming the value (no snapshot for them), even with
+    ``--default-year``, which is for records that carry no year at all."""
+    src = tmp_path / "src"
+    src.mkdir()
+    docs = [
+        _bioc("1", year=SUPERSCRIPT_2015), _bioc("2", date=f"{SUPERSCRIPT_2015}-01-01"),
+        _bioc("3", year="9999"), _bioc("4", year="0000"), _bioc("5", date="1799-12-31"),
+        _bioc("6", year="NaN"), _bioc("7", year="2016"), _bioc("8"),
+    ]  # fmt: skip
+    (src / "batch.json").write_text(json.dumps(docs))
+    for default, wh in ((None, tmp_path / "w1"), (2015, tmp_path / "w2")):
+        report = build_kg(src, kg="t", warehouse=wh, extractor=ExtractionOptions(
+            "cooccurrence", embed_model="none"), default_year=default)  # fmt: skip
+        assert [y.year for y in report.years] == ([2016] if default is None else [2015, 2016])
+        rows = dict((p, (s, r)) for p, s, r in statuses(Warehouse(wh), "batch.json"))
+        for pmid, value in (("1", SUPERSCRIPT_2015), ("2", f"{SUPERSCRIPT_2015}-01-01"),
+                            ("3", "year 9999"), ("4", "year 0000"), ("5", "year 1799"),
+                            ("6", "'NaN'")):  # fmt: skip
+            status, reason = rows[pmid]
+            assert status == "rejected" and value in reason, (pmid, reason)
+        assert rows["7"][0] == "built"
+        assert rows["8"][0] == ("rejected" if default is None else "built")
+
+
+def test_year_settings_outside_the_range_are_one_clear_line(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "2015.pubtator").write_text("1|t|APOE and tau.\n1|a|APOE binds tau.\n\n")
+    for option in (["--years", "0000-2015"], ["--years", "2015-9999"],
+                   ["--default-year", "9999"], ["--default-year", "1066"]):  # fmt: skip
+        proc = subprocess.run(
+            [sys.executable, "-m", "kgbuild.cli", "build", "--source", str(src), "--kg", "t",
+             "-w", str(tmp_path / "wh"), "--extractor", "cooccurrence", "--embed-model",
+             "none", *option],
+            capture_output=True, text=True, timeout=120,
+            env={k: v for k, v in os.environ.items() if not k.startswith(("KGBUILD_", "OPENAI_"))},
+        )  # fmt: skip
+        assert proc.returncode == 2, (option, proc.stderr[-500:])
+        lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        assert "Traceback" not in proc.stderr and "1800-" in lines[-1], (option, lines)

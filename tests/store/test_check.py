@@ -71,3 +71,59 @@ def test_orphaned_temporary_parts_are_cleaned(corpus, warehouse):
     assert check_warehouse(warehouse).temp_files == ["parts/evidence/.tmp-deadbeef.parquet"]
     build_kg(corpus, kg="t", warehouse=warehouse)
     assert not tmp.exists()
+
+
+def forged_copy(warehouse, dest, table="triples"):
+    """A copy of one of ``table``'s add parts under ``dest`` with every relation changed, and
+    the part's path relative to the warehouse."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    part = first_year_part(warehouse, table)
+    data = pq.read_table(part)
+    forged = pa.array(["FORGED"] * data.num_rows, pa.string())
+    out = dest / part.relative_to(warehouse)
+    out.parent.mkdir(parents=True)
+    pq.write_table(data.set_column(data.schema.get_field_index("relation"), "relation", forged),
+                   out)  # fmt: skip
+    return part, out
+
+
+def test_check_sees_a_view_that_reads_another_file(corpus, warehouse, tmp_path):
+    """Intact parts are not enough: check asks the catalog's views (as every reader opens
+    them) which files they read."""
+    import duckdb
+
+    build_kg(corpus, kg="t", warehouse=warehouse)
+    part, forged = forged_copy(warehouse, tmp_path / "elsewhere")
+    con = duckdb.connect(str(warehouse / "kg.duckdb"))
+    files = [str(forged) if p.name == part.name else str(p)
+             for p in sorted((warehouse / "parts" / "triples").glob("*.parquet"))]  # fmt: skip
+    files = duckdb.ConstantExpression(files)
+    con.execute("CREATE OR REPLACE VIEW _rows_triples AS SELECT *, filename AS _file FROM "
+                f"read_parquet({files}, union_by_name = true)")  # fmt: skip
+    con.close()
+    assert ("FORGED",) in Warehouse(warehouse).query("SELECT relation FROM triples")  # read
+    report = check_warehouse(warehouse)
+    assert not report.ok
+    assert [(d.path, d.table) for d in report.damaged] == [(str(forged), "triples")]
+    assert "not one of the warehouse's parts" in report.damaged[0].problem
+    proc = cli("check", "--json", warehouse=warehouse)
+    assert proc.returncode == 1 and json.loads(proc.stdout)["damaged"][0]["path"] == str(forged)
+
+
+def test_check_compares_the_catalog_with_the_manifests(corpus, warehouse, tmp_path):
+    import duckdb
+
+    build_kg(corpus, kg="t", warehouse=warehouse)
+    part, forged = forged_copy(warehouse, tmp_path / "elsewhere")
+    rel = os.path.relpath(forged, warehouse)  # ../../elsewhere/parts/triples/<id>.parquet
+    con = duckdb.connect(str(warehouse / "kg.duckdb"))
+    con.execute("UPDATE snapshot_parts SET path = ? WHERE path = ?",
+                [rel, str(part.relative_to(warehouse))])  # fmt: skip
+    con.close()
+    report = check_warehouse(warehouse, full=False)
+    assert not report.ok
+    problems = {(d.path, d.problem) for d in report.damaged}
+    assert (rel, "the catalog lists this part; the snapshot's manifest does not") in problems
+    assert any("the catalog does not" in p for _, p in problems)

@@ -98,21 +98,24 @@ def test_nothing_outside_the_warehouse_tables_can_be_read(built, sql):
 
 def test_the_connection_itself_confines_even_without_the_statement_check(built, tmp_path):
     """Layer 1 holds on its own: statements the parser check would refuse still cannot write
-    the catalog, read outside, or undo the settings."""
+    the catalog, read outside, or undo the settings. (The connection's database is an
+    in-memory copy of the registry: a table created there is gone with it.)"""
     before = digest_tree(built)
     with confined(built) as con:
         for sql in (
             f"COPY (SELECT 1) TO '{built}/kg.duckdb'",
             f"COPY (SELECT 1) TO '{tmp_path}/out.csv'",
             f"COPY (SELECT 1) TO '{built}/snapshots/x.json'",
+            f"ATTACH '{built}/kg.duckdb' AS again",
+            f"SELECT * FROM read_blob('{built}/kg.duckdb')",
             "SET enable_external_access = true",
             "SET allowed_directories = ['/']",
             "INSTALL httpfs",
-            "CREATE TABLE snapshots2 AS SELECT 1",
             "SELECT * FROM read_text('/etc/passwd')",
         ):
             with pytest.raises(duckdb.Error):
                 con.execute(sql)
+        con.execute("CREATE TABLE snapshots2 AS SELECT 1")  # in memory only
         assert con.execute("SELECT count(*) FROM triples").fetchone()[0] > 0
     assert digest_tree(built) == before
     assert not (tmp_path / "out.csv").exists()

@@ -1,4 +1,4 @@
-"""A corpus of hostile inputs, one file per class of trouble (issue 11), written on demand.
+"""A corpus of hostile inputs, one file per class of trouble (issues 11, 23), written on demand.
 
 Used by ``tests/sources/test_bad_inputs.py`` and ``bench/reliability_drill.py``. Each entry
 says how many records its file holds (``records``), so "every record ends with a status" is
@@ -9,6 +9,8 @@ committed.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -172,4 +174,60 @@ def write_bad_corpus(folder: Path, dense_chars: int = 2_000_000) -> list[BadInpu
     put("2015_deep.json", "[" * 100_000 + "]" * 100_000, 1, "absurdly nested JSON")
     put("2015_top_string.json", json.dumps("just a string"), 1, "JSON that is not BioC")
     put("2015_not_json.json", b'{"PubTator3": [ {"pmid": ', 1, "truncated JSON")
+    _hostile_values(put)
     return out
+
+
+#: A number no parser should take: ``int()`` raises past 4,300 digits (issue 23).
+DIGITS_5000 = "9" * 5000
+
+
+def _hostile_values(put: Callable[[str, bytes | str, int, str], None]) -> None:
+    """Numbers a parser cannot take and years no snapshot should have (issue 23, items 4-5):
+    each bad record ends ``rejected`` naming its value, each bad annotation is a problem row,
+    and the good records beside them are built."""
+    title, abstract = "APOE and tau.", "APOE binds tau in neurons."
+    text = f"{title} {abstract}"
+    bad_offsets = [
+        f"9951\t{DIGITS_5000}\t{DIGITS_5000}1\tAPOE\tGene\t348",  # int() raises
+        f"9951\t{'9' * 30}\t{'9' * 31}\tAPOE\tGene\t348",  # overflows int64
+        "9951\tNaN\t4\tAPOE\tGene\t348",  # a word: was read as a relation line
+        "9951\tinf\t4\tAPOE\tGene\t348",
+        "9951\t1e5\t4\tAPOE\tGene\t348",
+        "9951\t\u00b2\t4\tAPOE\tGene\t348",  # a superscript two: isdigit(), not int()
+    ]
+    put(
+        "2015_numbers.pubtator",
+        _doc("9951", title, abstract, _ann("9951", text, "tau", "Gene", "4137"), *bad_offsets)
+        + _doc(DIGITS_5000, title, abstract)  # a PMID of 5,000 digits
+        + _doc("-0", title, abstract),  # negative zero names no document
+        3,
+        "PMIDs and offsets no parser takes: 5,000 digits, NaN, inf, 1e5, superscripts, -0",
+    )
+
+    def raw(literal: str) -> str:  # a JSON literal json.dumps cannot write (NaN, 5,000 digits)
+        return f"@raw:{literal}@"
+
+    def ann(offset: object, length: object = 4) -> dict:
+        loc = {"offset": offset, "length": length}
+        return {"infons": {"type": "Gene", "identifier": "348"}, "locations": [loc], "text": "APOE"}
+
+    def doc(pmid: object, *annotations: dict, year: str | None = None) -> dict:
+        infons = {"type": "abstract"} | ({"year": year} if year else {})
+        return {"pmid": pmid, "passages": [
+            {"infons": {"type": "title"}, "offset": 0, "text": title},
+            {"infons": infons, "offset": len(title) + 1, "text": abstract,
+             "annotations": list(annotations)},
+        ]}  # fmt: skip
+
+    docs = [
+        doc("9961", ann(len(title) + 1), ann(raw(DIGITS_5000)), ann(raw("NaN")), ann(-0.0),
+            ann(1e5), ann("\u00b2"), ann(0, raw("Infinity"))),  # one good annotation, 6 bad
+        doc(raw("NaN")), doc(raw("Infinity")), doc(1e5), doc(-0.0), doc(raw(DIGITS_5000)),
+        doc("-0"),
+        doc("9962", year="\u00b2\u2070\u00b9\u2075"),  # built: the file's name gives its year
+    ]  # fmt: skip
+    text_json = re.sub(r'"@raw:([^@]*)@"', r"\1", json.dumps(docs))
+    put("2015_numbers.json", text_json, 8, "BioC-JSON: NaN, Infinity, 1e5, -0.0, 5,000 digits")
+    for name in ("0000", "1799", "9999", "2099"):  # no snapshot for these years
+        put(f"{name}.pubtator", _good(f"99{name}"), 1, f"a year file named {name}")
