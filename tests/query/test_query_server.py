@@ -2,10 +2,6 @@
 hostile input, concurrent clients, and a snapshot published while it serves."""
 
 import json
-import os
-import socket
-import subprocess
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -14,9 +10,10 @@ import httpx
 import pytest
 
 from kgbuild.store.snapshots import Warehouse
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES
 from tests.support.query_kg import build_query_kg, publish_year
 from tests.support.replay_qa_server import serve_replay_qa
+from tests.support.serve_process import start_serve
 
 pytestmark = pytest.mark.slow  # kgbuild serve processes
 
@@ -24,33 +21,8 @@ AD_Q = "Which gene is the main genetic risk factor of Alzheimer's disease?"
 CHOICES = ["APOE", "ACHE", "dementia", "donepezil"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _serve(wh, extra_env=None, *args):
-    port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", **(extra_env or {})}
-    env.pop("OPENAI_BASE_URL", None) if not extra_env else None
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kgbuild.cli", "serve", "-w", str(wh), "--port", str(port),
-         "--no-embed", *args],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return proc, url
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"server did not start: {proc.stderr.read()}")
-        time.sleep(0.2)
+    return start_serve(wh, "--no-embed", *args, extra_env=extra_env, timeout_s=60)
 
 
 @pytest.fixture(scope="module")

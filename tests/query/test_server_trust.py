@@ -8,7 +8,6 @@ with 503 + ``Retry-After`` while ``/health`` stays instant; every request field 
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -23,37 +22,14 @@ from kgbuild.errors import StoreError
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import ROOT
 from tests.support.query_kg import build_query_kg, publish_year
+from tests.support.serve_process import start_serve
 
 AD_Q = "Which gene is the main genetic risk factor of Alzheimer's disease?"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _serve(wh, *args):
     """``kgbuild serve`` on a free loopback port; (process, base url) once /health answers."""
-    port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
-    env.pop("OPENAI_BASE_URL", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kgbuild.cli", "serve", "-w", str(wh), "--port", str(port), *args],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return proc, url
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"server did not start: {proc.stderr.read()}")
-        time.sleep(0.2)
+    return start_serve(wh, *args)
 
 
 def _stop(proc):

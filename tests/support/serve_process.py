@@ -1,0 +1,49 @@
+"""``kgbuild serve`` as a user starts it, for tests: a real process on a free loopback port."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_serve(
+    wh: Path, *args: str, extra_env: dict[str, str] | None = None, timeout_s: float = 180
+) -> tuple[subprocess.Popen[str], str]:
+    """(process, base url) once ``/health`` answers. The environment's LLM endpoint is
+    dropped unless ``extra_env`` names one; a server that dies or never answers fails the
+    test with its stderr."""
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    env.pop("OPENAI_BASE_URL", None)
+    env.update(extra_env or {})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kgbuild.cli", "serve", "-w", str(wh), "--port", str(port), *args],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                return proc, url
+        except httpx.TransportError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"server did not start: {proc.stderr.read() if proc.stderr else ''}")
+        time.sleep(0.2)
