@@ -25,7 +25,6 @@ import concurrent.futures as cf
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -37,6 +36,8 @@ from typing import Any
 import duckdb
 import requests
 
+from tests.support.bad_inputs import annotation_line, good_record, pubtator_record
+
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "sk-drill-secret-0123456789"
 DALK_YEARS = ROOT.parent / "shared" / "data" / "dalk" / "by_year"
@@ -46,41 +47,14 @@ BASE_ENV = {
 }
 BASE_ENV.update({"HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT), "DO_NOT_TRACK": "1"})
 
-_TITLE = "APOE and amyloid beta in Alzheimer's disease."
+_TITLE = "APOE and amyloid beta in Alzheimer's disease."  # good_record's, for the BioC case
 _ABSTRACT = "APOE binds amyloid beta. Donepezil treats Alzheimer's disease."
-_ANNOTATIONS = (
-    ("APOE", "Gene", "348", 0),
-    ("amyloid beta", "Gene", "351", 0),
-    ("Alzheimer's disease", "Disease", "MESH:D000544", 0),
-    ("APOE", "Gene", "348", 1),
-    ("Donepezil", "Chemical", "MESH:D000077265", 0),
-)
-
-
-Annotation = tuple[str, str, str, int]
-
-
-def pubtator_doc(
-    pmid: str,
-    title: str = _TITLE,
-    abstract: str = _ABSTRACT,
-    annotations: tuple[Annotation, ...] = _ANNOTATIONS,
-) -> str:
-    """One PubTator record; annotations are (text, type, id, nth occurrence)."""
-    text = f"{title} {abstract}"
-    lines = [f"{pmid}|t|{title}", f"{pmid}|a|{abstract}"]
-    for needle, kind, cid, nth in annotations:
-        at = -1
-        for _ in range(nth + 1):
-            at = text.index(needle, at + 1)
-        lines.append(f"{pmid}\t{at}\t{at + len(needle)}\t{needle}\t{kind}\t{cid}")
-    return "\n".join(lines) + "\n\n"
 
 
 def good_corpus(folder: Path, n: int = 4, year: int = 2015, first: int = 70001) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{year}.pubtator").write_text(
-        "".join(pubtator_doc(str(first + i)) for i in range(n)), encoding="utf-8"
+        "".join(good_record(str(first + i)) for i in range(n)), encoding="utf-8"
     )
     return folder
 
@@ -207,14 +181,16 @@ def injections(tmp: Path, out: dict[str, Any]) -> None:
 def hostile_records(tmp: Path, out: dict[str, Any]) -> None:
     """Items 4–8: one good corpus plus one hostile value or file per build."""
     cases: dict[str, Any] = {}
-    good = pubtator_doc("73001")
+    good = good_record("73001")
     digits = "9" * 5000
     dense_words = [f"Gene{i}" for i in range(600)]
     dense_abstract = " ".join(dense_words) + " interact in Alzheimer's disease."
-    dense_ann = tuple((w, "Gene", str(100000 + i), 0) for i, w in enumerate(dense_words))
-    cases["pmid_of_5000_digits"] = {"2015.pubtator": good + pubtator_doc(digits)}
+    dense_text = f"Dense. {dense_abstract}"
+    dense_ann = [annotation_line("73006", dense_text, w, "Gene", str(100000 + i))
+                 for i, w in enumerate(dense_words)]  # fmt: skip
+    cases["pmid_of_5000_digits"] = {"2015.pubtator": good + good_record(digits)}
     cases["offset_of_5000_digits"] = {
-        "2015.pubtator": good + pubtator_doc("73002", annotations=())
+        "2015.pubtator": good + pubtator_record("73002", _TITLE, _ABSTRACT)
         + f"73002\t{digits}\t{digits}1\tAPOE\tGene\t348\n\n"
     }  # fmt: skip
     passages = [
@@ -225,10 +201,10 @@ def hostile_records(tmp: Path, out: dict[str, Any]) -> None:
     cases["superscript_bioc_year"] = {"2015.pubtator": good, "x.json": json.dumps(bioc)}
     nan = json.dumps(bioc, ensure_ascii=False).replace('"73003"', "NaN").replace("²⁰¹⁵", "2015")
     cases["nan_pmid"] = {"2015.pubtator": good, "y.json": nan}
-    cases["year_9999"] = {"2015.pubtator": good, "9999.pubtator": pubtator_doc("73004")}
-    cases["year_0000"] = {"2015.pubtator": good, "0000.pubtator": pubtator_doc("73005")}
+    cases["year_9999"] = {"2015.pubtator": good, "9999.pubtator": good_record("73004")}
+    cases["year_0000"] = {"2015.pubtator": good, "0000.pubtator": good_record("73005")}
     cases["dense_abstract"] = {
-        "2015.pubtator": good + pubtator_doc("73006", "Dense.", dense_abstract, dense_ann)
+        "2015.pubtator": good + pubtator_record("73006", "Dense.", dense_abstract, *dense_ann)
     }
     cases["symlink_out"] = {"2015.pubtator": good, "link.pubtator": Path("/etc/passwd")}
     cases["fifo"] = {"2015.pubtator": good, "pipe.pubtator": "FIFO"}
@@ -291,27 +267,23 @@ def shadow_parts(tmp: Path, out: dict[str, Any]) -> None:
     out["shadow_parts_read"] = changed
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def health_under_load(tmp: Path, out: dict[str, Any], clients: int = 60) -> None:
     """Item 13: /health stays instant while 60 clients ask heavy questions at once."""
+    from tests.support.serve_process import free_port
+
     wh = tmp / "wh-serve"
     corpus, years = DALK_YEARS, ["--years", "2011-2013"]
     if not corpus.exists():  # a user's clone: a small synthetic KG (a lighter load)
         corpus = tmp / "corpus-serve"
         corpus.mkdir()
         (corpus / "2015.pubtator").write_text(
-            "".join(pubtator_doc(str(75001 + i)) for i in range(50)), encoding="utf-8"
+            "".join(good_record(str(75001 + i)) for i in range(50)), encoding="utf-8"
         )
         years = []
     r = build(corpus, wh, tmp, BASE_ENV, "--extractor", "cooccurrence", *years)
     if r.returncode != 0:
         raise RuntimeError(f"serve build failed: {r.stderr[-300:]}")
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([*CLI, "serve", "-w", str(wh), "--port", str(port)], cwd=tmp,
                             env=BASE_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True)  # fmt: skip

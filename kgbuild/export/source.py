@@ -39,25 +39,12 @@ _LOCK_WAIT_S = 30.0
 
 @contextmanager
 def open_catalog(catalog_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only catalog connection with a memory limit and a private spill folder; waits
-    while another process holds the file's write lock (as :func:`catalog.connect` does)."""
-    if not catalog_path.exists():
-        raise StoreError("no catalog yet: build a KG first", catalog=catalog_path)
+    """A read-only catalog connection (:func:`catalog.connect`: parts resolve in the warehouse
+    only) with a memory limit and a private spill folder."""
     with tempfile.TemporaryDirectory(prefix="kgbuild-export-") as spill:
-        # part paths are relative to the warehouse (see kgbuild.store.catalog); a config value
-        # holds for every cursor of the connection
-        root = str(catalog_path.resolve().parent)
-        config = {"memory_limit": MEMORY_LIMIT, "temp_directory": spill, "threads": 2,
-                  "file_search_path": root}  # fmt: skip
-        con = catalog.open_with_retry(
-            lambda: duckdb.connect(str(catalog_path), read_only=True, config=config),
-            catalog_path,
-            _LOCK_WAIT_S,
-        )
-        try:
+        settings = {"memory_limit": MEMORY_LIMIT, "temp_directory": spill, "threads": 2}
+        with catalog.connect(catalog_path, True, _LOCK_WAIT_S, settings) as con:
             yield con
-        finally:
-            con.close()
 
 
 def stream(

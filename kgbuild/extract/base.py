@@ -190,7 +190,7 @@ class LLMExtractor:
             problem = self.read(ask, res.content, claims)
             if problem:
                 problems.append(problem)
-        if claims.instruction_spans:
+        if claims.injection:
             problems.append(
                 "instruction-like sentence in the abstract (prompt injection suspected)"
             )

@@ -127,11 +127,6 @@ class DocClaims:
         return self._findings
 
     @property
-    def instruction_spans(self) -> list[Span]:
-        """Sentences of the document that address a model (non-empty: the document is flagged)."""
-        return [(f.start, f.end) for f in self.injection]
-
-    @property
     def injection_reason(self) -> str:
         """Why a flagged document's claims are rejected: the first finding, and how many more."""
         first, more = self.injection[0], len(self.injection) - 1

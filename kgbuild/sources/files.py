@@ -134,7 +134,9 @@ def walk(
             path = here / name
             try:
                 mode = os.lstat(path).st_mode
-            except OSError:  # gone since the listing
+            except OSError as exc:  # gone since the listing: said, not skipped in silence
+                if wanted(name):
+                    out.append((path, ("unreadable", f"file not read ({exc.strerror})")))
                 continue
             if stat.S_ISLNK(mode):
                 links.append((path, wanted(name)))

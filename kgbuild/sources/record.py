@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kgbuild import settings
-from kgbuild.pmid import document_id_problem
 from kgbuild.records import Document, Mention, Problem
 from kgbuild.schema import ID_PROBLEM_TEXT, hetionet_kind, parse_ids
+from kgbuild.sources.values import missing_pmid_problem
 
 #: How far (characters) a mention may be moved to the nearest exact occurrence of its text.
 OFFSET_REPAIR_WINDOW = 64
@@ -113,8 +113,9 @@ def nearest_occurrence(doc_text: str, text: str, start: int, end: int) -> int:
 
 
 def finish(rec: SourceRecord) -> SourceRecord:
-    """Final per-record checks shared by all sources (a NaN PMID, empty text, empty abstract)."""
-    if why := document_id_problem(rec.pmid):
+    """Final per-record checks shared by all sources (an id that names no document, empty
+    text, empty abstract)."""
+    if why := missing_pmid_problem(rec.pmid):
         rec.reject_reason = rec.reject_reason or why
     if not rec.title.strip() and not rec.abstract.strip():
         rec.reject_reason = rec.reject_reason or "empty document: no title and no abstract"

@@ -11,6 +11,7 @@ publish a snapshot for it.
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import UTC, datetime
 
@@ -22,6 +23,12 @@ MAX_DIGITS = 18
 #: A document id we accept: what PubMed, PMC and DOI-style ids look like, bounded in length.
 _ID = re.compile(r"^[\w.:/()\-]{1,64}$")
 _WHOLE = re.compile(r"^[+-]?[0-9]+$", re.ASCII)
+#: How missing values are spelled in an ID column by spreadsheets and dataframes (pandas'
+#: default NA strings, lower-cased): a PMID read back from a spreadsheet can be ``NaN``.
+MISSING_VALUES = frozenset(
+    {"nan", "-nan", "+nan", "na", "n/a", "#n/a", "#n/a n/a", "#na", "<na>", "null", "none",
+     "-1.#ind", "1.#ind", "-1.#qnan", "1.#qnan"}
+)  # fmt: skip
 #: A year at the start of a BioC ``year`` infon or ``date`` (``2015``, ``2015-03-01``).
 _YEAR_PREFIX = re.compile(r"^([0-9]{4})(?![0-9])", re.ASCII)
 
@@ -87,3 +94,18 @@ def pmid_problem(pmid: str) -> str | None:
     if _WHOLE.match(pmid) and (pmid[0] in "+-" or not pmid.strip("0")):
         return f"document id {shown(pmid)} is not a positive number"
     return None
+
+
+def missing_pmid_problem(pmid: str) -> str | None:
+    """Why an id of identifier shape still names no document, or None: a missing-value marker
+    (``NaN``, ``NA``, ``null``: a PMID read back from a spreadsheet) or a number that is not
+    finite (``inf``, ``1e999``). Checked on every record (:func:`kgbuild.sources.record.finish`),
+    after :func:`pmid_problem`, so the record keeps its id and says why it is rejected."""
+    text = pmid.strip()
+    if text.lower() in MISSING_VALUES:
+        return f"document id {pmid!r} is a missing-value marker, not a PMID"
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return None if math.isfinite(value) else f"document id {pmid!r} is not a finite number"

@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -104,14 +105,18 @@ def open_with_retry(
 
 @contextmanager
 def connect(
-    path: Path, read_only: bool = False, wait_s: float = 30.0
+    path: Path,
+    read_only: bool = False,
+    wait_s: float = 30.0,
+    settings: dict[str, Any] | None = None,
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """A trusted connection (kgbuild's own SQL) whose relative part paths resolve in the
-    warehouse folder; waits while another process holds the file lock."""
+    warehouse folder; waits while another process holds the file lock. ``settings``: more
+    DuckDB settings at connect time (an export's memory limit and spill folder)."""
     if read_only and not path.is_file():
         raise StoreError("no catalog yet: build a KG first", catalog=path)
     root = path.resolve().parent
-    config = {"file_search_path": str(root)}  # holds for cursors too
+    config = {**(settings or {}), "file_search_path": str(root)}  # holds for cursors too
     con = open_with_retry(
         lambda: duckdb.connect(str(path), read_only=read_only, config=config), path, wait_s
     )
@@ -129,8 +134,9 @@ def _stale_views(con: duckdb.DuckDBPyConnection) -> bool:
     names = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
     if not {"catalog_meta", "snapshot_parts"} <= names:
         return False
-    row = con.execute("SELECT value FROM catalog_meta WHERE key = 'catalog_version'").fetchone()
-    return row is None or row[0] != CATALOG_VERSION
+    # fetchall: a result left unfinished would block a reader that streams next (export)
+    rows = con.execute("SELECT value FROM catalog_meta WHERE key = 'catalog_version'").fetchall()
+    return not rows or rows[0][0] != CATALOG_VERSION
 
 
 def copy_registry(path: Path, dst: duckdb.DuckDBPyConnection, wait_s: float = 30.0) -> None:

@@ -36,7 +36,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import duckdb
 
@@ -189,20 +188,3 @@ def pin(con: duckdb.DuckDBPyConnection, kg: str | None, snapshot: str | None) ->
         return None
     catalog.define_head(con, catalog.sql_literal(sid))
     return sid
-
-
-def run_sql(
-    root: Path,
-    sql: str,
-    timeout_s: float = TIMEOUT_S,
-    kg: str | None = None,
-    snapshot: str | None = None,
-    memory_mb: int = MEMORY_LIMIT_MB,
-) -> tuple[list[str], list[list[Any]]]:
-    """Column names and rows of the last statement of ``sql`` (a user's), run confined in a
-    bounded child process (:func:`kgbuild.store.sql_run.run_confined`)."""
-    from kgbuild.store.sql_run import Limits, run_confined  # it imports this module
-
-    limits = Limits(timeout_s=timeout_s, memory_mb=memory_mb)
-    result = run_confined(root, sql, limits, kg=kg, snapshot=snapshot)
-    return result.columns, result.rows

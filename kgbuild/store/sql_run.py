@@ -219,3 +219,18 @@ def _died(returncode: int, stderr: bytes, limits: Limits) -> NoReturn:
     if "MemoryError" in text or "bad_alloc" in text or returncode == -signal.SIGKILL:
         raise QueryError(out_of_memory(limits))
     raise RuntimeError(f"the SQL process failed (exit status {returncode}):\n{text}")
+
+
+def run_sql(
+    root: Path,
+    sql: str,
+    timeout_s: float = TIMEOUT_S,
+    kg: str | None = None,
+    snapshot: str | None = None,
+    memory_mb: int = MEMORY_LIMIT_MB,
+) -> tuple[list[str], list[list[Any]]]:
+    """Column names and rows of the last statement of ``sql`` (a user's), run confined in a
+    bounded child process (:func:`run_confined`)."""
+    limits = Limits(timeout_s=timeout_s, memory_mb=memory_mb)
+    result = run_confined(root, sql, limits, kg=kg, snapshot=snapshot)
+    return result.columns, result.rows

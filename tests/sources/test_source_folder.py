@@ -168,3 +168,24 @@ def test_a_warehouse_inside_the_source_is_never_read(tmp_path):
     same = kgbuild(*BUILD, "--source", ".", "-w", ".", cwd=src)
     assert same.returncode == 2 and "warehouse is the source folder" in same.stderr
     assert "Traceback" not in same.stderr
+
+
+def test_a_file_gone_between_listing_and_reading_is_said(tmp_path, monkeypatch):
+    """A corpus file removed while the folder is walked ends as an ``unreadable`` refusal,
+    never a silent skip."""
+    import kgbuild.sources.files as files
+
+    (tmp_path / "2015.pubtator").write_text("1|t|T\n1|a|A\n\n", encoding="utf-8")
+    (tmp_path / "2016.pubtator").write_text("2|t|T\n2|a|A\n\n", encoding="utf-8")
+    real_lstat = os.lstat
+
+    def vanishing(path, *args, **kwargs):
+        if str(path).endswith("2016.pubtator"):
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        return real_lstat(path, *args, **kwargs)
+
+    monkeypatch.setattr(files.os, "lstat", vanishing)
+    found = dict(files.walk(tmp_path, lambda name: name.endswith(".pubtator")))
+    assert found[tmp_path / "2015.pubtator"] is None
+    kind, why = found[tmp_path / "2016.pubtator"]
+    assert kind == "unreadable" and "No such file" in why

@@ -13,7 +13,8 @@ import pytest
 
 from kgbuild.errors import QueryError
 from kgbuild.pipeline.build import build_kg
-from kgbuild.store.sql import check_statements, run_sql
+from kgbuild.store.sql import check_statements
+from kgbuild.store.sql_run import run_sql
 from tests.conftest import ROOT
 
 #: Bytes that move or rewrite a terminal: C0 controls but newline, DEL, and C1 controls (as

@@ -12,7 +12,7 @@ import pytest
 from kgbuild.errors import QueryError
 from kgbuild.pipeline.build import build_kg
 from kgbuild.store.snapshots import Warehouse
-from kgbuild.store.sql import run_sql
+from kgbuild.store.sql_run import run_sql
 from tests.conftest import FIXTURES, ROOT
 from tests.support.query_kg import build_query_kg
 

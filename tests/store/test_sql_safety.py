@@ -10,7 +10,8 @@ import pytest
 from kgbuild.errors import QueryError
 from kgbuild.pipeline.build import build_kg
 from kgbuild.store.snapshots import Warehouse
-from kgbuild.store.sql import check_statements, confined, run_sql
+from kgbuild.store.sql import check_statements, confined
+from kgbuild.store.sql_run import run_sql
 
 
 @pytest.fixture(scope="module")

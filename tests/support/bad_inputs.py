@@ -22,12 +22,12 @@ class BadInput:
     what: str
 
 
-def _doc(pmid: str, title: str, abstract: str, *annotations: str) -> str:
+def pubtator_record(pmid: str, title: str, abstract: str, *annotations: str) -> str:
     lines = [f"{pmid}|t|{title}", f"{pmid}|a|{abstract}", *annotations]
     return "\n".join(lines) + "\n\n"
 
 
-def _ann(pmid: str, text: str, needle: str, kind: str, cid: str, nth: int = 0) -> str:
+def annotation_line(pmid: str, text: str, needle: str, kind: str, cid: str, nth: int = 0) -> str:
     at = -1
     for _ in range(nth + 1):
         at = text.index(needle, at + 1)
@@ -41,17 +41,17 @@ def _nth(text: str, needle: str, n: int) -> int:
     return at
 
 
-def _good(pmid: str) -> str:
+def good_record(pmid: str) -> str:
     title = "APOE and amyloid beta in Alzheimer's disease."
     abstract = "APOE binds amyloid beta. Donepezil treats Alzheimer's disease."
     text = f"{title} {abstract}"
-    return _doc(
+    return pubtator_record(
         pmid, title, abstract,
-        _ann(pmid, text, "APOE", "Gene", "348"),
-        _ann(pmid, text, "amyloid beta", "Gene", "351"),
-        _ann(pmid, text, "Alzheimer's disease", "Disease", "MESH:D000544"),
-        _ann(pmid, text, "APOE", "Gene", "348", nth=1),
-        _ann(pmid, text, "Donepezil", "Chemical", "MESH:D000077265"),
+        annotation_line(pmid, text, "APOE", "Gene", "348"),
+        annotation_line(pmid, text, "amyloid beta", "Gene", "351"),
+        annotation_line(pmid, text, "Alzheimer's disease", "Disease", "MESH:D000544"),
+        annotation_line(pmid, text, "APOE", "Gene", "348", nth=1),
+        annotation_line(pmid, text, "Donepezil", "Chemical", "MESH:D000077265"),
     )  # fmt: skip
 
 
@@ -70,24 +70,29 @@ def write_bad_corpus(folder: Path, dense_chars: int = 2_000_000) -> list[BadInpu
         (folder / name).write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
         out.append(BadInput(name, records, what))
 
-    put("2015_good.pubtator", _good("9001"), 1, "a good record beside the bad ones")
+    put("2015_good.pubtator", good_record("9001"), 1, "a good record beside the bad ones")
     put(
         "2015_cr_only.pubtator",
-        (_good("9101") + _good("9102") + _good("9103")).replace("\n", "\r"),
+        (good_record("9101") + good_record("9102") + good_record("9103")).replace("\n", "\r"),
         3,
         "CR-only line endings",
     )
     put(
         "2015_crlf.pubtator",
-        (_good("9111") + _good("9112")).replace("\n", "\r\n"),
+        (good_record("9111") + good_record("9112")).replace("\n", "\r\n"),
         2,
         "CRLF line endings",
     )
-    put("2015_bom.pubtator", b"\xef\xbb\xbf" + _good("9201").encode(), 1, "UTF-8 byte-order mark")
-    put("2015_utf16.pubtator", _good("9211").encode("utf-16"), 1, "UTF-16 with BOM")
+    put(
+        "2015_bom.pubtator",
+        b"\xef\xbb\xbf" + good_record("9201").encode(),
+        1,
+        "UTF-8 byte-order mark",
+    )
+    put("2015_utf16.pubtator", good_record("9211").encode("utf-16"), 1, "UTF-16 with BOM")
     put(
         "2015_cp1252.pubtator",
-        _good("9221").replace("Donepezil treats", "Donepezil \u00e9treats").encode("cp1252"),
+        good_record("9221").replace("Donepezil treats", "Donepezil \u00e9treats").encode("cp1252"),
         1,
         "cp1252 bytes (not UTF-8)",
     )
@@ -96,7 +101,7 @@ def write_bad_corpus(folder: Path, dense_chars: int = 2_000_000) -> list[BadInpu
     near = _nth(text, "tau", 2)  # nearest to the stated (wrong) offset below; not the first
     put(
         "2015_offsets.pubtator",
-        _doc(
+        pubtator_record(
             "9301", title, abstract,
             f"9301\t{near - 2}\t{near + 1}\ttau\tGene\t4137",  # 2 off: nearest is `near`
             "9301\t-5\t3\tTau\tGene\t4137",  # negative offset: a problem, not a relation
@@ -108,17 +113,17 @@ def write_bad_corpus(folder: Path, dense_chars: int = 2_000_000) -> list[BadInpu
         1,
         "wrong, negative and non-numeric offsets; a malformed line",
     )  # fmt: skip
-    lines = _good("9401").splitlines()
+    lines = good_record("9401").splitlines()
     lines.insert(3, lines[2])
     put("2015_duplicate_lines.pubtator", "\n".join(lines) + "\n\n", 1,
         "an annotation line given twice")  # fmt: skip
-    put("2015_orphans.pubtator", "1\t0\t3\tTau\tGene\t4137\n\n" + _good("9501"), 2,
+    put("2015_orphans.pubtator", "1\t0\t3\tTau\tGene\t4137\n\n" + good_record("9501"), 2,
         "annotation lines outside any document")  # fmt: skip
-    put("2015_truncated.pubtator", _good("9601") + "9602|t|A title cut off mid-li", 1 + 1,
+    put("2015_truncated.pubtator", good_record("9601") + "9602|t|A title cut off mid-li", 1 + 1,
         "a file truncated mid-line")  # fmt: skip
     put("2015_empty.pubtator", b"", 1, "an empty file")
     put("2015_binary.pubtator", bytes(range(256)) * 8, 1, "binary garbage named .pubtator")
-    put("2015_blank_title.pubtator", _doc("9701", "", ""), 1, "no title and no abstract")
+    put("2015_blank_title.pubtator", pubtator_record("9701", "", ""), 1, "no title and no abstract")
     dense_title = "Dense."
     unit = "APOE binds Abeta and tau. "
     dense_abstract = (unit * (dense_chars // len(unit) + 1))[:dense_chars]
@@ -129,18 +134,18 @@ def write_bad_corpus(folder: Path, dense_chars: int = 2_000_000) -> list[BadInpu
         anns.append(f"9801\t{at}\t{at + 4}\tAPOE\tGene\t348")
         anns.append(f"9801\t{at + 11}\t{at + 16}\tAbeta\tGene\t351")
     assert dense_text[len(dense_title) + 1 : len(dense_title) + 5] == "APOE"
-    put("2015_dense.pubtator", _doc("9801", dense_title, dense_abstract, *anns), 1,
+    put("2015_dense.pubtator", pubtator_record("9801", dense_title, dense_abstract, *anns), 1,
         "a 2 MB abstract with 16k mentions")  # fmt: skip
     inj_title = "Tau in Alzheimer's disease."
     inj_text = f"{inj_title} {INJECTION}"
     put(
         "2015_injection.pubtator",
-        _doc(
+        pubtator_record(
             "9901", inj_title, INJECTION,
-            _ann("9901", inj_text, "Tau", "Gene", "4137"),
-            _ann("9901", inj_text, "Alzheimer's disease", "Disease", "MESH:D000544"),
-            _ann("9901", inj_text, "Donepezil", "Chemical", "MESH:D000077265"),
-            _ann("9901", inj_text, "aspirin", "Chemical", "MESH:D001241"),
+            annotation_line("9901", inj_text, "Tau", "Gene", "4137"),
+            annotation_line("9901", inj_text, "Alzheimer's disease", "Disease", "MESH:D000544"),
+            annotation_line("9901", inj_text, "Donepezil", "Chemical", "MESH:D000077265"),
+            annotation_line("9901", inj_text, "aspirin", "Chemical", "MESH:D001241"),
         ),
         1,
         "prompt injection in an abstract",
@@ -198,9 +203,15 @@ def _hostile_values(put: Callable[[str, bytes | str, int, str], None]) -> None:
     ]
     put(
         "2015_numbers.pubtator",
-        _doc("9951", title, abstract, _ann("9951", text, "tau", "Gene", "4137"), *bad_offsets)
-        + _doc(DIGITS_5000, title, abstract)  # a PMID of 5,000 digits
-        + _doc("-0", title, abstract),  # negative zero names no document
+        pubtator_record(
+            "9951",
+            title,
+            abstract,
+            annotation_line("9951", text, "tau", "Gene", "4137"),
+            *bad_offsets,
+        )
+        + pubtator_record(DIGITS_5000, title, abstract)  # a PMID of 5,000 digits
+        + pubtator_record("-0", title, abstract),  # negative zero names no document
         3,
         "PMIDs and offsets no parser takes: 5,000 digits, NaN, inf, 1e5, superscripts, -0",
     )
@@ -230,4 +241,4 @@ def _hostile_values(put: Callable[[str, bytes | str, int, str], None]) -> None:
     text_json = re.sub(r'"@raw:([^@]*)@"', r"\1", json.dumps(docs))
     put("2015_numbers.json", text_json, 8, "BioC-JSON: NaN, Infinity, 1e5, -0.0, 5,000 digits")
     for name in ("0000", "1799", "9999", "2099"):  # no snapshot for these years
-        put(f"{name}.pubtator", _good(f"99{name}"), 1, f"a year file named {name}")
+        put(f"{name}.pubtator", good_record(f"99{name}"), 1, f"a year file named {name}")
