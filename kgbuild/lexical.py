@@ -113,7 +113,7 @@ def _antonyms(a: set[str], b: set[str]) -> str | None:
                 if (x == p + y or y == p + x) and min(len(x), len(y)) >= 4:
                     return f"{x}/{y}"
             if x[:4] in ("hypo", "hype") and y[:4] in ("hypo", "hype") and x[:5] != y[:5]:
-                rx, ry = x[5 if x[4] == "r" else 4 :], y[5 if y[4] == "r" else 4 :]
+                rx, ry = x[5 if x[4:5] == "r" else 4 :], y[5 if y[4:5] == "r" else 4 :]
                 if rx and rx == ry:
                     return f"{x}/{y}"
     return None

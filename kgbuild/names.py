@@ -91,3 +91,17 @@ def most_frequent(counts: Mapping[str, int]) -> str:
     ties: the alphabetically first. Every "most frequent" choice of kgbuild goes through here,
     so a build and its restored resumption agree on names."""
     return min(counts, key=lambda k: (-counts[k], k))
+
+
+_GREEK_SYMBOL = (("alpha", "A"), ("beta", "B"), ("gamma", "G"), ("delta", "D"), ("kappa", "K"))
+
+
+def greek_symbol(text: str) -> str | None:
+    """ "GSK-3beta" → "GSK3B", "IL-1beta" → "IL1B": the text as a gene symbol, with Greek letter
+    names spelled the way HGNC symbols spell them; None when the text has no Greek letter name."""
+    low = re.sub(r"[^a-z0-9]", "", text.lower())
+    if not any(g in low for g, _ in _GREEK_SYMBOL):
+        return None
+    for g, letter in _GREEK_SYMBOL:
+        low = low.replace(g, letter.lower())
+    return low.upper()

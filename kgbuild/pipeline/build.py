@@ -23,6 +23,7 @@ from kgbuild.errors import InputError
 from kgbuild.extract.base import Estimate, LLMExtractor, SliceExtractor
 from kgbuild.extract.pairwise import CHUNK_SIZE
 from kgbuild.extract.select import choose_extractor, make_extractor
+from kgbuild.extract.verify import VerifyingExtractor
 from kgbuild.llm.client import LLMSettings
 from kgbuild.pipeline.batches import Spill, year_batches
 from kgbuild.pipeline.seen import SeenIndex
@@ -55,6 +56,9 @@ class ExtractionOptions:
     #: Sentence-transformers model for the embedding steps of entity resolution: "default"
     #: (all-MiniLM-L6-v2, bundled), a name or path (e.g. SapBERT), or "none" to skip them.
     embed_model: str = "default"
+    #: The LLM verification pass (:mod:`kgbuild.extract.verify`): one more call per abstract
+    #: with a kept claim asks whether each evidence sentence states its stored triple.
+    verify_claims: bool = False
 
     def settings(self) -> LLMSettings:
         return self.llm or LLMSettings.from_env()
@@ -62,9 +66,16 @@ class ExtractionOptions:
     def make(self, warehouse: Path) -> tuple[str, SliceExtractor]:
         settings = self.settings()
         chosen = choose_extractor(self.extractor, settings)
-        return chosen, make_extractor(
+        if self.verify_claims and chosen == "cooccurrence":
+            raise InputError(
+                "--verify-claims needs an LLM extractor (generative or pairwise) and an LLM "
+                "endpoint; the co-occurrence extractor has no claims for a model to verify",
+                extractor=chosen,
+            )
+        made = make_extractor(
             chosen, settings, warehouse / LLM_CACHE, self.pairwise_mode, self.chunk_size
         )
+        return chosen, VerifyingExtractor(made) if self.verify_claims else made
 
 
 @dataclass(slots=True)
@@ -95,6 +106,9 @@ class BuildReport:
     resolution: dict[str, int] = field(default_factory=dict)
     #: Extraction batches per Dask worker address (empty for a local build).
     workers: dict[str, int] = field(default_factory=dict)
+    #: With the verification pass: evidence rows it left undecided ("") by reason (this
+    #: process's extractor; each row's value is in the snapshot either way).
+    unverified: dict[str, int] = field(default_factory=dict)
 
     @property
     def head(self) -> SnapshotInfo | None:
@@ -379,9 +393,11 @@ def _build_locked(
             scratch.parent.rmdir()  # only when no other scratch is left
     report.resolution = state.resolver.summary()
     state.resolver.close()
-    if isinstance(slice_extractor, LLMExtractor):
+    if isinstance(slice_extractor, LLMExtractor | VerifyingExtractor):
         client = slice_extractor.client
         report.llm_usage = {**client.usage, "spent_usd": round(client.cost_usd, 6)}
+    if isinstance(slice_extractor, VerifyingExtractor):
+        report.unverified = dict(sorted(slice_extractor.unverified.items()))
     for key, value in getattr(runner, "usage", {}).items():  # what the Dask workers' clients did
         total = report.llm_usage.get(key, 0) + value
         report.llm_usage[key] = round(total, 6) if key == "spent_usd" else total
@@ -412,7 +428,7 @@ def estimate_build(
     chosen, slice_extractor = extractor.make(Path(warehouse))
     out: dict[int, Estimate] = {}
     try:
-        if not isinstance(slice_extractor, LLMExtractor):
+        if not isinstance(slice_extractor, LLMExtractor | VerifyingExtractor):
             return chosen, out
         corpus = _as_corpus(source, years, default_year, warehouse)
         for ys in corpus.slices(corpus.years(), {}):

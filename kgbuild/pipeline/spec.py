@@ -48,6 +48,7 @@ class BuildSpec:
     pairwise_mode: str
     chunk_size: int
     embed_model: str
+    verify_claims: bool
     dask_address: str | None
     llm_model: str
     llm_base_url: str | None
@@ -137,6 +138,7 @@ class BuildSpec:
             self.pairwise_mode,
             self.chunk_size,
             self.embed_model,
+            self.verify_claims,
         )
 
     def llm_slots(self) -> int:

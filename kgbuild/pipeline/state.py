@@ -14,7 +14,10 @@ from dataclasses import dataclass, field
 from kgbuild.names import most_frequent
 from kgbuild.records import Entity, Mention, Resolution, SnapshotCounts
 from kgbuild.resolve.entities import Resolver
+from kgbuild.resolve.idcheck import spreads
+from kgbuild.resolve.junk import is_junk_alias
 from kgbuild.resolve.naming import node_name
+from kgbuild.resolve.orthologs import TALLY_SQL, tally_forms, tally_rows
 from kgbuild.resolve.vocab import reference
 from kgbuild.store import catalog
 from kgbuild.store.snapshots import Warehouse
@@ -46,6 +49,10 @@ class KGState:
     resolver: Resolver = field(default_factory=Resolver)
     n: Counter[str] = field(default_factory=Counter)
     cost_usd: float = 0.0
+    #: Non-human gene ID → form → stored mentions so far: the ortholog vote reads it, so an ID's
+    #: human gene is decided on the corpus up to the batch at hand, the same in a build run in
+    #: one go and in one resumed from a snapshot (:mod:`kgbuild.resolve.orthologs`, issue 24).
+    gene_forms: dict[str, Counter[str]] = field(default_factory=dict)
     #: Frequent surface form → the concept owning it, refreshed every slice (node naming).
     _owners: dict[str, tuple[str, str]] = field(default_factory=dict)
 
@@ -54,7 +61,12 @@ class KGState:
         self.forms[cid][m.text] += 1
         self.kinds[cid][m.hetionet_type or ""] += 1
         self.first_year.setdefault(cid, year)
-        self.resolver.observe_form(m.text, cid, m.hetionet_type or "")
+        if spreads(m.id_check):  # only forms that passed the vocabulary check (issue 24)
+            self.resolver.observe_form(m.text, cid, m.hetionet_type or "")
+
+    def observe_gene_forms(self, mentions: list[Mention]) -> None:
+        """Add a batch's stored mentions to the ortholog vote's tally (:attr:`gene_forms`)."""
+        tally_forms(mentions, self.gene_forms)
 
     def _observe_free(self, decisions: list[Resolution]) -> list[str]:
         """Record new resolution decisions; return the free nodes whose rows changed."""
@@ -78,7 +90,8 @@ class KGState:
         forms, kinds = self.forms[cid], self.kinds[cid]
         kind = most_frequent(kinds)
         name = node_name(cid, forms, kind, self._owners, reference())
-        return Entity(cid, name, kind, sorted(forms), self.first_year[cid])
+        aliases = sorted(f for f in forms if not is_junk_alias(f))  # issue 24: no "X and Y"
+        return Entity(cid, name, kind, aliases, self.first_year[cid])
 
     def free_entity(self, node_id: str) -> Entity:
         forms = sorted(self.free[node_id])
@@ -109,9 +122,12 @@ class KGState:
         with catalog.connect(wh.catalog_path, read_only=True) as con:
             # One row per (concept, form, kind), in order of first mention: the state is the KG's
             # size, not the corpus's (issue 17), and observes forms in the order a build did.
-            for cid, text, kind, n, year in con.execute(
-                "SELECT concept_id, text, hetionet_type, count(*), min(year) FROM ("
-                "  SELECT m.concept_id, m.text, m.hetionet_type, d.year, m.seq FROM ("
+            for cid, text, kind, n, year, n_alias in con.execute(
+                "SELECT concept_id, text, hetionet_type, count(*), min(year),"
+                "  count(*) FILTER (WHERE spreads) FROM ("
+                "  SELECT m.concept_id, m.text, m.hetionet_type, d.year, m.seq,"
+                "    coalesce(m.id_check, '') = '' OR m.id_check LIKE '%:kept'"
+                "    OR m.id_check LIKE 'none:%' AS spreads FROM ("
                 "    SELECT *, row_number() OVER () AS seq FROM mentions_at(?)"
                 "    WHERE concept_id IS NOT NULL AND hetionet_type IS NOT NULL) m"
                 "  JOIN documents_at(?) d USING (pmid)"
@@ -120,7 +136,8 @@ class KGState:
             ).fetchall():
                 st.forms[cid][text] += n
                 st.kinds[cid][kind] += n
-                st.resolver.observe_form(text, cid, kind, n)
+                if n_alias:  # idcheck.spreads, in SQL
+                    st.resolver.observe_form(text, cid, kind, n_alias)
                 st.first_year[cid] = min(year, st.first_year.get(cid, year))
             for tid, head, rel, tail in con.execute(
                 "SELECT triple_id, head_id, relation, tail_id FROM triples_at(?)", [snapshot_id]
@@ -139,6 +156,7 @@ class KGState:
                 [snapshot_id],
             ).fetchall():
                 st.resolver.remember(Resolution(*row))
+            st.gene_forms = tally_rows(con.execute(TALLY_SQL, [snapshot_id]).fetchall())
             st.resolver.observe_abbreviations(
                 con.execute(
                     "SELECT short, long FROM abbreviations_at(?)", [snapshot_id]

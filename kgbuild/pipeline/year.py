@@ -4,9 +4,10 @@ The year is processed in three passes over its batches, so that memory holds one
 the KG's node and edge state) while the result is exactly what folding the whole slice at once
 gives — the same rows, the same snapshot content hash:
 
-1. **ingest** — each batch's records: statuses, mislinked IDs removed
-   (:func:`~kgbuild.resolve.mislinked.unlink_slice`), surface forms and kinds observed, the
-   document-side rows staged;
+1. **ingest** — each batch's records: statuses, annotator IDs checked against their concept's
+   own names and mislinked ones removed (:func:`~kgbuild.resolve.mislinked.unlink_slice`),
+   surface forms and kinds observed — a form becomes an alias only if its check passed
+   (:func:`~kgbuild.resolve.idcheck.spreads`) — the document-side rows staged;
 2. **extract** — each batch's documents go through the extractor as soon as they are ingested
    (here, or as tasks on a Dask cluster: :mod:`kgbuild.pipeline.runner`); the year's
    abbreviations, free nodes and open predicates are gathered in batch order and the claims
@@ -27,6 +28,7 @@ from kgbuild.records import Document, Mention, Resolution
 from kgbuild.resolve.merge import resolve_slice
 from kgbuild.resolve.mislinked import unlink_slice
 from kgbuild.resolve.naming import form_owners
+from kgbuild.resolve.orthologs import evidence_species, species_documents
 from kgbuild.resolve.relations import canonical_relation
 from kgbuild.sources.local import YearSlice
 
@@ -62,7 +64,8 @@ def fold_year(
     touched: set[str] = set()
     free: dict[str, str] = {}
     open_raws: dict[str, None] = {}
-    results = runner.map(_ingest(state, year, batches, sink, touched))
+    species_docs: dict[str, list[Mention]] = {}  # documents with non-human gene IDs
+    results = runner.map(_ingest(state, year, batches, sink, touched, species_docs))
     n_batches = 0
     for i, result in enumerate(results):  # pass 2: extract (pulls pass 1 batch by batch)
         n_batches += 1
@@ -85,6 +88,10 @@ def fold_year(
         sink.add("rejections", result.rejections)
         sink.add("llm_calls", result.calls)
         sink.add("abbreviations", result.abbreviations)
+        for e in result.evidence:  # the species of a non-human gene endpoint (issue 24)
+            if e.pmid in species_docs:
+                spans = ((e.head_start, e.head_end), (e.tail_start, e.tail_end))
+                e.species = evidence_species(species_docs[e.pmid], spans)
         spill.put("claims", i, result.triples, result.evidence)
         sink.spill()
 
@@ -121,12 +128,19 @@ def fold_year(
 
 
 def _ingest(
-    state: KGState, year: int, batches: Iterator[YearSlice], sink: Sink, touched: set[str]
+    state: KGState,
+    year: int,
+    batches: Iterator[YearSlice],
+    sink: Sink,
+    touched: set[str],
+    species_docs: dict[str, list[Mention]],
 ) -> Iterator[Batch]:
     """Pass 1, batch by batch, handing each batch's documents on to extraction (which needs
     nothing of the state, so it may run while later batches are still being read)."""
     for ys in batches:
-        ys = unlink_slice(ys)  # annotator IDs checked against their surface forms (issue 16)
+        ys = unlink_slice(ys, gene_forms=state.gene_forms)  # IDs checked (issues 16, 24)
+        state.observe_gene_forms(ys.mentions)  # the ortholog vote's tally, as stored
+        species_docs.update(species_documents(ys.mentions))
         for m in ys.mentions:
             if m.hetionet_type and m.concept_id:
                 state._observe(m, year)

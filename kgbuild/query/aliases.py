@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from kgbuild.query.text import STOPWORDS, tokens
+from kgbuild.resolve.junk import is_junk_alias
 
 #: Source ranks (lower = more trusted) and names, stored per key.
 SOURCES = ("mention", "name", "resolution", "alias", "abbreviation")
@@ -82,7 +83,7 @@ class _Candidates:
 
     def add(self, surface: str, node: int, weight: float, source: str) -> None:
         toks = tokens(surface)
-        if not usable(toks, surface):
+        if not usable(toks, surface) or is_junk_alias(surface):  # issue 24: "Abeta and C5a"
             return
         rank = SOURCES.index(source)
         for v in variants(toks):

@@ -36,6 +36,11 @@ IndexDir = Annotated[
 K = Annotated[int, typer.Option("--k", "-k", help="Triples in the context")]
 Hops = Annotated[int, typer.Option(help="Path length limit (1-3)")]
 Embed = Annotated[str, typer.Option(help="Embedding fallback: mentions | all | off")]
+AllEvidence = Annotated[
+    bool,
+    typer.Option("--all-evidence", help="Use every evidence row (hypotheses, negated, "
+                 "background…), not only asserted ones"),
+]  # fmt: skip
 BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint")]
 Model = Annotated[str | None, typer.Option(help="LLM model")]
 MaxTokens = Annotated[int | None, typer.Option(help="Completion token cap")]
@@ -60,12 +65,14 @@ def _filters(
     min_support: int,
     min_confidence: float,
     as_of: int | None,
+    all_evidence: bool = False,
 ) -> Filters:
     from kgbuild.query.explore import Filters
 
     return Filters(
-        frozenset(relation or ()), frozenset(kind or ()), min_support, min_confidence, as_of
-    )
+        frozenset(relation or ()), frozenset(kind or ()), min_support, min_confidence, as_of,
+        all_evidence,
+    )  # fmt: skip
 
 
 def ask(
@@ -85,6 +92,7 @@ def ask(
     min_support: Annotated[int, typer.Option(help="Least distinct PMIDs per triple")] = 0,
     min_confidence: Annotated[float, typer.Option(help="Least confidence per triple")] = 0.0,
     as_of: Annotated[int | None, typer.Option(help="Only triples first seen by this year")] = None,
+    all_evidence: AllEvidence = False,
     llm_base_url: BaseUrl = None,
     llm_model: Model = None,
     llm_max_tokens: MaxTokens = None,
@@ -101,7 +109,7 @@ def ask(
     from kgbuild.query.engine import QueryEngine
 
     engine = QueryEngine(warehouse_path(warehouse), snapshot, index_dir)
-    f = _filters(relation, kind, min_support, min_confidence, as_of)
+    f = _filters(relation, kind, min_support, min_confidence, as_of, all_evidence)
     options = {"k": k, "hops": hops, "token_budget": token_budget, "embed": embed, "filters": f}
     if use_llm:
         from kgbuild.query.answer import answer_question, make_client
@@ -198,6 +206,7 @@ def serve(
     port: Annotated[int, typer.Option(help="Port")] = 8000,
     embed: Annotated[bool, typer.Option(help="Load the embedding fallback")] = True,
     workers: Annotated[int, typer.Option(help="Server processes (each holds the index)")] = 1,
+    all_evidence: AllEvidence = False,
     llm_base_url: BaseUrl = None,
     llm_model: Model = None,
     llm_max_tokens: MaxTokens = None,
@@ -219,7 +228,7 @@ def serve(
     # resolved once, to one KG for good: a KG built into this warehouse later is never served
     ref = StoreWarehouse(warehouse_path(warehouse)).pin(snapshot)
     engine = QueryEngine(warehouse_path(warehouse), ref, index_dir, embeddings=embed,
-                         background_reload=True)  # fmt: skip
+                         background_reload=True, all_evidence=all_evidence)  # fmt: skip
     engine.prepare()
     settings = _settings(llm_base_url, llm_model, llm_max_tokens)
     idx = engine.state().index
@@ -236,6 +245,7 @@ def serve(
     os.environ[SERVE_ENV] = json.dumps({
         "warehouse": str(engine.wh.root), "snapshot": ref, "embed": embed,
         "index_dir": str(engine.index_dir), "llm": {k: v for k, v in llm.items() if v},
+        "all_evidence": all_evidence,
     })  # fmt: skip
     del engine  # the workers open their own (from the index this process cached)
     uvicorn.run("kgbuild.query.server:app_from_env", factory=True, host=host, port=port,

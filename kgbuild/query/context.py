@@ -1,7 +1,7 @@
 """The context handed to an LLM (or a person): top-k triples with their evidence, under a hard
 token budget.
 
-Each triple carries names, CURIEs, relation, support (distinct PMIDs), noisy-OR confidence, its
+Each triple carries names, CURIEs, relation, support (distinct PMIDs), calibrated confidence, its
 year span and ≤ 2 PMIDs with their evidence sentences — the citations GraphRAG/LightRAG users
 keep asking for. The budget is hard: a triple whose lines do not fit is shortened (one sentence,
 then none) and, if still too long, left out with every triple after it (reported in the

@@ -52,6 +52,8 @@ class _State:
     index: SnapshotIndex
     linker: Linker
     graphs: dict[Filters, tuple[Graph, np.ndarray]] = field(default_factory=dict)
+    #: The same snapshot over every evidence row (issue 24), opened on first request.
+    everything: _State | None = None
 
 
 class QueryEngine:
@@ -65,6 +67,7 @@ class QueryEngine:
         embeddings: bool = True,
         embed_model: str | None = None,
         background_reload: bool = False,
+        all_evidence: bool = False,
     ) -> None:
         self.wh = Warehouse(warehouse_path(Path(warehouse) if warehouse else None))
         # Pinned once (issue 23): an engine opened on ``latest`` follows that KG only, never a
@@ -72,6 +75,8 @@ class QueryEngine:
         self.ref = self.wh.pin("latest" if snapshot is None else snapshot)
         self.index_dir = index_dir_for(self.wh.root, index_dir)
         self.use_embeddings = embeddings
+        #: Serve every evidence row by default, not only asserted ones (``--all-evidence``).
+        self.all_evidence = all_evidence
         self.embed_model = embed_model
         self.embedding_error: str | None = None
         self._embedder: Any = None
@@ -94,8 +99,19 @@ class QueryEngine:
 
     def _open(self, sid: str) -> _State:
         self._stat = self._catalog_stat()
-        index = open_index(self.wh, sid, self.index_dir)
+        index = open_index(self.wh, sid, self.index_dir, all_evidence=self.all_evidence)
         return _State(index, Linker(index, self._vectors(index)))
+
+    def _everything(self, st: _State) -> _State:
+        """``st``'s snapshot indexed over every evidence row (built once per snapshot)."""
+        if self.all_evidence:  # the engine's own index already holds every row
+            return st
+        with self._lock:
+            if st.everything is None:
+                index = open_index(self.wh, st.index.snapshot_id, self.index_dir,
+                                   all_evidence=True)  # fmt: skip
+                st.everything = _State(index, Linker(index, self._vectors(index)))
+            return st.everything
 
     def _vectors(self, index: SnapshotIndex) -> Any:
         if not self.use_embeddings or self.embedding_error:
@@ -232,6 +248,8 @@ class QueryEngine:
             raise InputError(f"embed must be one of {', '.join(EMBED_MODES)}")
         f = filters or Filters()
         st = self.state()
+        if f.all_evidence:
+            st = self._everything(st)
         t = Timer()
         links = st.linker.link_text(question, "question", embed=embed)
         for i, c in enumerate(choices):

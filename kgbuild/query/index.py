@@ -34,7 +34,7 @@ from kgbuild.query.text import is_content, tokens
 from kgbuild.store.snapshots import Warehouse
 
 #: Bump when the files' layout or meaning changes: older caches are then rebuilt.
-INDEX_VERSION = 2
+INDEX_VERSION = 3  # 3: built from served (asserted) evidence, or all of it (issue 24)
 _TABLES = ("nodes", "edges", "evidence", "aliases")
 
 
@@ -112,11 +112,20 @@ def index_dir_for(warehouse: Path, index_dir: Path | None) -> Path:
 
 
 def open_index(
-    wh: Warehouse, snapshot_id: str, index_dir: Path | None = None, cache: bool = True
+    wh: Warehouse,
+    snapshot_id: str,
+    index_dir: Path | None = None,
+    cache: bool = True,
+    all_evidence: bool = False,
 ) -> SnapshotIndex:
-    """The index of one snapshot: from its cache folder when present, else built and cached."""
+    """The index of one snapshot: from its cache folder when present, else built and cached.
+
+    By default only served evidence counts (``kg_edges``: asserted, not refuted; issue 24):
+    a triple with none is not in the index. ``all_evidence`` indexes every evidence row
+    (``kg_edges_all``), whatever the sentence does with the claim, in its own cache folder."""
     m = wh.manifest(snapshot_id)
-    folder = index_dir_for(wh.root, index_dir) / f"{snapshot_id}-{m['content_hash'][:16]}"
+    name = f"{snapshot_id}-{m['content_hash'][:16]}" + ("-all" if all_evidence else "")
+    folder = index_dir_for(wh.root, index_dir) / name
     if cache and folder.exists():
         t0 = time.perf_counter()
         idx = _read(folder, m)
@@ -125,7 +134,7 @@ def open_index(
             return idx
         shutil.rmtree(folder, ignore_errors=True)  # stale or damaged: rebuilt below
     t0 = time.perf_counter()
-    tables = _from_warehouse(wh, snapshot_id)
+    tables = _from_warehouse(wh, snapshot_id, all_evidence)
     idx = SnapshotIndex(snapshot_id, m["kg"], m["as_of_year"], m["content_hash"], **tables)
     idx.timings["build_s"] = round(time.perf_counter() - t0, 4)
     if cache:
@@ -136,8 +145,14 @@ def open_index(
 # ---- reading the snapshot ---------------------------------------------------------------------
 
 
-def _from_warehouse(wh: Warehouse, sid: str) -> dict[str, dict[str, Any]]:
+def _from_warehouse(
+    wh: Warehouse, sid: str, all_evidence: bool = False
+) -> dict[str, dict[str, Any]]:
     """Six read-only queries (each its own short connection), always in a fixed order."""
+    edges_of, evidence_of = (
+        ("kg_edges_all_at", "evidence_status_at") if all_evidence
+        else ("kg_edges_at", "served_evidence_at")
+    )  # fmt: skip
     ents = wh.query(
         "SELECT id, name, type, aliases, first_year FROM entities_at(?) ORDER BY id", [sid]
     )
@@ -145,14 +160,14 @@ def _from_warehouse(wh: Warehouse, sid: str) -> dict[str, dict[str, Any]]:
     edges = wh.query(
         "SELECT triple_id, head_id, tail_id, relation, coalesce(metaedge, ''), support, "
         "n_evidence, coalesce(confidence, 0), coalesce(first_year, 0), coalesce(last_year, 0) "
-        "FROM kg_edges_at(?) ORDER BY triple_id",
+        f"FROM {edges_of}(?) ORDER BY triple_id",
         [sid],
     )
     edges = [e for e in edges if e[1] in node_of and e[2] in node_of]
     edge_of = {e[0]: i for i, e in enumerate(edges)}
     # the best sentence per (triple, PMID): most confident, then shortest, then by id
     ev = wh.query(
-        "SELECT triple_id, pmid, year, sentence, confidence FROM evidence_at(?) "
+        f"SELECT triple_id, pmid, year, sentence, confidence FROM {evidence_of}(?) "
         "QUALIFY row_number() OVER (PARTITION BY triple_id, pmid "
         "ORDER BY confidence DESC, length(sentence), evidence_id) = 1",
         [sid],

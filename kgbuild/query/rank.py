@@ -7,7 +7,7 @@
 - **Paths** (RoK): bucketed by how many question entities they hold (more first), then by the
   mean PageRank of their nodes; ≤ 5 kept per entity pair (DALK's cap).
 - **Triples**: a weighted sum of relevance (PageRank of both endpoints, linked endpoints, being
-  on a kept path) and trust (noisy-OR confidence, log support). Ties break by triple id, so the
+  on a kept path) and trust (calibrated confidence, log support). Ties break by triple id, so the
   order is a function of the snapshot and the question only.
 - **Choices**: a choice's support is the score of the retrieved triples that join it to the
   question (directly, or on a kept question–choice path) — the KG-only answer is the choice

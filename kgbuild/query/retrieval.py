@@ -136,6 +136,7 @@ def filters_dict(f: Filters) -> dict[str, Any]:
         "min_support": f.min_support,
         "min_confidence": f.min_confidence,
         "as_of_year": f.as_of_year,
+        "all_evidence": f.all_evidence,
     }
 
 

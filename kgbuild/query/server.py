@@ -72,6 +72,8 @@ class FilterBody(BaseModel):
     min_support: int = Field(0, ge=0, le=1_000_000)
     min_confidence: float = Field(0.0, ge=0.0, le=1.0)
     as_of_year: int | None = Field(None, ge=1000, le=9999)
+    #: Every evidence row, not only asserted ones (issue 24).
+    all_evidence: bool = False
 
 
 class RetrieveBody(BaseModel):
@@ -267,6 +269,7 @@ def _options(body: RetrieveBody) -> dict[str, Any]:
             f.min_support,
             f.min_confidence,
             f.as_of_year,
+            f.all_evidence,
         ),
     }
 
@@ -316,6 +319,7 @@ def app_from_env() -> FastAPI:
     cfg = orjson.loads(env(SERVE_ENV) or "{}")
     engine = QueryEngine(cfg["warehouse"], cfg["snapshot"],
                          Path(cfg["index_dir"]) if cfg.get("index_dir") else None,
-                         embeddings=cfg["embed"], background_reload=True)  # fmt: skip
+                         embeddings=cfg["embed"], background_reload=True,
+                         all_evidence=cfg.get("all_evidence", False))  # fmt: skip
     engine.prepare()
     return create_app(engine, LLMSettings.from_env(**cfg.get("llm", {})))

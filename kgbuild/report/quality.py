@@ -24,7 +24,9 @@ from typing import Any
 
 from kgbuild.errors import InputError
 from kgbuild.names import norm
+from kgbuild.report.vocabulary import vocabulary_table
 from kgbuild.schema import hetionet_relation_names, hetionet_relations
+from kgbuild.store.catalog import EPISTEMIC
 from kgbuild.store.snapshots import Warehouse
 
 #: Surface forms of Alzheimer's disease itself (after :func:`norm`): "AD", "Alzheimer's disease",
@@ -97,7 +99,48 @@ def snapshot_quality(wh: Warehouse, snapshot_id: str) -> dict[str, Any]:
         "snapshot_id": snapshot_id,
         **_figures(triples, surface, support),
         **_precision_figures(wh, snapshot_id),
+        **epistemic_figures(wh, snapshot_id),
+        **vocabulary_figures(wh, snapshot_id),
     }
+
+
+def vocabulary_figures(wh: Warehouse, sid: str) -> dict[str, Any]:
+    """Issue 24: annotator IDs checked against their vocabularies (per vocabulary: IDs and
+    mentions checked, kept, dropped, uncheckable) and the gene mentions moved to their human
+    ortholog. Snapshots built before the check have no ``id_check`` column: no table."""
+    cols = {r[0] for r in wh.query("DESCRIBE SELECT * FROM mentions_at(?)", [sid])}
+    if "id_check" not in cols:
+        return {}
+    kinds = dict(
+        wh.query(
+            "SELECT kind, count(*) FROM problems_at(?) WHERE kind IN "
+            "('vocabulary_mismatch', 'ortholog_id') GROUP BY 1",
+            [sid],
+        )
+    )
+    return {
+        "mentions_vocabulary_dropped": int(kinds.get("vocabulary_mismatch", 0)),
+        "mentions_moved_to_human_ortholog": int(kinds.get("ortholog_id", 0)),
+        "vocabulary": vocabulary_table(wh, sid),
+    }
+
+
+def epistemic_figures(wh: Warehouse, sid: str) -> dict[str, Any]:
+    """Issue 24: the share of evidence rows per epistemic status (``unclassified``: rows of parts
+    written before statuses existed) and the share of triples that ``kg_edges`` serves (with
+    at least one asserted, not-refuted evidence row)."""
+    rows = dict(wh.query("SELECT epistemic, count(*) FROM evidence_status_at(?) GROUP BY 1", [sid]))
+    total = sum(rows.values())
+    out: dict[str, Any] = {
+        f"evidence_{s}_share": round(rows.get(s, 0) / total, 4) if total else 0.0
+        for s in EPISTEMIC
+        if rows.get(s) or s != "unclassified"
+    }
+    served = wh.query("SELECT count(*) FROM kg_edges_at(?)", [sid])[0][0]
+    every = wh.query("SELECT count(*) FROM triples_at(?)", [sid])[0][0]
+    out["edges_with_asserted_evidence_share"] = round(served / every, 4) if every else 0.0
+    out["epistemic_rows"] = {s: int(rows.get(s, 0)) for s in EPISTEMIC}
+    return out
 
 
 def _precision_figures(wh: Warehouse, sid: str) -> dict[str, Any]:

@@ -40,6 +40,7 @@ from rapidfuzz import fuzz, process
 from kgbuild.lexical import incompatible
 from kgbuild.names import most_frequent, norm, variants
 from kgbuild.records import Resolution
+from kgbuild.resolve.junk import is_junk_alias
 from kgbuild.resolve.mislinked import banned_forms
 
 #: Minimum token_sort_ratio by the candidate's kind. Gene symbols differ by a character
@@ -75,7 +76,7 @@ class AliasIndex:
 
     def add(self, form: str, concept_id: str, kind: str, n: int = 1) -> None:
         key = norm(form)
-        if not key:
+        if not key or is_junk_alias(form):  # "Abeta and tau" names no one concept (issue 24)
             return
         if key not in self.forms:
             for w in _stems(key):

@@ -47,7 +47,17 @@ from a mention — the mention keeps its text, span and kind, loses ``concept_id
    PubTator links "glucose metabolism" to Glucose Metabolism Disorders (MESH:D044882) 99 times
    in DALK's corpus, so "IAPP regulates glucose metabolism" became a claim about a disorder.
 
-A reviewed ``keep`` line of the table beats every automatic rule: a person read those forms.
+10. **vocabulary check** (issue 24, automatic) — every mention still linked after rules 1–9 is
+    checked against its ID's own names in real vocabularies (MeSH descriptors, HGNC;
+    :mod:`kgbuild.resolve.idcheck`), its verdict left in ``Mention.id_check``; a form that
+    matches none of them ("toxicity" as Drug-Related Side Effects and Adverse Reactions, "CTF"
+    defined as C-terminal fragment as NFIA) loses the ID (``annotator_id`` keeps it; problem
+    kind ``vocabulary_mismatch``). Rules 1–9 stay: they catch links the names do not
+    ("glucose metabolism" shares "glucose" with Glucose Metabolism Disorders; a family stem
+    or an eponym can be a gene alias), and rules 4–5 relink instead of dropping.
+
+A reviewed ``keep`` line of the table beats every automatic rule and the vocabulary check: a
+person read those forms.
 
 Removing an ID lowers the share of endpoints with an ID by construction; `kgbuild quality`
 counts these removals so that the fall is not mistaken for a regression.
@@ -58,21 +68,28 @@ from __future__ import annotations
 import csv
 import re
 from ast import literal_eval
+from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
 
 from kgbuild.errors import ConfigError
+from kgbuild.extract.ground import abbreviations
 from kgbuild.lexical import names_something_else, only_says_something_is_wrong
-from kgbuild.names import norm
+from kgbuild.names import greek_symbol, norm
 from kgbuild.records import Mention, Problem
+from kgbuild.resolve.idcheck import Outcome, check_form
 from kgbuild.resolve.longforms import long_form_links
+from kgbuild.resolve.orthologs import GeneForms, relink_slice
 from kgbuild.resolve.vocab import Reference, reference
+from kgbuild.resolve.vocabularies import vocabulary_of
 from kgbuild.schema import data_dir
+from kgbuild.sources.corpus import CURATED
 from kgbuild.sources.local import YearSlice
 
 MISLINKED_TSV = "mislinked_forms.tsv"
 PROBLEM_KIND = "mislinked_id"
 RELINK_KIND = "relinked_id"
+VOCABULARY_KIND = "vocabulary_mismatch"
 _EPONYM_NAME = re.compile(r"^[A-Z][a-z]{2,}$")
 _EPONYM_NEXT = re.compile(r"^(?:['’]s)?\s+(?:disease|diseases|syndrome|syndromes)\b")
 _FAMILY_PLURAL = re.compile(r"^(?=(?:[^A-Z]*[A-Z]){2})[A-Z][A-Za-z0-9-]*[A-Z0-9]s$")
@@ -131,20 +148,6 @@ def banned_forms() -> dict[str, frozenset[str]]:
         if action == "unlink":
             out.setdefault(form, set()).add(cid)
     return {k: frozenset(v) for k, v in out.items()}
-
-
-_GREEK = (("alpha", "A"), ("beta", "B"), ("gamma", "G"), ("delta", "D"), ("kappa", "K"))
-
-
-def greek_symbol(text: str) -> str | None:
-    """ "GSK-3beta" → "GSK3B": the text with Greek letter names spelled as symbols use them, or
-    None when the text has no Greek letter name."""
-    low = re.sub(r"[^a-z0-9]", "", text.lower())
-    if not any(g in low for g, _ in _GREEK):
-        return None
-    for g, letter in _GREEK:
-        low = low.replace(g, letter.lower())
-    return low.upper()
 
 
 def _symbol_key(text: str) -> str:
@@ -244,8 +247,40 @@ def unlinked_form(detail: str) -> tuple[str, str] | None:
     return (norm(literal_eval(m.group(1))), m.group(2)) if m else None
 
 
-def unlink_slice(ys: YearSlice, ref: Reference | None = None) -> YearSlice:
-    """The slice with mislinked mentions' IDs removed and one problem row per mention."""
+def _short_forms_defined(ms: list[Mention], text: str) -> bool:
+    """Whether some linked mention of a document is written in parentheses as a short form
+    ("(CTF)"): only then are the abstract's definitions looked up (scispaCy's detector)."""
+    return any(m.concept_id and _SHORT.fullmatch(m.text) and f"({m.text}" in text for m in ms)
+
+
+def document_long_forms(
+    ms: list[Mention],
+    text: str,
+    definitions: Callable[[str], dict[str, str]] = abbreviations,
+) -> dict[str, str]:
+    """Normalized short form → long form the abstract defines (Schwartz & Hearst), for the
+    vocabulary check: {} when no linked mention is a parenthesized short form."""
+    return definitions(text) if text and _short_forms_defined(ms, text) else {}
+
+
+def vocabulary_check(m: Mention, long_forms: dict[str, str]) -> Outcome | None:
+    """The vocabulary check of a linked mention (:func:`kgbuild.resolve.idcheck.check_form`);
+    a reviewed ``keep`` line of :data:`MISLINKED_TSV` beats it (an override)."""
+    if not m.concept_id or m.annotator == CURATED:  # a curator's link is not second-guessed
+        return None
+    row = mislinked_table().get((m.concept_id, norm(m.text)))
+    if row and row[0] == "keep":
+        return Outcome(vocabulary_of(m.concept_id), "kept", "override", judged=norm(m.text))
+    return check_form(m.text, m.concept_id, long_forms)
+
+
+def unlink_slice(
+    ys: YearSlice, ref: Reference | None = None, gene_forms: GeneForms | None = None
+) -> YearSlice:
+    """The slice with mislinked mentions' IDs removed or relinked, every linked mention's
+    vocabulary check in ``id_check``, and one problem row per changed mention. ``gene_forms``:
+    the build state's tally of non-human gene IDs' forms, for the ortholog vote."""
+    ys = relink_slice(ys, gene_forms)  # non-human gene IDs → human ortholog (resolve.orthologs)
     ref = ref or reference()
     texts = {d.pmid: d.text for d in ys.documents}
     files = {s.pmid: s.source_file for s in ys.statuses}
@@ -253,28 +288,56 @@ def unlink_slice(ys: YearSlice, ref: Reference | None = None) -> YearSlice:
     for m in ys.mentions:
         by_doc.setdefault(m.pmid, []).append(m)
     longs = {p: long_form_links(ms, texts.get(p, ""), ref) for p, ms in by_doc.items()}
+    defined = {p: document_long_forms(ms, texts.get(p, "")) for p, ms in by_doc.items()}
     mentions, problems = [], []
     for m in ys.mentions:
+        problem = None
         long = longs[m.pmid].get((norm(m.text), m.concept_id or ""))
         target = None if long is not None else relink_target(m, ref)
         why = None if long is not None or target else why_mislinked(m, texts.get(m.pmid, ""), ref)
+        out = m
         if long is not None:
             cid = long.concept_id
             kinds = {"source_type": long.source_type, "hetionet_type": long.hetionet_type}
-            mentions.append(replace(m, concept_id=cid, concept_ids=[cid], **kinds))
-            kind, outcome = RELINK_KIND, f"relinked to {cid} (its long form here is {long.text!r})"
+            out = replace(
+                m,
+                concept_id=cid,
+                concept_ids=[cid],
+                annotator_id=m.annotator_id or m.concept_id,
+                **kinds,
+            )
+            problem = RELINK_KIND, f"relinked to {cid} (its long form here is {long.text!r})"
         elif target:
-            mentions.append(replace(m, concept_id=target, concept_ids=[target]))
-            kind = RELINK_KIND
+            out = replace(
+                m,
+                concept_id=target,
+                concept_ids=[target],
+                annotator_id=m.annotator_id or m.concept_id,
+            )
             greek = f"the text is {ref.name(target)}'s symbol with a Greek letter"
-            outcome = f"relinked to {target} ({greek})"
+            problem = RELINK_KIND, f"relinked to {target} ({greek})"
         elif why:
-            mentions.append(replace(m, concept_id=None, concept_ids=[]))
-            kind, outcome = PROBLEM_KIND, f"removed ({why})"
-        else:
-            mentions.append(m)
-            continue
-        problems.append(Problem(m.pmid, files.get(m.pmid, ""), 0, kind, _detail(m, outcome)))
-    if not problems:
+            out = replace(
+                m, concept_id=None, concept_ids=[], annotator_id=m.annotator_id or m.concept_id
+            )
+            problem = PROBLEM_KIND, f"removed ({why})"
+        check = vocabulary_check(out, defined[m.pmid])
+        if check is not None:
+            out = replace(out, id_check=check.label)
+            if check.verdict == "dropped":
+                problems.append(_vocabulary_problem(out, check, files.get(m.pmid, "")))
+                out = replace(out, concept_id=None, concept_ids=[],
+                              annotator_id=out.annotator_id or out.concept_id)  # fmt: skip
+        mentions.append(out)
+        if problem:
+            kind, outcome = problem
+            problems.append(Problem(m.pmid, files.get(m.pmid, ""), 0, kind, _detail(m, outcome)))
+    if not problems and mentions == ys.mentions:
         return ys
     return replace(ys, mentions=mentions, problems=[*ys.problems, *problems])
+
+
+def _vocabulary_problem(m: Mention, check: Outcome, source_file: str) -> Problem:
+    judged = f", judged as its long form {check.judged!r}" if check.judged != norm(m.text) else ""
+    why = f"{VOCABULARY_KIND}: {check.vocabulary} names it {check.name!r}{judged}"
+    return Problem(m.pmid, source_file, 0, VOCABULARY_KIND, _detail(m, f"removed ({why})"))

@@ -12,6 +12,9 @@ MESH:D007022, Hypotension, "blood glucose"; NCBIGene:351 "Abeta" for the gene AP
    (:func:`kgbuild.resolve.mixed.foreign_owner`: "Abeta aggregation" is Abeta's name);
 4. the most frequent surface form.
 
+Forms that join two concepts ("Abeta and tau": :func:`kgbuild.resolve.junk.is_junk_alias`)
+are passed over while another form is left.
+
 Ties go to the alphabetically first form, so a build and a build resumed from a snapshot name
 every node alike.
 """
@@ -22,6 +25,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from kgbuild.names import by_frequency, norm
+from kgbuild.resolve.junk import is_junk_alias
 from kgbuild.resolve.mixed import foreign_owner, owners_of
 from kgbuild.resolve.vocab import Reference
 
@@ -51,6 +55,7 @@ def node_name(
     if preferred:
         return preferred
     ranked = by_frequency(forms)
+    ranked = [f for f in ranked if not is_junk_alias(f)] or ranked  # never "X and Y" (issue 24)
     known = ref.known_forms(cid)
     if known:
         for f in ranked:

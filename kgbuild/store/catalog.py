@@ -8,7 +8,11 @@ SQL a user gets (see README "Exploring with SQL"):
 - ``snapshots`` (one row per snapshot, Table 1 counts, manifest), ``snapshot_lineage``;
 - ``<table>_at(snapshot_id)`` for documents, mentions, entities, triples, evidence, doc_status,
   problems; ``<table>_asof(year[, kg])``; views ``<table>`` on the newest snapshot;
-- ``kg_edges_at(sid)`` / ``kg_edges``: triples with names, support and year span;
+- ``kg_edges_at(sid)`` / ``kg_edges``: triples with names, support and year span, counting only
+  served evidence (``served_evidence_at``: epistemic asserted — or unclassified, in parts
+  older than issue 24 — and not refuted by verification); a triple without any is left out;
+- ``kg_edges_all_at(sid)`` / ``kg_edges_all``: every triple over every evidence row, with
+  per-status counts (``n_asserted``, ``n_hypothesis``…); ``evidence_status_at(sid)``;
 - ``triples_diff(a, b)``: added / removed triples between two snapshots.
 
 Part paths are stored relative to the warehouse (``parts/<table>/<id>.parquet``), so a moved or
@@ -34,11 +38,20 @@ import duckdb
 
 from kgbuild.errors import Busy, StoreError
 from kgbuild.records import SCHEMAS
+from kgbuild.store.confidence import edge_confidence_sql, load_model, model_digest
+
+#: Evidence statuses counted per edge by ``kg_edges_all`` (kgbuild.extract.epistemics.STATUSES,
+#: and 'unclassified' for rows of parts written before issue 24).
+EPISTEMIC = (
+    "asserted", "hypothesis", "negated", "background", "not_in_sentence", "unstated",
+    "unclassified",
+)  # fmt: skip
 
 #: 2: part paths relative to the warehouse (version 1 views held absolute paths) and
 #: identical rows of a part kept (version 1 read them back as one). 3: part paths resolved
 #: against ``file_search_path`` by the views themselves, never the working folder; ``_file``.
-CATALOG_VERSION = "3"
+#: 4: kg_edges serves asserted evidence only; kg_edges_all, evidence_status_at (issue 24).
+CATALOG_VERSION = "4"
 TABLES = tuple(SCHEMAS)
 #: The registry's own tables (everything else in the catalog is derived: views and macros).
 REGISTRY_TABLES = (
@@ -136,7 +149,13 @@ def _stale_views(con: duckdb.DuckDBPyConnection) -> bool:
         return False
     # fetchall: a result left unfinished would block a reader that streams next (export)
     rows = con.execute("SELECT value FROM catalog_meta WHERE key = 'catalog_version'").fetchall()
-    return not rows or rows[0][0] != CATALOG_VERSION
+    return not rows or rows[0][0] != views_version()
+
+
+def views_version() -> str:
+    """What the catalog's derived views were written by: the catalog version and the confidence
+    model's digest (``kg_edges`` holds the model's coefficients; another model, other views)."""
+    return f"{CATALOG_VERSION}+{model_digest()}"
 
 
 def copy_registry(path: Path, dst: duckdb.DuckDBPyConnection, wait_s: float = 30.0) -> None:
@@ -173,14 +192,14 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create the registry tables; re-derive views and macros written by an older version."""
     con.execute(_DDL)
     old = con.execute("SELECT value FROM catalog_meta WHERE key = 'catalog_version'").fetchone()
-    if old is not None and old[0] == CATALOG_VERSION:
+    if old is not None and old[0] == views_version():
         return
     con.execute("BEGIN TRANSACTION")
     try:
         if old is not None:
             rebuild_views(con)
         con.execute(
-            "INSERT OR REPLACE INTO catalog_meta VALUES ('catalog_version', ?)", [CATALOG_VERSION]
+            "INSERT OR REPLACE INTO catalog_meta VALUES ('catalog_version', ?)", [views_version()]
         )
         con.execute("COMMIT")
     except Exception:
@@ -304,28 +323,60 @@ def rebuild_views(
             f"SELECT * FROM {t}_at(snapshot_asof(yr, kg_name := kg_name))"
         )
         con.execute(f"{create} VIEW {t} AS SELECT * FROM {t}_at(head_snapshot())")
+    # Epistemic status of each evidence row (issue 24). Parts written before it have no
+    # ``epistemic``/``verified`` columns: their rows read as 'unclassified' (never as
+    # 'asserted': nobody looked) and are still served, as they were when published — an old
+    # snapshot's kg_edges does not empty itself; ``kg_edges_all`` counts them apart.
     con.execute(f"""
-        {create} MACRO kg_edges_at(sid) AS TABLE
+        {create} MACRO evidence_status_at(sid) AS TABLE
+        SELECT * REPLACE (coalesce(epistemic, 'unclassified') AS epistemic,
+                          coalesce(verified, '') AS verified)
+        FROM (SELECT * FROM evidence_at(sid) UNION ALL BY NAME
+              SELECT NULL::VARCHAR AS epistemic, NULL::VARCHAR AS epistemic_cue,
+                     NULL::VARCHAR AS verified WHERE false)
+    """)
+    con.execute(f"""
+        {create} MACRO served_evidence_at(sid) AS TABLE
+        SELECT * FROM evidence_status_at(sid)
+        WHERE epistemic IN ('asserted', 'unclassified') AND verified <> 'no'
+    """)
+    model = load_model()
+    for name, source, where in (
+        ("kg_edges_at", "served_evidence_at", "WHERE ev.triple_id IS NOT NULL"),
+        ("kg_edges_all_at", "evidence_status_at", ""),
+    ):
+        per_status = (
+            "" if where else ", " + ", ".join(
+                f"count(*) FILTER (WHERE epistemic = '{s}') AS n_{s}" for s in EPISTEMIC
+            ) + ", count(*) FILTER (WHERE verified = 'no') AS n_verified_no"
+        )  # fmt: skip
+        status_cols = (
+            "" if where else ", " + ", ".join(f"coalesce(ev.n_{s}, 0) AS n_{s}" for s in EPISTEMIC)
+            + ", coalesce(ev.n_verified_no, 0) AS n_verified_no"
+        )  # fmt: skip
+        con.execute(f"""
+        {create} MACRO {name}(sid) AS TABLE
         WITH ev AS (
             SELECT triple_id, count(*) AS n_evidence, count(DISTINCT pmid) AS support,
                    min(year) AS first_year, max(year) AS last_year,
                    list(DISTINCT method ORDER BY method) AS methods,
                    list(DISTINCT model ORDER BY model) FILTER (WHERE model IS NOT NULL) AS models
-            FROM evidence_at(sid) GROUP BY triple_id),
-        per_doc AS (
-            SELECT triple_id, pmid, max(confidence) AS p FROM evidence_at(sid) GROUP BY ALL),
-        conf AS (  -- noisy-OR across documents (iKraph): 1 - prod(1 - p_doc)
-            SELECT triple_id, round(1 - exp(sum(ln(greatest(1 - p, 1e-9)))), 4) AS confidence
-            FROM per_doc GROUP BY triple_id),
+                   {per_status}
+            FROM {source}(sid) GROUP BY triple_id),
+        conf AS (  -- the calibrated model: the best row's P(supported) (kgbuild.store.confidence)
+            {edge_confidence_sql(model, "sid", served=bool(where))}),
         ent AS (SELECT id, name, type FROM entities_at(sid))
         SELECT t.triple_id, t.head_id, h.name AS head_name, h.type AS head_type, t.relation,
                t.tail_id, x.name AS tail_name, x.type AS tail_type, t.metaedge,
                coalesce(ev.support, 0) AS support, coalesce(ev.n_evidence, 0) AS n_evidence,
                conf.confidence, ev.first_year, ev.last_year, ev.methods, ev.models
+               {status_cols}
         FROM triples_at(sid) t LEFT JOIN ev USING (triple_id) LEFT JOIN conf USING (triple_id)
         LEFT JOIN ent h ON h.id = t.head_id LEFT JOIN ent x ON x.id = t.tail_id
-    """)
+        {where}
+        """)
     con.execute(f"{create} VIEW kg_edges AS SELECT * FROM kg_edges_at(head_snapshot())")
+    con.execute(f"{create} VIEW kg_edges_all AS SELECT * FROM kg_edges_all_at(head_snapshot())")
     con.execute(f"""
         {create} MACRO triples_diff(a, b) AS TABLE
         SELECT 'added' AS change, n.* FROM triples_at(b) n

@@ -149,7 +149,20 @@ def test_quality_of_a_snapshot_and_of_a_dalk_style_tsv(warehouse, tmp_path):
                                warehouse=warehouse).stdout)  # fmt: skip
     free = next(e for e in edges if e["relation"] == "associates")
     assert free["support"] == 1 and free["methods"] == ["generative"]
-    assert free["confidence"] == round(0.7 * 1.0 * 0.8, 4)  # one document; a free endpoint
+    # the calibrated model's probability of the edge's one evidence row (issue 24), no prior
+    from kgbuild.audit.calibrate import feature_rows
+    from kgbuild.store.confidence import load_model, predict
+    from kgbuild.store.snapshots import Warehouse
+
+    wh = Warehouse(warehouse)
+    sid = wh.resolve("latest")
+    ids = [r[0] for r in wh.query("SELECT e.evidence_id FROM evidence_at(?) e JOIN "
+                                  "triples_at(?) t USING (triple_id) WHERE t.relation = "
+                                  "'associates'", [sid, sid])]  # fmt: skip
+    rows = list(feature_rows(wh, sid, ids).values())
+    assert len(rows) == 1 and rows[0]["free_endpoints"] == 1.0
+    assert free["confidence"] == round(float(predict(load_model(), rows)[0]), 4)
+    assert 0.0 < free["confidence"] < 1.0 and free["confidence"] != round(0.7 * 1.0 * 0.8, 4)
     tsv = tmp_path / "kg.tsv"
     tsv.write_text("AD\tassociates\tAPOE\nAlzheimer's disease\tcauses\ttau\nAD \tAssociates\tAPP\n")
     d = json.loads(kgbuild("quality", "--tsv", str(tsv), "--json", warehouse=warehouse).stdout)

@@ -90,10 +90,11 @@ def test_a_short_form_takes_the_id_of_its_long_form_in_the_same_abstract():
         ("DAT", "Disease", "MESH:D000544"),
         ("beta2-adrenoreceptor", "Gene", "NCBIGene:154"),
         ("beta2AR", "Gene", "NCBIGene:154"),
-        ("DAT", "Gene", "NCBIGene:13162"),  # another ID: not what the definition was about
+        # mouse Slc6a3 takes its human ortholog SLC6A3 first (issue 24), then the definition
+        ("DAT", "Disease", "MESH:D000544"),
     ]
-    assert [p.kind for p in out.problems] == ["relinked_id"] * 3
-    assert "its long form here is 'dementia of the Alzheimer'" in out.problems[0].detail
+    assert [p.kind for p in out.problems] == ["ortholog_id"] + ["relinked_id"] * 4
+    assert "its long form here is 'dementia of the Alzheimer'" in out.problems[1].detail
 
 
 def test_no_definition_no_relink_and_a_disease_never_becomes_a_gene():

@@ -108,7 +108,7 @@ def test_reference_tables_are_rebuilt_byte_for_byte(tmp_path):
 
 
 def test_greek_letter_isoforms_are_relinked_to_the_symbols_gene():
-    from kgbuild.resolve.mislinked import greek_symbol
+    from kgbuild.names import greek_symbol
 
     assert greek_symbol("GSK-3beta") == "GSK3B" and greek_symbol("IL-1beta") == "IL1B"
     assert greek_symbol("GSK3") is None  # no Greek letter: nothing to read
@@ -120,15 +120,15 @@ def test_greek_letter_isoforms_are_relinked_to_the_symbols_gene():
         ms.append(Mention("9", start, start + len(word), word, "Gene", "Gene", cid, [cid]))
     doc = Document("9", 2019, text, "")
     out = unlink_slice(YearSlice(2019, [], [doc], ms))
-    # the tagger's alpha for beta is corrected; a rat gene (no human symbol to compare) stays
+    # the tagger's alpha for beta is corrected; a rat gene takes its human ortholog (issue 24)
     assert [m.concept_id for m in out.mentions] == [
         "NCBIGene:2932",
         "NCBIGene:2931",
         "NCBIGene:3553",
-        "NCBIGene:24493",
+        "NCBIGene:3553",
     ]
-    assert [p.kind for p in out.problems] == ["relinked_id", "relinked_id"]
-    assert "NCBIGene:2931 relinked to NCBIGene:2932" in out.problems[0].detail
+    assert [p.kind for p in out.problems] == ["ortholog_id", "relinked_id", "relinked_id"]
+    assert "NCBIGene:2931 relinked to NCBIGene:2932" in out.problems[1].detail
 
 
 def test_a_form_that_names_a_concept_of_another_kind_is_foreign():

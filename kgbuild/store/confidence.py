@@ -1,0 +1,211 @@
+"""Evidence features and the calibrated confidence model applied to them (issue 24, item 4).
+
+Why here, in ``store``: ``kg_edges`` (:mod:`kgbuild.store.catalog`) computes an edge's
+confidence in SQL, and the store may not import :mod:`kgbuild.audit`, where the model is fitted
+(:mod:`kgbuild.audit.calibrate`). This module holds what both need — the feature definitions,
+the model file, ``predict`` and the SQL expression — and nothing that fits or judges.
+
+The model: a logistic regression (Cox 1958) giving P(the stored triple is stated by this
+evidence row's sentence) from features any snapshot has. The features are computed once, in
+SQL (:func:`row_features_sql`): the audit looks rows up with that query and ``kg_edges`` runs the
+same query, so a judged row and an edge see the same numbers. ``predict`` (numpy) and
+:func:`confidence_sql` (DuckDB) are the same formula; tests hold them equal.
+
+Edge confidence = the probability of the edge's *best* row (max over its rows): "the
+probability that this edge's cited sentence supports it". Not a noisy-OR of rows: rows of one
+triple are not independent (the same model misreads the same phrase in many abstracts, one
+wrong grounding repeats in every document), so 1 − ∏(1 − p) overclaims, and an audit of
+sampled rows can check a row's probability but not an independence assumption. Picking the
+best row by its features keeps calibration (the model is calibrated given the features), so a
+row-level audit measures exactly what ``kg_edges.confidence`` says. Agreement across documents
+enters as a feature (``log_support``) instead.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: Version of the feature definitions below; a model fitted on other definitions is refused.
+FEATURE_SET = "kgbuild-evidence-features/1"
+MODEL_FORMAT = "kgbuild-confidence-model/1"
+#: Where the shipped model lives, under ``data/``.
+MODEL_FILE = "confidence_model.json"
+EPISTEMIC = ("asserted", "hypothesis", "negated", "background", "not_in_sentence", "unstated")
+
+# Structured-abstract labels (NLM's structured abstract categories: BACKGROUND, OBJECTIVE,
+# METHODS, RESULTS, CONCLUSIONS; the label opens the first sentence of its section).
+_LABELS = {
+    "label_background": r"^(BACKGROUND|INTRODUCTION|OBJECTIVES?|PURPOSE|AIMS?|IMPORTANCE|"
+    r"RATIONALE|CONTEXT|HYPOTHESIS)\b[A-Z ,/&-]*:",
+    "label_methods": r"^(METHODS?|MATERIALS?|DESIGN|PARTICIPANTS|SETTING|SUBJECTS|PATIENTS|"
+    r"MAIN OUTCOME|MEASUREMENTS?|INTERVENTIONS?|EXPERIMENTAL)\b[A-Z ,/&-]*:",
+    "label_results": r"^(RESULTS?|KEY RESULTS|FINDINGS|MAIN RESULTS)\b[A-Z ,/&-]*:",
+    "label_conclusion": r"^(CONCLUSIONS?|INTERPRETATION|DISCUSSION|SIGNIFICANCE|IMPLICATIONS?)"
+    r"\b[A-Z ,/&-]*:",
+}
+#: Numeric features: name → (SQL over the row-features query's base columns, why).
+#: Base columns: e = evidence row, t = its triple, d = its document, s.support.
+FEATURES: dict[str, tuple[str, str]] = {
+    "title": ("(e.sent_start = 0)::DOUBLE", "the sentence is the title (no context, terse)"),
+    "first_sentence": (
+        "(e.sent_start > 0 AND e.sent_start <= coalesce(length(d.title), 0) + 1)::DOUBLE",
+        "first sentence of the abstract (often background, stated as known)",
+    ),
+    "last_sentence": (
+        "(e.sent_end >= coalesce(length(d.title), 0) + 1 + coalesce(length(d.abstract), 0) - 1"
+        " AND e.sent_start > 0)::DOUBLE",
+        "last sentence (the conclusion of an unstructured abstract)",
+    ),
+    **{
+        k: (f"regexp_matches(e.sentence, '{v}')::DOUBLE", "structured-abstract section label")
+        for k, v in _LABELS.items()
+    },
+    "free_endpoints": (
+        "(starts_with(t.head_id, 'free:')::INT + starts_with(t.tail_id, 'free:')::INT)::DOUBLE",
+        "endpoints left as free text nodes (0-2): ungrounded names are vaguer",
+    ),
+    "typed_relation": (
+        "(t.metaedge IS NOT NULL)::DOUBLE",
+        "the relation is a Hetionet metaedge (type-checked), not a free predicate",
+    ),
+    "log_support": (
+        "ln(greatest(coalesce(s.support, 0), 1))",
+        "ln of the triple's distinct documents with asserted evidence (agreement)",
+    ),
+    "long_sentence": (
+        "(length(e.sentence) > 300)::DOUBLE",
+        "long sentences hold more entities to confuse",
+    ),
+    **{
+        f"epistemic_{x}": (
+            f"(e._epistemic = '{x}')::DOUBLE",
+            f"the sentence's status is {x} (vs asserted)",
+        )
+        for x in EPISTEMIC[1:]
+    },
+}
+
+
+def _q(text: str) -> str:
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+def row_features_sql(sid: str, epistemic_column: bool = True) -> str:
+    """A SELECT of every evidence row of snapshot ``sid`` (an SQL expression: a quoted id or
+    the ``sid`` parameter of a macro) with ``evidence_id, triple_id, pmid, method, epistemic,
+    verified, prior`` (the row's hand-set ``Evidence.confidence``) and one column per
+    :data:`FEATURES`.
+
+    It reads ``evidence_status_at`` (every status column present, 'unclassified' for rows of
+    parts written before statuses existed), ``triples_at`` and ``documents_at``. Unclassified
+    rows count as asserted: that is how ``kg_edges`` serves them. ``epistemic_column`` is kept
+    for callers that ask; the status view makes it unnecessary."""
+    del epistemic_column
+    status = "CASE WHEN epistemic = 'unclassified' THEN 'asserted' ELSE epistemic END"
+    cols = ",\n  ".join(f"{sql} AS {name}" for name, (sql, _) in FEATURES.items())
+    return f"""
+WITH e AS (SELECT *, {status} AS _epistemic FROM evidence_status_at({sid})),
+s AS (SELECT triple_id, count(DISTINCT pmid) FILTER (WHERE _epistemic = 'asserted') AS support
+      FROM e GROUP BY triple_id),
+d AS (SELECT pmid, any_value(title) AS title, any_value(abstract) AS abstract
+      FROM documents_at({sid}) GROUP BY pmid)
+SELECT e.evidence_id, e.triple_id, e.pmid, e.method, e._epistemic AS epistemic,
+  e.verified, e.confidence AS prior,
+  {cols}
+FROM e JOIN triples_at({sid}) t ON t.triple_id = e.triple_id
+LEFT JOIN s ON s.triple_id = e.triple_id LEFT JOIN d ON d.pmid = e.pmid"""
+
+
+def check_model(model: Mapping[str, Any]) -> None:
+    """Refuse a model this code cannot apply (another format, feature set or unknown names)."""
+    from kgbuild.errors import ConfigError
+
+    if model.get("format") != MODEL_FORMAT or model.get("feature_set") != FEATURE_SET:
+        raise ConfigError(
+            "confidence model of another format or feature set",
+            format=model.get("format"),
+            feature_set=model.get("feature_set"),
+        )
+    unknown = set(model.get("coefficients", {})) - set(FEATURES) - {"intercept"}
+    if unknown:
+        raise ConfigError(
+            "confidence model names unknown features", names=",".join(sorted(unknown))
+        )
+    defs = model.get("features")
+    if defs is not None and {n: f.get("sql") for n, f in defs.items()} != {
+        n: sql for n, (sql, _) in FEATURES.items()
+    }:
+        raise ConfigError("confidence model was fitted on other feature definitions")
+    for v in model["coefficients"].values():
+        if not isinstance(v, int | float) or not math.isfinite(v):
+            raise ConfigError("confidence model has a non-numeric coefficient", value=str(v)[:40])
+
+
+def load_model(path: Path | None = None) -> dict[str, Any]:
+    """The model file (default ``data/confidence_model.json``), checked."""
+    from kgbuild.schema import data_dir
+
+    model = json.loads(Path(path or data_dir() / MODEL_FILE).read_text(encoding="utf-8"))
+    check_model(model)
+    return model
+
+
+def design(names: Iterable[str], rows: Iterable[Mapping[str, Any]]) -> np.ndarray:
+    """Design matrix: a column of ones, then the named feature columns of each row."""
+    names = list(names)
+    return np.array([[1.0] + [float(r[n] or 0.0) for n in names] for r in rows]).reshape(
+        -1, len(names) + 1
+    )
+
+
+def predict(model: Mapping[str, Any], rows: Iterable[Mapping[str, Any]]) -> np.ndarray:
+    """P(supported) per feature row (rows of :func:`row_features_sql`). A row whose method the
+    model was not fitted on gets its hand-set prior instead (no data, no claim to calibration)."""
+    rows = list(rows)
+    coef = model["coefficients"]
+    names = [n for n in coef if n != "intercept"]
+    beta = np.array([coef["intercept"]] + [coef[n] for n in names])
+    p = 1.0 / (1.0 + np.exp(-(design(names, rows) @ beta)))
+    known = np.array([r["method"] in model["methods"] for r in rows], dtype=bool)
+    prior = np.array([float(r.get("prior") or 0.0) for r in rows])
+    return np.where(known, p, prior)
+
+
+def confidence_sql(model: Mapping[str, Any]) -> str:
+    """A DuckDB expression equal to :func:`predict` over the columns of :func:`row_features_sql`
+    (``method``, ``prior`` and the feature columns the model names). Coefficients are written
+    with ``repr`` (exact round trip of the float), names checked against :data:`FEATURES`."""
+    check_model(model)
+    coef = model["coefficients"]
+    terms = [repr(float(coef["intercept"]))]
+    terms += [f"{float(v)!r} * {n}" for n, v in coef.items() if n != "intercept"]
+    methods = ", ".join(_q(m) for m in model["methods"]) or "NULL"
+    logit = " + ".join(terms)
+    return f"(CASE WHEN method IN ({methods}) THEN 1 / (1 + exp(-({logit}))) ELSE prior END)"
+
+
+def edge_confidence_sql(model: Mapping[str, Any], sid: str = "sid", served: bool = False) -> str:
+    """The ``conf`` CTE body for ``kg_edges_at(sid)``: each triple's best row's probability
+    (``triple_id, confidence``); see the module docstring for why the max, not a noisy-OR.
+    ``served``: only the rows ``kg_edges`` serves (asserted, not refuted by verification)."""
+    where = "WHERE epistemic = 'asserted' AND verified <> 'no'" if served else ""
+    return (
+        f"SELECT triple_id, round(max({confidence_sql(model)}), 4) AS confidence "
+        f"FROM ({row_features_sql(sid)}) {where} GROUP BY triple_id"
+    )
+
+
+def model_digest(path: Path | None = None) -> str:
+    """A short digest of the model file: part of the catalog's views version, so views written
+    with another model's coefficients are rebuilt."""
+    import hashlib
+
+    from kgbuild.schema import data_dir
+
+    return hashlib.sha256(Path(path or data_dir() / MODEL_FILE).read_bytes()).hexdigest()[:12]
