@@ -46,13 +46,14 @@ from pathlib import Path
 
 from kgbuild.extract.sentences import sentence_spans
 from kgbuild.extract.stated import relation_stated
+from kgbuild.schema import data_dir
 
 STATUSES = ("asserted", "hypothesis", "negated", "background", "not_in_sentence", "unstated")
 #: Words a ``pre``/``post`` negation cue reaches (NegEx: 5; one more for "n't"-split tokens).
 NEGATION_WINDOW = 6
 #: Words a hedge or background cue reaches (a hedge governs its clause: "may, in part, …").
 HEDGE_WINDOW = 15
-_CUES = Path(__file__).resolve().parents[2] / "data" / "epistemic_cues.tsv"
+CUES_TSV = "epistemic_cues.tsv"
 _TOKEN = re.compile(r"\w+(?=n't)|n't|[\w'-]+|[^\w\s]")
 _PUNCT_STOP = frozenset({";", ":", ".", "?", "!"})
 #: Structured-abstract labels (NLM's categories) and the status of what they head.
@@ -83,9 +84,9 @@ class Cue:
 
 
 @lru_cache(maxsize=1)
-def cues(path: Path = _CUES) -> tuple[Cue, ...]:
+def cues(path: Path | None = None) -> tuple[Cue, ...]:
     """The cue table (``data/epistemic_cues.tsv``), longest cues first."""
-    with path.open(encoding="utf-8") as f:
+    with (path or data_dir() / CUES_TSV).open(encoding="utf-8") as f:
         rows = csv.DictReader((x for x in f if not x.startswith("#")), delimiter="\t")
         out = [Cue(r["kind"], tuple(r["cue"].split()), r["scope"], r["source"]) for r in rows]
     return tuple(sorted(out, key=lambda c: -len(c.words)))

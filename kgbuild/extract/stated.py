@@ -28,12 +28,13 @@ from __future__ import annotations
 import csv
 import re
 from functools import lru_cache
-from pathlib import Path
+
+from kgbuild.schema import data_dir
 
 #: Words either side of the endpoints where the relation may be written ("the association
 #: between A and B", "A and B were correlated").
 WINDOW = 4
-_SYNONYMS = Path(__file__).resolve().parents[2] / "data" / "relation_synonyms.tsv"
+SYNONYMS_TSV = "relation_synonyms.tsv"
 #: Families whose predicate is a change with an agent; any change word states any of them.
 CHANGE = frozenset({"upregulates", "downregulates", "regulates", "causes", "treats", "palliates"})
 #: Families any relation word states (a co-mention is the only thing that does not).
@@ -69,7 +70,7 @@ Span = tuple[int, int]
 @lru_cache(maxsize=1)
 def keyword_stems() -> tuple[tuple[str, str], ...]:
     """(stem, family) of the keyword rows of ``data/relation_synonyms.tsv``, in file order."""
-    with _SYNONYMS.open(encoding="utf-8", newline="") as f:
+    with (data_dir() / SYNONYMS_TSV).open(encoding="utf-8", newline="") as f:
         rows = csv.DictReader(
             (x for x in f if not x.startswith("#")), delimiter="\t", quoting=csv.QUOTE_NONE
         )

@@ -31,6 +31,7 @@ import pyarrow.ipc as ipc
 from kgbuild.query.aliases import build_aliases
 from kgbuild.query.graph import Graph
 from kgbuild.query.text import is_content, tokens
+from kgbuild.store.confidence import model_digest
 from kgbuild.store.snapshots import Warehouse
 
 #: Bump when the files' layout or meaning changes: older caches are then rebuilt.
@@ -124,7 +125,10 @@ def open_index(
     a triple with none is not in the index. ``all_evidence`` indexes every evidence row
     (``kg_edges_all``), whatever the sentence does with the claim, in its own cache folder."""
     m = wh.manifest(snapshot_id)
-    name = f"{snapshot_id}-{m['content_hash'][:16]}" + ("-all" if all_evidence else "")
+    # the edges' confidence comes from the calibrated model: another model, another cache
+    name = f"{snapshot_id}-{m['content_hash'][:16]}-{model_digest()[:8]}" + (
+        "-all" if all_evidence else ""
+    )
     folder = index_dir_for(wh.root, index_dir) / name
     if cache and folder.exists():
         t0 = time.perf_counter()

@@ -15,6 +15,7 @@ from kgbuild.query import engine as engine_mod
 from kgbuild.query.engine import QueryEngine, retrieve
 from kgbuild.query.explore import Filters
 from kgbuild.query.text import key, tokenize
+from kgbuild.store.confidence import model_digest
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import ROOT
 from tests.support.query_kg import build_query_kg, publish_year
@@ -139,7 +140,8 @@ def test_index_is_cached_by_content_hash_and_rebuilt_when_damaged(toy, tmp_path)
     sid = wh.resolve("latest")
     idx_dir = tmp_path / "idx"
     first = QueryEngine(toy, "latest", idx_dir, embeddings=False)
-    folder = idx_dir / f"{sid}-{wh.manifest(sid)['content_hash'][:16]}"
+    model = model_digest()[:8]  # the edges' confidence is the calibrated model's (issue 24)
+    folder = idx_dir / f"{sid}-{wh.manifest(sid)['content_hash'][:16]}-{model}"
     assert (folder / "meta.json").is_file() and "build_s" in first.state().index.timings
     second = QueryEngine(toy, "latest", idx_dir, embeddings=False)
     assert "load_s" in second.state().index.timings
