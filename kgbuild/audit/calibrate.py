@@ -35,6 +35,7 @@ from kgbuild.store.confidence import (
     FEATURE_SET,
     FEATURES,
     MODEL_FORMAT,
+    ROW_COLUMNS,
     check_model,
     confidence_sql,
     design,
@@ -159,12 +160,10 @@ def snapshot_for(wh: Warehouse, meta: Mapping[str, str], ref: str | None = None)
 
 def feature_rows(wh: Warehouse, sid: str, evidence_ids: Sequence[str]) -> dict[str, dict]:
     """Feature rows by evidence_id (ids not in the snapshot are absent)."""
-    cols = [r[0] for r in wh.query("DESCRIBE SELECT * FROM evidence_at(?)", [sid])]
-    sql = row_features_sql("'" + sid.replace("'", "''") + "'", "epistemic" in cols)
+    sql = row_features_sql("'" + sid.replace("'", "''") + "'")
     rows = wh.query(f"SELECT * FROM ({sql}) WHERE list_contains(?, evidence_id)",
                     [list(evidence_ids)])  # fmt: skip
-    names = ["evidence_id", "triple_id", "pmid", "method", "epistemic", "verified", "prior",
-             *FEATURES]  # fmt: skip
+    names = (*ROW_COLUMNS, *FEATURES)
     return {r[0]: dict(zip(names, r, strict=True)) for r in rows}
 
 

@@ -94,14 +94,11 @@ def score(
 
     judged_sheet = read_sheet(sheet)
     figures = score_sheet(judged_sheet, sheet)
-    figures["calibration"] = calibration(sheet, Warehouse(warehouse_path(warehouse)), snapshot,
-                                         model)  # fmt: skip
-    figures["served"] = served_of_sheet(
-        Warehouse(warehouse_path(warehouse)), judged_sheet, judged_sheet.judgments()[0]
-    )
+    wh = Warehouse(warehouse_path(warehouse))
+    figures["calibration"] = calibration(sheet, wh, snapshot, model)
+    figures["served"] = served_of_sheet(wh, judged_sheet, judged_sheet.judgments()[0])
     note = ""
     if record:
-        wh = Warehouse(warehouse_path(warehouse))
         known = {s["snapshot_id"] for s in wh.snapshots()}
         if figures["snapshot"] in known:
             figures["recorded"] = str(keep(wh.root, figures))

@@ -30,19 +30,20 @@ SERVED = "asserted"
 
 
 def row_statuses(wh: Warehouse, snapshot_id: str, evidence_ids: list[str]) -> dict[str, str]:
-    """evidence_id → its status in ``snapshot_id``: the epistemic status, or ``refuted`` when the
-    verification pass said no. Snapshots built before statuses existed have none (empty map)."""
-    cols = {r[0] for r in wh.query("DESCRIBE SELECT * FROM evidence_at(?)", [snapshot_id])}
-    if "epistemic" not in cols:
+    """evidence_id → its status in ``snapshot_id`` (the catalog's ``evidence_status_at``): the
+    epistemic status, ``refuted`` when the verification pass said no, and rows of parts written
+    before statuses existed read as served, as ``kg_edges`` serves them. A snapshot none of whose
+    rows was ever classified has no statuses (empty map)."""
+    rows = wh.query(
+        "SELECT evidence_id, epistemic, verified FROM evidence_status_at(?) "
+        "WHERE list_contains(?, evidence_id)",
+        [snapshot_id, evidence_ids],
+    )
+    if all(status == "unclassified" for _, status, _ in rows):
         return {}
-    verified = "coalesce(verified, '')" if "verified" in cols else "''"
     return {
-        eid: ("refuted" if v == "no" else (status or SERVED))
-        for eid, status, v in wh.query(
-            f"SELECT evidence_id, epistemic, {verified} FROM evidence_at(?) "
-            "WHERE list_contains(?, evidence_id)",
-            [snapshot_id, evidence_ids],
-        )
+        eid: "refuted" if v == "no" else (SERVED if status == "unclassified" else status)
+        for eid, status, v in rows
     }
 
 

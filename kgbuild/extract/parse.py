@@ -41,7 +41,7 @@ class Parsed:
     problem: str = ""  # why (part of) the answer could not be read
 
 
-def _json_value(text: str) -> Any:
+def json_value(text: str) -> Any:
     """The first JSON value in ``text`` (bare, fenced, or embedded in prose), else None."""
     candidates = [text.strip(), *(m.group(1).strip() for m in _FENCE.finditer(text))]
     start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
@@ -68,7 +68,7 @@ def _name(value: Any) -> Any:
 def parse_triples(text: str) -> Parsed:
     """Generative answer → triples (``{"triples": [...]}`` or ``head | relation | tail`` lines)."""
     out = Parsed()
-    value = _json_value(text)
+    value = json_value(text)
     items = value.get("triples") if isinstance(value, dict) else value
     if isinstance(items, list):
         for it in items:
@@ -103,7 +103,7 @@ def _choice(letter: Any, predicate: Any) -> Choice | None:
 def parse_choice(text: str) -> Parsed:
     """Per-pair answer → one choice (``{"answer": "B"}`` or "So the answer is: B.")."""
     out = Parsed()
-    value = _json_value(text)
+    value = json_value(text)
     if isinstance(value, dict) and "answer" in value:
         c = _choice(value.get("answer"), value.get("predicate"))
         if c:
@@ -121,7 +121,7 @@ def parse_choice(text: str) -> Parsed:
 def parse_choices(text: str) -> Parsed:
     """Batched answer → choices by pair number (``{"answers": [...]}`` or ``N: X`` lines)."""
     out = Parsed()
-    value = _json_value(text)
+    value = json_value(text)
     items = value.get("answers") if isinstance(value, dict) else value
     if isinstance(items, list):
         for it in items:

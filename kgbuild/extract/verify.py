@@ -32,7 +32,7 @@ from typing import Any
 
 from kgbuild.extract import prompts
 from kgbuild.extract.base import Estimate, ExtractionResult
-from kgbuild.extract.parse import _json_value
+from kgbuild.extract.parse import json_value
 from kgbuild.llm.client import LLMError, LLMRequest, LLMResult, estimate_tokens
 from kgbuild.names import by_frequency
 from kgbuild.records import Document, Evidence, ExtractionStatus, LLMCall, Mention, Triple
@@ -165,7 +165,7 @@ def parse_verdicts(text: str, n: int) -> tuple[dict[int, str], Counter[str]]:
     reasons: Counter[str] = Counter()
     said: dict[int, set[str]] = defaultdict(set)
     unreadable: set[int] = set()
-    pairs = _pairs(_json_value(text))
+    pairs = _pairs(json_value(text))
     if not pairs:
         pairs = [(int(m.group(1)), m.group(2)) for m in _LINE.finditer(text)]
     for raw_n, raw_v in pairs:

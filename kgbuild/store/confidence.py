@@ -23,9 +23,11 @@ enters as a feature (``log_support``) instead.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -96,17 +98,18 @@ def _q(text: str) -> str:
     return "'" + str(text).replace("'", "''") + "'"
 
 
-def row_features_sql(sid: str, epistemic_column: bool = True) -> str:
+#: The leading columns of :func:`row_features_sql`, before one column per :data:`FEATURES`.
+ROW_COLUMNS = ("evidence_id", "triple_id", "pmid", "method", "epistemic", "verified", "prior")
+
+
+def row_features_sql(sid: str) -> str:
     """A SELECT of every evidence row of snapshot ``sid`` (an SQL expression: a quoted id or
-    the ``sid`` parameter of a macro) with ``evidence_id, triple_id, pmid, method, epistemic,
-    verified, prior`` (the row's hand-set ``Evidence.confidence``) and one column per
-    :data:`FEATURES`.
+    the ``sid`` parameter of a macro) with :data:`ROW_COLUMNS` (``prior``: the row's hand-set
+    ``Evidence.confidence``) and one column per :data:`FEATURES`.
 
     It reads ``evidence_status_at`` (every status column present, 'unclassified' for rows of
     parts written before statuses existed), ``triples_at`` and ``documents_at``. Unclassified
-    rows count as asserted: that is how ``kg_edges`` serves them. ``epistemic_column`` is kept
-    for callers that ask; the status view makes it unnecessary."""
-    del epistemic_column
+    rows count as asserted: that is how ``kg_edges`` serves them."""
     status = "CASE WHEN epistemic = 'unclassified' THEN 'asserted' ELSE epistemic END"
     cols = ",\n  ".join(f"{sql} AS {name}" for name, (sql, _) in FEATURES.items())
     return f"""
@@ -202,10 +205,17 @@ def edge_confidence_sql(model: Mapping[str, Any], sid: str = "sid", served: bool
 
 
 def model_digest(path: Path | None = None) -> str:
-    """A short digest of the model file: part of the catalog's views version, so views written
-    with another model's coefficients are rebuilt."""
-    import hashlib
-
+    """A short digest of the model file: part of the catalog's views version and of the query
+    index's cache name, so views and caches made with another model's coefficients are rebuilt.
+    Every catalog connection asks; the file is hashed again only when its size or mtime moves."""
     from kgbuild.schema import data_dir
 
-    return hashlib.sha256(Path(path or data_dir() / MODEL_FILE).read_bytes()).hexdigest()[:12]
+    file = Path(path or data_dir() / MODEL_FILE)
+    st = file.stat()
+    return _digest(file, st.st_size, st.st_mtime_ns)
+
+
+@lru_cache(maxsize=8)
+def _digest(file: Path, size: int, mtime_ns: int) -> str:
+    del size, mtime_ns  # the cache key: the file's state
+    return hashlib.sha256(file.read_bytes()).hexdigest()[:12]
