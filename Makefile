@@ -1,7 +1,8 @@
 # kgbuild — two commands on a fresh machine:
 #   make build   create .venv, install, build the KG (SOURCE=… picks the corpus)
-#   make test    create .venv, install (with the local-LLM extra), lint, format-check and run
-#                the whole test suite
+#   make test    create .venv, install (with the local-LLM extra and Debian's Chromium), lint,
+#                format-check, build the docs and run the whole test suite
+#   make docs    build the documentation site (site/) with warnings as errors
 #   make test-fast  the unit tier for the edit loop (tests not marked slow; about a minute)
 PYTHON ?= python3
 VENV   ?= .venv
@@ -19,7 +20,7 @@ export PREFECT_SERVER_ANALYTICS_ENABLED = false
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS = 120
 export HF_HUB_OFFLINE = 1
 
-.PHONY: install install-test kgx-venv build test test-fast lint bench clean
+.PHONY: install install-test kgx-venv browser build docs test test-fast lint bench clean
 
 $(BIN)/.installed: pyproject.toml vocabularies.txt
 	$(PYTHON) -m venv $(VENV)
@@ -60,7 +61,17 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 
-test: lint install-test kgx-venv
+# The docs: a broken link, a missing anchor or a page left out of the nav fails the build.
+# (NO_MKDOCS_2_WARNING silences Material's end-of-life banner, which is not about our pages.)
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+# The report test renders the page in Debian's Chromium: installed here when missing and
+# installable (root or password-less sudo); otherwise that test fails and says how to install it.
+browser:
+	@tests/support/install_chromium.sh
+
+test: lint docs install-test kgx-venv browser
 	KGBUILD_KGX_VENV=$(KGX_VENV) $(BIN)/pytest
 
 # The edit loop: everything but the tests marked slow (Prefect, the local LLM, DALK-size runs,
@@ -72,4 +83,4 @@ bench: install
 	$(BIN)/python bench/build_dalk.py
 
 clean:
-	rm -rf $(VENV) $(KGX_VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(KGX_VENV) .pytest_cache .ruff_cache site

@@ -47,7 +47,8 @@ LIB_CHILD = r"""
 import json, sys, time
 from pathlib import Path
 t0 = time.perf_counter()
-from kgbuild.pipeline.build import ExtractionOptions, build_kg
+from kgbuild.pipeline.build import build_kg
+from kgbuild.pipeline.options import ExtractionOptions
 t_import = time.perf_counter() - t0
 t = time.perf_counter()
 report = build_kg(Path(sys.argv[1]), kg="scale", warehouse=Path(sys.argv[2]),

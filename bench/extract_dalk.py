@@ -44,7 +44,8 @@ DATA = ROOT.parent / "shared" / "data" / "dalk"
 CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
-from kgbuild.pipeline.build import ExtractionOptions, build_kg
+from kgbuild.pipeline.build import build_kg
+from kgbuild.pipeline.options import ExtractionOptions
 from kgbuild.llm.client import LLMSettings, estimate_tokens
 from kgbuild.store.snapshots import Warehouse
 a = json.loads(sys.argv[1])

@@ -20,11 +20,13 @@ from rich.table import Table
 from kgbuild.audit.cli import audit_app, quality_tables
 from kgbuild.config import check_kg_name
 from kgbuild.domains import list_domains, load_domain
-from kgbuild.errors import InputError, KgbuildError, StoreError, disk_full
+from kgbuild.errors import InputError, KgbuildError, disk_full
 from kgbuild.evaluate.cli import eval_app
 from kgbuild.extract.caps import MAX_PAIRS_PER_DOCUMENT
 from kgbuild.extract.pairwise import CHUNK_SIZE
-from kgbuild.pipeline.build import ExtractionOptions, YearReport, build_kg, estimate_build
+from kgbuild.helptext import examples
+from kgbuild.pipeline.build import YearReport, build_kg, estimate_build
+from kgbuild.pipeline.options import ExtractionOptions
 from kgbuild.pipeline.spec import BuildSpec
 from kgbuild.query import cli as query_cli
 from kgbuild.settings import warehouse_path
@@ -37,13 +39,19 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     help="Build versioned biomedical knowledge graphs from literature.",
+    epilog=examples(
+        "kgbuild build --domain alzheimers --source ../shared/data/dalk/by_year",
+        "kgbuild stats",
+        'kgbuild ask "Does APOE interact with APP?" --no-llm',
+        'kgbuild sql "SELECT * FROM kg_edges ORDER BY support DESC LIMIT 10"',
+    ),
 )
 app.add_typer(
     eval_app, name="eval", help="Quality on gold files: relations, NER, question answering (ADQA)."
 )
 # Query stage (kgbuild/query/cli.py): ask a question, serve the HTTP API.
-app.command()(query_cli.ask)
-app.command()(query_cli.serve)
+app.command(epilog=query_cli.ASK_EXAMPLES)(query_cli.ask)
+app.command(epilog=query_cli.SERVE_EXAMPLES)(query_cli.serve)
 app.add_typer(audit_app, name="audit", help="Blind precision audits: sample, judge, score.")
 # Piped output keeps whole rows instead of wrapping at rich's 80-column default.
 out = Console(width=None if sys.stdout.isatty() else 200)
@@ -85,7 +93,9 @@ LLM_COUNTS = [
 
 
 def _wh(path: Path | None) -> Warehouse:
-    return Warehouse(warehouse_path(path))
+    """The warehouse a reader command reads; on a first run (no warehouse, or nothing built
+    in it) one line saying to build one first (:class:`~kgbuild.errors.NoWarehouse`)."""
+    return Warehouse(warehouse_path(path)).require()
 
 
 def _kg(name: str | None) -> str | None:
@@ -101,7 +111,14 @@ def _table(title: str, cols: list[str], rows: list[Any]) -> Table:
     return t
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "kgbuild build --domain alzheimers",
+        "kgbuild build --domain alzheimers --source ../shared/data/dalk/by_year",
+        "kgbuild build --domain alzheimers --years 2019-2020 --estimate",
+        "kgbuild build --source pubmed --query 'APOE[tiab]' --years 2015 --kg apoe",
+    )
+)
 def build(
     source: Annotated[
         str | None,
@@ -286,10 +303,12 @@ def _print_estimate(corpus: Corpus, options: ExtractionOptions, warehouse: Path)
         return
     s = options.settings()
     rows = [
-        [y, e.docs, e.calls, e.cached, e.prompt_tokens, e.completion_tokens, f"{e.cost_usd:.4f}"]
+        [str(y), e.docs, e.calls, e.cached, e.prompt_tokens, e.completion_tokens]
         for y, e in sorted(per_year.items())
     ]
     total = [sum(r[i] for r in rows) for i in range(1, 6)]
+    costs = [f"{e.cost_usd:.4f}" for _, e in sorted(per_year.items())]
+    rows = [[*r, c] for r, c in zip(rows, costs, strict=True)]  # a year is a label, not a count
     rows.append(["total", *total, f"{sum(e.cost_usd for e in per_year.values()):.4f}"])
     pin, pout = s.price()
     out.print(
@@ -310,7 +329,12 @@ def _print_estimate(corpus: Corpus, options: ExtractionOptions, warehouse: Path)
         )
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "kgbuild domains",
+        "kgbuild domains --json",
+    )
+)
 def domains(as_json: JsonOpt = False) -> None:
     """List the domain files (data/domains, or KGBUILD_DOMAINS)."""
     cols = ["name", "kg", "years", "annotator", "query"]
@@ -321,7 +345,12 @@ def domains(as_json: JsonOpt = False) -> None:
     out.print(_table("domains", cols, rows))
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "kgbuild snapshots",
+        "kgbuild snapshots --kg alzheimers --json",
+    )
+)
 def snapshots(kg: KgOpt = None, warehouse: WarehouseOpt = None, as_json: JsonOpt = False) -> None:
     """List published snapshots."""
     rows = _wh(warehouse).snapshots(_kg(kg))
@@ -342,7 +371,12 @@ def snapshots(kg: KgOpt = None, warehouse: WarehouseOpt = None, as_json: JsonOpt
     out.print(_table("snapshots", cols, [[r[c] for c in cols] for r in rows]))
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "kgbuild stats",
+        "kgbuild stats alzheimers@2020 --json",
+    )
+)
 def stats(
     snapshot: Annotated[
         str | None,
@@ -450,7 +484,12 @@ def _num(v: float) -> int | float:
     return int(v) if float(v).is_integer() else round(v, 6)
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "kgbuild check",
+        "kgbuild check --quick --json",
+    )
+)
 def check(
     quick: Annotated[
         bool, typer.Option("--quick", help="Only check that every part exists and reads")
@@ -466,8 +505,6 @@ def check(
     from kgbuild.store.check import check_warehouse
 
     wh = _wh(warehouse)
-    if not wh.manifests.is_dir():
-        raise StoreError("no snapshots here: not a warehouse, or nothing built yet", path=wh.root)
     report = check_warehouse(wh.root, full=not quick)
     if as_json:
         out.print_json(json.dumps(report.to_dict()))
@@ -501,7 +538,12 @@ def check(
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "kgbuild quality alzheimers@2020",
+        "kgbuild quality --tsv ../shared/data/dalk/dalk_kg_gen.tsv",
+    )
+)
 def quality(
     snapshot: Annotated[
         str | None, typer.Argument(help="Snapshot id/prefix, KG@YEAR or latest")
@@ -540,7 +582,11 @@ def quality(
         out.print(extra)
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "kgbuild diff alzheimers@2019 alzheimers@2020 --limit 20",
+    )
+)
 def diff(
     a: Annotated[str, typer.Argument(help="Older snapshot (id, prefix, KG@YEAR)")],
     b: Annotated[str, typer.Argument(help="Newer snapshot")],
@@ -572,7 +618,13 @@ def diff(
         out.print(_table("sample", ["change", "head", "relation", "tail"], sample))
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        'kgbuild sql "SELECT * FROM kg_edges ORDER BY support DESC LIMIT 10"',
+        'kgbuild sql "SELECT pmid, sentence FROM evidence LIMIT 5" --format json',
+        'kgbuild sql "SELECT count(*) FROM triples" --snapshot alzheimers@2019',
+    )
+)
 def sql(
     query: Annotated[str, typer.Argument(help="SELECT … (read-only)")],
     fmt: Annotated[str, typer.Option("--format", help="table | csv | json")] = "table",
@@ -610,7 +662,12 @@ def sql(
         err.print(f"note: {cut:,} value(s) were cut short (they end in …)", markup=False)
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "kgbuild export alzheimers@2020 --out out/ -f parquet,kgx",
+        "kgbuild export --verify out/kgx",
+    )
+)
 def export(
     snapshot: Annotated[
         str | None, typer.Argument(help="Snapshot id/prefix, KG@YEAR or latest")
@@ -644,7 +701,12 @@ def export(
         out.print(line, highlight=False, markup=False)
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "kgbuild report --out report/",
+        "kgbuild report alzheimers@2019 alzheimers@2020 --out report/",
+    )
+)
 def report(
     snapshot: Annotated[
         list[str] | None,
@@ -656,9 +718,9 @@ def report(
     """One self-contained HTML page (charts and tables) about one or more snapshots."""
     from kgbuild.report.page import report_targets, write_report
 
+    wh = _wh(warehouse)  # first: with nothing built, say so rather than ask for --out
     if out_opt is None:
         raise InputError("give an output folder: kgbuild report [SNAPSHOT…] --out DIR")
-    wh = _wh(warehouse)
     out.print(f"report: {write_report(wh, report_targets(wh, snapshot or []), out_opt)}")
 
 

@@ -7,6 +7,7 @@ and keeps its traceback.
 from __future__ import annotations
 
 import errno
+from pathlib import Path
 
 
 class KgbuildError(Exception):
@@ -29,6 +30,30 @@ class ConfigError(KgbuildError):
 
 class StoreError(KgbuildError):
     """The warehouse or catalog cannot do what was asked (unknown snapshot, locked file...)."""
+
+
+class NoWarehouse(StoreError):
+    """Nothing to read: no warehouse at ``root``, or one with no snapshot published yet. The
+    one message every reader (``stats``, ``sql``, ``ask``, ``serve``…) gives on a first run,
+    saying what to do next; raised where the store finds the warehouse empty."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        shown = str(self.root)
+        if not self.root.is_absolute() and not shown.startswith("."):
+            shown = f"./{shown}"  # a path the user can tell is relative to where they are
+        what = (
+            f"nothing built in {shown} yet: build a KG first"
+            if self.root.is_dir()
+            else f"no warehouse at {shown} yet: build one first"
+        )
+        super().__init__(
+            f"{what} with `make build` or `kgbuild build --domain alzheimers` "
+            "(or point -w at an existing warehouse)"
+        )
+
+    def __reduce__(self) -> tuple[type[NoWarehouse], tuple[Path]]:
+        return NoWarehouse, (self.root,)  # pickled (a Prefect task's error): rebuilt from root
 
 
 class Busy(StoreError):

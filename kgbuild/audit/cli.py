@@ -18,6 +18,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from kgbuild.helptext import examples
 from kgbuild.settings import warehouse_path
 from kgbuild.store.snapshots import Warehouse
 
@@ -26,6 +27,11 @@ audit_app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     help="Blind precision audits: sample evidence rows, judge them, score them.",
+    epilog=examples(
+        "kgbuild audit sample alzheimers@2020 --n 100 --seed 7 --out sheet.tsv",
+        "kgbuild audit score sheet.tsv",
+        "kgbuild audit fit sheet.tsv --out data/confidence_model.json",
+    ),
 )
 out = Console(width=None if sys.stdout.isatty() else 200)
 
@@ -53,7 +59,13 @@ def _group() -> None:
     """Blind precision audits: sample evidence rows, judge them, score them."""
 
 
-@audit_app.command("sample")
+@audit_app.command(
+    "sample",
+    epilog=examples(
+        "kgbuild audit sample alzheimers@2020 --n 100 --seed 7 --out sheet.tsv",
+        "kgbuild audit sample latest --n 50 --method generative --out generative.tsv",
+    ),
+)
 def sample(
     snapshot: Annotated[str, typer.Argument(help="Snapshot id/prefix, KG@YEAR or latest")],
     out_file: Annotated[Path, typer.Option("--out", help="Sheet to write (TSV)")],
@@ -74,7 +86,13 @@ def sample(
     out.print(f"{meta['n']} rows of {meta['population']} of {sid} (seed {seed}) → {out_file}")
 
 
-@audit_app.command("score")
+@audit_app.command(
+    "score",
+    epilog=examples(
+        "kgbuild audit score sheet.tsv",
+        "kgbuild audit score sheet.tsv --no-record --json",
+    ),
+)
 def score(
     sheet: Annotated[Path, typer.Argument(help="A judged audit sheet")],
     record: Annotated[
@@ -115,7 +133,13 @@ def score(
         Console(stderr=True).print(note, highlight=False)
 
 
-@audit_app.command("fit")
+@audit_app.command(
+    "fit",
+    epilog=examples(
+        "kgbuild audit fit sheet.tsv --out data/confidence_model.json",
+        "kgbuild audit fit sheet.tsv generative.tsv --out model.json --json",
+    ),
+)
 def fit(
     sheets: Annotated[list[Path], typer.Argument(help="Judged audit sheets")],
     out_file: Annotated[Path, typer.Option("--out", help="Model file to write (JSON)")],

@@ -22,6 +22,7 @@ from rich.console import Console
 
 from kgbuild.errors import InputError
 from kgbuild.evaluate.bootstrap import N_RESAMPLES, SEED
+from kgbuild.helptext import examples
 from kgbuild.query import cli as query_cli
 from kgbuild.settings import load_settings, warehouse_path
 
@@ -30,6 +31,11 @@ eval_app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     help="Evaluate extraction against gold corpora: relations (BioRED, BC5CDR) and NER.",
+    epilog=examples(
+        "kgbuild eval re --gold ../shared/data/biored/Dev.PubTator --limit 50",
+        "kgbuild eval ner --gold ../shared/data/biored/Dev.PubTator --limit 50",
+        "kgbuild eval reports",
+    ),
 )
 out = Console(width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True)
@@ -74,10 +80,18 @@ def _check_limit(limit: int | None) -> None:
 
 
 # ADQA question answering (kgbuild/query/cli.py).
-eval_app.command("adqa")(query_cli.adqa)
+eval_app.command("adqa", epilog=query_cli.ADQA_EXAMPLES)(query_cli.adqa)
 
 
-@eval_app.command("re")
+@eval_app.command(
+    "re",
+    epilog=examples(
+        "kgbuild eval re --gold ../shared/data/biored/Dev.PubTator --limit 50",
+        "kgbuild eval re --gold ../shared/data/biored/Dev.BioC.JSON --json",
+        "kgbuild eval re --gold ../shared/data/biored/Dev.PubTator --estimate",
+        "kgbuild eval re --gold tests/fixtures/eval/biored_small.PubTator --json",
+    ),
+)
 def re_(
     gold: GoldOpt,
     extractor: Annotated[
@@ -123,7 +137,7 @@ def re_(
     from kgbuild.evaluate.run_re import EvalExtraction, estimate_re, evaluate_re
     from kgbuild.extract.pairwise import CHUNK_SIZE
     from kgbuild.llm.client import LLMSettings
-    from kgbuild.pipeline.build import LLM_CACHE
+    from kgbuild.pipeline.options import LLM_CACHE
 
     _check_limit(limit)
     if assume_novelty not in ("Novel", "No"):
@@ -173,7 +187,13 @@ def re_(
     _emit(report, facts, warehouse, save, as_json)
 
 
-@eval_app.command("ner")
+@eval_app.command(
+    "ner",
+    epilog=examples(
+        "kgbuild eval ner --gold ../shared/data/biored/Dev.PubTator --limit 50",
+        "kgbuild eval ner --gold ../shared/data/biored/Dev.PubTator --model blank",
+    ),
+)
 def ner(
     gold: GoldOpt,
     model: Annotated[
@@ -212,7 +232,13 @@ def ner(
     _emit(report, facts, warehouse, save, as_json)
 
 
-@eval_app.command("compare")
+@eval_app.command(
+    "compare",
+    epilog=examples(
+        "kgbuild eval reports",
+        "kgbuild eval compare re-Dev-generative re-Dev-cooccurrence",
+    ),
+)
 def compare_(
     a: Annotated[str, typer.Argument(help="Run id, unique prefix or report JSON path")],
     b: Annotated[str, typer.Argument(help="Run id, unique prefix or report JSON path")],
@@ -232,7 +258,7 @@ def compare_(
     out.print(render_compare(result), markup=False, highlight=False, soft_wrap=True)
 
 
-@eval_app.command("reports")
+@eval_app.command("reports", epilog=examples("kgbuild eval reports", "kgbuild eval reports --json"))
 def reports(warehouse: WarehouseOpt = None, as_json: JsonOpt = False) -> None:
     """The evaluation runs kept in the warehouse, with their headline F1."""
     from kgbuild.evaluate.markdown import _table

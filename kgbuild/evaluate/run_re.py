@@ -34,7 +34,8 @@ from kgbuild.evaluate.relations import (
 from kgbuild.evaluate.reports import run_id
 from kgbuild.extract.base import SliceExtractor
 from kgbuild.extract.select import choose_extractor, make_extractor
-from kgbuild.pipeline.build import LLM_CACHE, ExtractionOptions, build_kg, estimate_build
+from kgbuild.pipeline.build import build_kg, estimate_build
+from kgbuild.pipeline.options import LLM_CACHE, ExtractionOptions
 from kgbuild.sources.bioc import doc_pmid
 from kgbuild.sources.corpus import CuratedAnnotations, LocalCorpus
 from kgbuild.store.snapshots import Warehouse

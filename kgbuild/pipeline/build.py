@@ -21,11 +21,10 @@ from typing import Any
 
 from kgbuild.errors import InputError
 from kgbuild.extract.base import Estimate, LLMExtractor, SliceExtractor
-from kgbuild.extract.pairwise import CHUNK_SIZE
-from kgbuild.extract.select import choose_extractor, make_extractor
 from kgbuild.extract.verify import VerifyingExtractor
-from kgbuild.llm.client import LLMSettings
 from kgbuild.pipeline.batches import Spill, year_batches
+from kgbuild.pipeline.options import LLM_CACHE as LLM_CACHE  # re-exported: both live in
+from kgbuild.pipeline.options import ExtractionOptions  # options.py, below runner and spec
 from kgbuild.pipeline.seen import SeenIndex
 from kgbuild.pipeline.state import KGState
 from kgbuild.pipeline.year import LocalRunner, Runner, fold_year
@@ -36,46 +35,11 @@ from kgbuild.store.lock import DEFAULT_WAIT_S, build_lock
 from kgbuild.store.snapshots import SnapshotInfo, Warehouse
 from kgbuild.version import code_version
 
-#: The LLM response cache lives beside the snapshots, so every build in a warehouse shares it.
-LLM_CACHE = "llm_cache.sqlite"
 #: Embeddings of node names, computed once per (model, text) and shared by every build.
 EMBED_CACHE = "embeddings.sqlite"
 #: A build's scratch folder (its PMID index and spilled batches), removed when it ends; a
 #: killed build's leftovers are removed by the next build of the warehouse, under the lock.
 SCRATCH = "scratch"
-
-
-@dataclass(slots=True)
-class ExtractionOptions:
-    """How relations are extracted: the method, the LLM endpoint, the pair-wise mode."""
-
-    extractor: str = "auto"
-    llm: LLMSettings | None = None
-    pairwise_mode: str = "batched"
-    chunk_size: int = CHUNK_SIZE
-    #: Sentence-transformers model for the embedding steps of entity resolution: "default"
-    #: (all-MiniLM-L6-v2, bundled), a name or path (e.g. SapBERT), or "none" to skip them.
-    embed_model: str = "default"
-    #: The LLM verification pass (:mod:`kgbuild.extract.verify`): one more call per abstract
-    #: with a kept claim asks whether each evidence sentence states its stored triple.
-    verify_claims: bool = False
-
-    def settings(self) -> LLMSettings:
-        return self.llm or LLMSettings.from_env()
-
-    def make(self, warehouse: Path) -> tuple[str, SliceExtractor]:
-        settings = self.settings()
-        chosen = choose_extractor(self.extractor, settings)
-        if self.verify_claims and chosen == "cooccurrence":
-            raise InputError(
-                "--verify-claims needs an LLM extractor (generative or pairwise) and an LLM "
-                "endpoint; the co-occurrence extractor has no claims for a model to verify",
-                extractor=chosen,
-            )
-        made = make_extractor(
-            chosen, settings, warehouse / LLM_CACHE, self.pairwise_mode, self.chunk_size
-        )
-        return chosen, VerifyingExtractor(made) if self.verify_claims else made
 
 
 @dataclass(slots=True)

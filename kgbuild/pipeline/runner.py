@@ -31,7 +31,7 @@ from kgbuild.errors import ConfigError
 from kgbuild.extract.base import ExtractionResult
 
 if TYPE_CHECKING:
-    from kgbuild.pipeline.build import ExtractionOptions
+    from kgbuild.pipeline.options import ExtractionOptions
     from kgbuild.pipeline.year import Batch
 
 #: Batches in flight per worker thread: one running, one queued (bounds the driver's memory).

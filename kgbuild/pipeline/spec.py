@@ -3,7 +3,7 @@
 The CLI, the Prefect flows and their tasks all need the same answer to "which corpus, which
 extractor, which warehouse?". A :class:`BuildSpec` is that answer, small and JSON-able, so it can
 be a task input (and part of a task's cache key) and be turned back into a
-:class:`~kgbuild.sources.corpus.Corpus` and :class:`~kgbuild.pipeline.build.ExtractionOptions` in
+:class:`~kgbuild.sources.corpus.Corpus` and :class:`~kgbuild.pipeline.options.ExtractionOptions` in
 whatever process runs the task. It is the public part of :class:`kgbuild.settings.Settings` (one
 model, one precedence order); secrets are never part of it: the LLM API key stays in the
 environment (``OPENAI_API_KEY``), read where the call is made.
@@ -21,8 +21,8 @@ from kgbuild.domains import DEFAULT_KINDS
 from kgbuild.errors import InputError
 from kgbuild.extract.select import choose_extractor
 from kgbuild.llm.client import LLMSettings
-from kgbuild.pipeline.build import ExtractionOptions
 from kgbuild.pipeline.open import open_corpus
+from kgbuild.pipeline.options import ExtractionOptions
 from kgbuild.settings import load_settings
 from kgbuild.sources.corpus import Corpus, KeptKinds
 from kgbuild.sources.local import parse_years

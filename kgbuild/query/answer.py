@@ -71,9 +71,9 @@ class Answer:
 
 def make_client(settings: LLMSettings, warehouse: Path | None) -> LLMClient:
     """The one client, caching in ``<warehouse>/llm_cache.sqlite`` (in memory only if the
-    warehouse folder is not writable)."""
+    warehouse folder is missing or not writable: a reader never creates a warehouse)."""
     cache = None
-    if warehouse is not None:
+    if warehouse is not None and Path(warehouse).is_dir():
         try:
             cache = ResponseCache(Path(warehouse) / "llm_cache.sqlite")
         except Exception:  # sqlite3.OperationalError, OSError: read-only warehouse

@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kgbuild.errors import InputError, QueryError
+from kgbuild.helptext import examples
 from kgbuild.llm.client import LLMSettings
 from kgbuild.query.limits import DEFAULT_HOPS, DEFAULT_K, DEFAULT_TOKEN_BUDGET, NO_ENTITY
 from kgbuild.settings import warehouse_path
@@ -44,6 +45,21 @@ AllEvidence = Annotated[
 BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint")]
 Model = Annotated[str | None, typer.Option(help="LLM model")]
 MaxTokens = Annotated[int | None, typer.Option(help="Completion token cap")]
+
+#: The ``--help`` examples of the commands below (their epilogs, given where they are mounted).
+ASK_EXAMPLES = examples(
+    'kgbuild ask "Does APOE interact with APP in Alzheimer\'s disease?" --no-llm',
+    'kgbuild ask "What is a risk factor of Alzheimer\'s?" --choices "APOE;APP"',
+    'kgbuild ask "Does APOE regulate APP?" --no-llm --kind Gene --as-of 2015',
+)
+SERVE_EXAMPLES = examples(
+    "kgbuild serve --port 8000",
+    "kgbuild serve --snapshot alzheimers@2020 --host 0.0.0.0 --workers 2",
+)
+ADQA_EXAMPLES = examples(
+    "kgbuild eval adqa ../shared/data/dalk/adqa/medqa_ner.json --limit 50",
+    "kgbuild eval adqa ../shared/data/dalk/adqa/medqa_ner.json --years 2019-2020",
+)
 
 
 def _table(title: str, cols: list[str], rows: list[list[Any]]) -> Table:
@@ -99,8 +115,10 @@ def ask(
     index_dir: IndexDir = None,
     warehouse: Warehouse = None,
 ) -> None:
-    """Answer a question from a snapshot: linking, ranked triples with PMIDs, and (with an LLM)
-    the answer citing PMIDs."""
+    """Answer a question from a snapshot: ranked facts with PMIDs, and an LLM's cited answer.
+
+    Prints the linking (surface → CURIE → name), the ranked triples with their PMIDs, the KG
+    support per choice and, with an LLM endpoint, the answer citing the context's PMIDs."""
     opts = choices.split(";") if choices else []
     if choices is not None and not all(c.strip() for c in opts):
         raise InputError('empty choice in --choices (separate choices with ";")')
@@ -231,6 +249,22 @@ def serve(
                          background_reload=True, all_evidence=all_evidence)  # fmt: skip
     engine.prepare()
     settings = _settings(llm_base_url, llm_model, llm_max_tokens)
+    if workers == 1:
+        config = uvicorn.Config(create_app(engine, settings), host=host, port=port,
+                                log_level="warning", access_log=False)  # fmt: skip
+    else:
+        llm = {"base_url": llm_base_url, "model": llm_model, "max_tokens": llm_max_tokens}
+        os.environ[SERVE_ENV] = json.dumps({
+            "warehouse": str(engine.wh.root), "snapshot": ref, "embed": embed,
+            "index_dir": str(engine.index_dir), "llm": {k: v for k, v in llm.items() if v},
+            "all_evidence": all_evidence,
+        })  # fmt: skip
+        config = uvicorn.Config("kgbuild.query.server:app_from_env", factory=True, host=host,
+                                port=port, workers=workers, log_level="warning",
+                                access_log=False)  # fmt: skip
+    # Listening before "ready" is said: a client that reads the line can connect at once (the
+    # kernel queues it until uvicorn accepts), so scripts need no retry loop.
+    sock = config.bind_socket()
     idx = engine.state().index
     err.print(f"kgbuild serve: {idx.kg}@{idx.as_of_year} snapshot {idx.snapshot_id} "
               f"(follows {ref}; {idx.n_nodes:,} nodes, {idx.n_edges:,} triples) ready in "
@@ -238,18 +272,12 @@ def serve(
               f"(LLM: {'on' if settings.endpoint_configured else 'off'}, "
               f"{workers} worker{'s' if workers > 1 else ''})", highlight=False)  # fmt: skip
     if workers == 1:
-        uvicorn.run(create_app(engine, settings), host=host, port=port, log_level="warning",
-                    access_log=False)  # fmt: skip
+        uvicorn.Server(config).run(sockets=[sock])
         return
-    llm = {"base_url": llm_base_url, "model": llm_model, "max_tokens": llm_max_tokens}
-    os.environ[SERVE_ENV] = json.dumps({
-        "warehouse": str(engine.wh.root), "snapshot": ref, "embed": embed,
-        "index_dir": str(engine.index_dir), "llm": {k: v for k, v in llm.items() if v},
-        "all_evidence": all_evidence,
-    })  # fmt: skip
+    from uvicorn.supervisors import Multiprocess
+
     del engine  # the workers open their own (from the index this process cached)
-    uvicorn.run("kgbuild.query.server:app_from_env", factory=True, host=host, port=port,
-                workers=workers, log_level="warning", access_log=False)  # fmt: skip
+    Multiprocess(config, sockets=[sock]).run()
 
 
 def adqa(
@@ -280,12 +308,13 @@ def adqa(
     from kgbuild.query.answer import make_client
     from kgbuild.query.engine import QueryEngine
     from kgbuild.query.evaluate import DALK_REPORTED, RETRIEVAL_FIGURES, evaluate, year_chart
+    from kgbuild.store.snapshots import Warehouse as StoreWarehouse
 
     questions = []
     for f in files:
         qs = read_questions(f)
         questions += qs[:limit] if limit is not None else qs
-    wh = warehouse_path(warehouse)
+    wh = StoreWarehouse(warehouse_path(warehouse)).require().root  # before the LLM cache opens
     client = None
     if llm:
         settings = _settings(llm_base_url, llm_model, llm_max_tokens)

@@ -208,7 +208,7 @@ def report_targets(wh: Warehouse, refs: list[str]) -> list[str]:
     no refs: the newest snapshot of each KG."""
     if not refs:
         kgs = sorted({r["kg"] for r in wh.snapshots()})
-        refs = [f"{kg}@9999" for kg in kgs] or ["latest"]  # "latest" says "no snapshots yet"
+        refs = [f"{kg}@9999" for kg in kgs] or ["latest"]  # "latest" says "nothing built yet"
     ids = [wh.resolve(r) for r in refs]
     return list(dict.fromkeys(ids))
 

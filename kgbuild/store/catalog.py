@@ -36,7 +36,7 @@ from typing import Any
 
 import duckdb
 
-from kgbuild.errors import Busy, StoreError
+from kgbuild.errors import Busy, NoWarehouse, StoreError
 from kgbuild.records import SCHEMAS
 from kgbuild.store.confidence import edge_confidence_sql, load_model, model_digest
 
@@ -127,7 +127,7 @@ def connect(
     warehouse folder; waits while another process holds the file lock. ``settings``: more
     DuckDB settings at connect time (an export's memory limit and spill folder)."""
     if read_only and not path.is_file():
-        raise StoreError("no catalog yet: build a KG first", catalog=path)
+        raise NoWarehouse(path.parent)
     root = path.resolve().parent
     config = {**(settings or {}), "file_search_path": str(root)}  # holds for cursors too
     con = open_with_retry(

@@ -23,7 +23,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from kgbuild.errors import StoreError
+from kgbuild.errors import NoWarehouse, StoreError
 from kgbuild.records import KEYS, REGISTRY_COUNTS, SnapshotCounts, stable_id, to_arrow
 from kgbuild.store import catalog
 from kgbuild.store.parts import adhash, hex256, part_path, row_hashes, write_part
@@ -95,6 +95,14 @@ class Warehouse:
             catalog.ensure_schema(con)
 
     # ---- reading -------------------------------------------------------------------------
+    def require(self) -> Warehouse:
+        """This warehouse, to read, if a snapshot was ever published in it (registered in the
+        catalog, or a manifest ``kgbuild check`` can read); else :class:`NoWarehouse`, the
+        first-run message (build one first). Never creates anything."""
+        if self.snapshots() or any(self.manifests.glob("*.json")):
+            return self
+        raise NoWarehouse(self.root)
+
     def query(self, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
         with catalog.connect(self.catalog_path, read_only=True) as con:
             return con.execute(sql, params or []).fetchall()
@@ -126,7 +134,7 @@ class Warehouse:
             )
         rows = self.snapshots()
         if not rows:
-            raise StoreError("no snapshots yet: build a KG first", warehouse=self.root)
+            raise NoWarehouse(self.root)
         if ref == "latest":
             kgs = sorted({r["kg"] for r in rows})
             if len(kgs) > 1:

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import duckdb
 
-from kgbuild.errors import QueryError, StoreError
+from kgbuild.errors import NoWarehouse, QueryError
 from kgbuild.store import catalog
 from kgbuild.store.sql_output import visible
 
@@ -136,7 +136,7 @@ def confined(
     root = Path(root).resolve()
     path = root / "kg.duckdb"
     if not path.is_file():
-        raise StoreError("no catalog yet: build a KG first", catalog=path)
+        raise NoWarehouse(root)
     con = duckdb.connect(
         ":memory:",
         config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},

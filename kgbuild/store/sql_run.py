@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from kgbuild.config import environment_subset
-from kgbuild.errors import Busy, InputError, KgbuildError, QueryError, StoreError
+from kgbuild.errors import Busy, InputError, KgbuildError, NoWarehouse, QueryError, StoreError
 from kgbuild.store.sql import MEMORY_LIMIT_MB, TIMEOUT_S, check_statements
 
 #: Address space the child may use beyond DuckDB's memory limit (its Python objects and the
@@ -176,9 +176,9 @@ def open_confined(
     """A user's SQL over the warehouse at ``root``, running in a bounded child process."""
     limits = limits or Limits()
     statements = check_statements(sql)  # refuse early, without a process
+    if not (Path(root) / "kg.duckdb").is_file():
+        raise NoWarehouse(root)
     root = Path(root).resolve()
-    if not (root / "kg.duckdb").is_file():
-        raise StoreError("no catalog yet: build a KG first", catalog=root / "kg.duckdb")
     request = {"root": str(root), "statements": statements, "limits": asdict(limits),
                "kg": kg, "snapshot": snapshot}  # fmt: skip
     env = environment_subset(_ENV_KEPT)

@@ -97,7 +97,8 @@ def test_user_errors_are_one_clear_line(corpus, warehouse, tmp_path):
 
 def test_no_catalog_yet(tmp_path):
     proc = kgbuild("sql", "SELECT 1", warehouse=tmp_path / "empty", check=False)
-    assert proc.returncode == 2 and "no catalog yet" in proc.stderr
+    assert proc.returncode == 2 and "no warehouse at" in proc.stderr
+    assert "kgbuild build" in proc.stderr and not (tmp_path / "empty").exists()
 
 
 @pytest.mark.slow  # CLI processes

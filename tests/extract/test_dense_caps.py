@@ -19,7 +19,8 @@ import pytest
 from kgbuild.extract import cooccurrence
 from kgbuild.extract.pairwise import CHUNK_SIZE, candidate_pairs, doc_nodes
 from kgbuild.llm.client import LLMSettings
-from kgbuild.pipeline.build import ExtractionOptions, build_kg, estimate_build
+from kgbuild.pipeline.build import build_kg, estimate_build
+from kgbuild.pipeline.options import ExtractionOptions
 from kgbuild.sources.pubtator_files import read_pubtator
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import FIXTURES, shared

@@ -11,7 +11,8 @@ from kgbuild.extract.pairwise import OTHERS, candidate_pairs
 from kgbuild.extract.parse import parse_choice, parse_choices, parse_triples
 from kgbuild.llm.client import LLMSettings
 from kgbuild.names import norm, variants
-from kgbuild.pipeline.build import ExtractionOptions, build_kg, estimate_build
+from kgbuild.pipeline.build import build_kg, estimate_build
+from kgbuild.pipeline.options import ExtractionOptions
 from kgbuild.records import Document
 from kgbuild.sources.pubtator_files import read_pubtator
 from kgbuild.store.snapshots import Warehouse

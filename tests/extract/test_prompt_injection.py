@@ -13,7 +13,8 @@ from kgbuild.extract.claims import INJECTION_REASON, DocClaims, Provenance
 from kgbuild.extract.ground import DocumentGrounder
 from kgbuild.extract.guard import instruction_spans, not_entity_like
 from kgbuild.llm.client import LLMSettings
-from kgbuild.pipeline.build import ExtractionOptions, build_kg
+from kgbuild.pipeline.build import build_kg
+from kgbuild.pipeline.options import ExtractionOptions
 from kgbuild.records import Document, Mention
 from kgbuild.store.snapshots import Warehouse
 from tests.support import injections

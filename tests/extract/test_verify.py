@@ -11,7 +11,8 @@ import pytest
 from kgbuild.errors import InputError
 from kgbuild.extract.verify import parse_verdicts
 from kgbuild.llm.client import LLMSettings
-from kgbuild.pipeline.build import ExtractionOptions, build_kg
+from kgbuild.pipeline.build import build_kg
+from kgbuild.pipeline.options import ExtractionOptions
 from kgbuild.pipeline.spec import BuildSpec
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import FIXTURES

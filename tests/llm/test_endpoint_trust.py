@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from kgbuild.llm.client import LLMClient, LLMRequest, LLMSettings
-from kgbuild.pipeline.build import ExtractionOptions, build_kg, estimate_build
+from kgbuild.pipeline.build import build_kg, estimate_build
+from kgbuild.pipeline.options import ExtractionOptions
 from kgbuild.pipeline.spec import BuildSpec
 from tests.conftest import FIXTURES
 from tests.support.replay_llm_server import ReplayLLM

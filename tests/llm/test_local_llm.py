@@ -19,7 +19,8 @@ import requests
 
 from kgbuild.extract.ground import DocumentGrounder
 from kgbuild.llm.client import LLMSettings
-from kgbuild.pipeline.build import ExtractionOptions, build_kg
+from kgbuild.pipeline.build import build_kg
+from kgbuild.pipeline.options import ExtractionOptions
 from kgbuild.sources.pubtator_files import read_pubtator
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import FIXTURES

@@ -5,7 +5,8 @@ faithfully — or reject them with a reason. Each assertion failed on the code b
 import json
 
 from kgbuild.llm.client import LLMSettings
-from kgbuild.pipeline.build import ExtractionOptions, build_kg
+from kgbuild.pipeline.build import build_kg
+from kgbuild.pipeline.options import ExtractionOptions
 from kgbuild.report.quality import snapshot_quality
 from kgbuild.store.snapshots import Warehouse
 from tests.support.scripted_llm_server import ScriptedLLM, serve

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from kgbuild.pipeline import batches
-from kgbuild.pipeline.build import SCRATCH, ExtractionOptions, build_kg
+from kgbuild.pipeline.build import SCRATCH, build_kg
+from kgbuild.pipeline.options import ExtractionOptions
 from kgbuild.pipeline.seen import Prefetched, SeenIndex
 from kgbuild.store import snapshots
 from kgbuild.store.snapshots import Warehouse

@@ -9,7 +9,8 @@ from distributed import LocalCluster
 from kgbuild.errors import ConfigError
 from kgbuild.llm.client import LLMSettings
 from kgbuild.pipeline import batches
-from kgbuild.pipeline.build import ExtractionOptions, build_kg
+from kgbuild.pipeline.build import build_kg
+from kgbuild.pipeline.options import ExtractionOptions
 from kgbuild.pipeline.runner import DaskRunner
 from tests.conftest import FIXTURES
 from tests.support.replay_llm_server import ReplayLLM, serve_llm

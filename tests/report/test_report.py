@@ -1,6 +1,6 @@
 """``kgbuild report``: one self-contained HTML page — every chart present and a real non-blank
-PNG, every table with rows, data escaped, deterministic — and, where Debian's chromium is
-installed, rendered by headless Chromium with every image decoded."""
+PNG, every table with rows, data escaped, deterministic — and rendered by Debian's headless
+Chromium with every image decoded (`make test` installs it: tests/support/install_chromium.sh)."""
 
 import base64
 import io
@@ -150,8 +150,11 @@ PROBE = (
 
 @pytest.mark.slow  # matplotlib charts, a browser, CLI processes
 def test_report_renders_in_headless_chromium(syn, tmp_path):
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
+    # A check CI never runs checks nothing: a missing browser fails (make test installs it).
+    assert os.path.exists(CHROMIUM), (
+        "Debian's chromium is not installed: `make test` installs it as root "
+        "(tests/support/install_chromium.sh), or run `apt-get install -y chromium`"
+    )
     path = write_report(syn, report_targets(syn, []), tmp_path / "r")
     n_charts = len(parse(path).charts)
     probe = tmp_path / "probe.html"

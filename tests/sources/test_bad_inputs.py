@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from kgbuild.errors import IntegrityError
-from kgbuild.pipeline.build import ExtractionOptions, build_kg
+from kgbuild.pipeline.build import build_kg
+from kgbuild.pipeline.options import ExtractionOptions
 from kgbuild.sources.bioc import read_bioc
 from kgbuild.sources.local import SourceFile, read_file
 from kgbuild.sources.pubtator_files import count_records, read_pubtator

@@ -10,7 +10,8 @@ import json
 import pytest
 
 from kgbuild.export import export_snapshot
-from kgbuild.pipeline.build import ExtractionOptions, build_kg
+from kgbuild.pipeline.build import build_kg
+from kgbuild.pipeline.options import ExtractionOptions
 from kgbuild.schema import to_curies
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import shared

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from kgbuild.llm.client import LLMSettings
-from kgbuild.pipeline.build import ExtractionOptions, build_kg
+from kgbuild.pipeline.build import build_kg
+from kgbuild.pipeline.options import ExtractionOptions
 from kgbuild.records import (
     DocStatus,
     Document,
