@@ -29,10 +29,17 @@ $(BIN)/.installed: pyproject.toml vocabularies.txt
 	touch $@
 
 # The tests also serve a real local model (SmolLM2 through llama.cpp's server); llama-cpp-python
-# builds from source the first time (~9 min on 2 cores), then pip's wheel cache has it.
+# builds from source the first time (~9 min on 2 cores), then a wheel cache has it. It is built
+# portable (GGML_NATIVE=OFF: AVX2, no AVX-512/AMX): a -march=native build used AMX on a VM whose
+# kernel does not grant AMX tile state, and the server died (general protection fault in
+# libggml-cpu) on its first completion. That wheel is cached apart (LLAMA_WHEELS), so a native
+# wheel in pip's shared cache is never picked up instead.
 # en-chem-ner is a real trained spaCy NER model (CHEMICAL) for the scispaCy-adapter tests; it
 # declares spacy<3.8 but loads under 3.8, hence --no-deps.
+LLAMA_PIN    := $(shell grep -o 'llama-cpp-python\[server\]==[0-9.]*' pyproject.toml)
+LLAMA_WHEELS ?= $(HOME)/.cache/kgbuild-llama-portable
 $(BIN)/.installed-test: $(BIN)/.installed
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install --quiet --cache-dir $(LLAMA_WHEELS) '$(LLAMA_PIN)'
 	$(BIN)/pip install --quiet -e '.[dev,local-llm]'
 	$(BIN)/pip install --quiet --no-deps en-chem-ner==0.1.0
 	touch $@
