@@ -1,20 +1,22 @@
 """Query latency on a DALK-size snapshot: retrieval without an LLM for every ADQA question, the
 index's first and cached open, memory, and the HTTP API under 8 concurrent clients.
 
-    python bench/query_latency.py [--warehouse /work/scratch/dalk_gen_wh] [--snapshot latest]
+    python bench/query_latency.py [--warehouse ./warehouse] [--snapshot latest]
         [--questions FILE ...] [--embed mentions|all|off] [--http-requests 1000] [--http-clients 8]
 
-Build-free: it reads an existing warehouse (never writes to it: the query index, node vectors
+Build-free: it reads an existing warehouse (default ``./warehouse``: run ``make build``
+first) and never writes to it (the query index, node vectors
 and query-embedding cache go to a fresh temporary folder, so the first open is a cold one).
 
-- ``open_s``: first open — six SQL reads, the alias dictionary, the graph, written to the index
-  folder; ``reopen_s``: a fresh interpreter opening the same snapshot from its cached index
-  (interpreter start excluded; node vectors read from their .npy);
+- ``open_s``: first open — seven SQL reads, the alias dictionary, the graph, the sentences'
+  BM25, written to the index folder; ``reopen_s``: a fresh interpreter opening the same
+  snapshot from its cached index (interpreter start excluded; node vectors read from .npy);
 - ``vectors_s``: node-name embeddings computed the first time (once per snapshot; the SQLite
   cache carries names across yearly snapshots); ``model_load_s``: the sentence model's load,
   paid once per process before the first question (``kgbuild serve`` pays it at start-up);
 - ``p50_ms`` / ``p95_ms`` / ``max_ms``: one retrieval per question (question + choices: link +
-  explore + rank + context), each question seen for the first time (its texts are not in any
+  explore + choice scores with their sentences + rank + context), each question seen for the
+  first time (its texts are not in any
   embedding cache; the model is loaded first); ``warm_p50_ms``: the same questions again;
   ``embed_off_*``: no embedding fallback at all (dictionary linking only);
 - ``http_*``: ``kgbuild serve`` in its own process, ``--http-clients`` threads each with a
@@ -182,7 +184,7 @@ def http_load(wh: Path, snapshot: str, index_dir: Path, questions: list, n: int,
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--warehouse", type=Path, default=Path("/work/scratch/dalk_gen_wh"))
+    ap.add_argument("--warehouse", type=Path, default=ROOT / "warehouse")
     ap.add_argument("--snapshot", default="latest")
     ap.add_argument("--questions", type=Path, nargs="+", default=DEFAULT_QUESTIONS)
     ap.add_argument("--embed", default="mentions", choices=["mentions", "all", "off"])
@@ -202,6 +204,11 @@ def main() -> None:
                                        [str(f) for f in args.questions], args.embed)))  # fmt: skip
         return
     questions = [q for f in args.questions for q in read_questions(f)]
+    from kgbuild.store.snapshots import Warehouse
+
+    if not Warehouse(args.warehouse).catalog_path.exists():
+        raise SystemExit(f"no warehouse at {args.warehouse}: run `make build` first "
+                         "(or pass --warehouse)")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="kgbuild-query-bench-") as tmp:
         index_dir = args.index_dir or Path(tmp) / "index"
         t0 = time.perf_counter()

@@ -209,6 +209,23 @@ def _print_retrieval(r: Retrieval) -> None:
         )
     )
     if r.choices:
+        rows = [
+            [
+                chr(65 + cs["choice"]),
+                r.choices[cs["choice"]][:40],
+                "—" if cs["score"] is None else f"{cs['score']:+.2f}",
+                "; ".join(cs["reasons"][:2])[:110],
+                ", ".join(dict.fromkeys(x["pmid"] for x in cs["sentences"])) or "—",
+            ]
+            for cs in r.choice_scores
+        ]
+        out.print(
+            _table(
+                "what the snapshot says about each choice",
+                ["", "choice", "score", "why", "sentences (PMIDs)"],
+                rows,
+            )
+        )
         ans = r.kg_answer
         out.print(
             "KG support per choice: "
@@ -294,6 +311,14 @@ def adqa(
     llm_base_url: BaseUrl = None,
     llm_model: Model = None,
     llm_max_tokens: MaxTokens = None,
+    replay_entities: Annotated[
+        bool,
+        typer.Option(
+            "--replay-entities",
+            help="Retrieve from the recorded question entities (DALK's *_ner.json 'entity' "
+            "field) instead of linking the question text",
+        ),
+    ] = False,
     limit: Annotated[int | None, typer.Option(help="First N questions of each file")] = None,
     out_dir: Annotated[
         Path | None, typer.Option("--out", help="Write JSON, TSV and PNG here")
@@ -350,6 +375,7 @@ def adqa(
                 client=client,
                 llm_entities=llm_entities,
                 rerank=rerank,
+                replay_entities=replay_entities,
             )
             res.update(year=idx.as_of_year, kg=idx.kg, seconds=round(time.perf_counter() - t0, 2))
             results.append(res)
@@ -364,13 +390,15 @@ def adqa(
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "adqa.json").write_text(json.dumps(report, indent=1, sort_keys=True))
-        cols = ["year", "subset", *RETRIEVAL_FIGURES, *(["accuracy", "unparsed"] if client else [])]
+        llm_cols = ["accuracy", "accuracy_without_kg", "unparsed"] if client else []
+        cols = ["year", "subset", *RETRIEVAL_FIGURES, *llm_cols]
         lines = ["\t".join(cols)] + [
             "\t".join("" if r.get(c) is None else str(r.get(c)) for c in cols) for r in rows
         ]
         (out_dir / "adqa_by_year.tsv").write_text("\n".join(lines) + "\n")
         if years:
-            figs = ("hit_gold", "hit_wrong", "kg_accuracy", *(["accuracy"] if client else []))
+            figs = ("hit_gold", "hit_wrong", "kg_accuracy",
+                    *(["accuracy", "accuracy_without_kg"] if client else []))  # fmt: skip
             year_chart(rows, out_dir / "adqa_by_year.png", figs)
         err.print(f"wrote {out_dir}")
     if as_json:
@@ -388,9 +416,16 @@ def _print_eval(
         rows = [[*r, ""] for r in rows]
         rows.append(
             [
-                "accuracy (ours)",
+                "accuracy with the KG (ours)",
                 *(res["subsets"][s].get("accuracy") for s in subsets),
                 res.get("AVG"),
+            ]
+        )
+        rows.append(
+            [
+                "accuracy, same LLM alone",
+                *(res["subsets"][s].get("accuracy_without_kg") for s in subsets),
+                res.get("AVG_without_kg"),
             ]
         )
         rows.append(
@@ -401,7 +436,8 @@ def _print_eval(
     out.print(
         _table(
             f"ADQA on {res['kg']}@{res['year']} ({res['snapshot']}), k={res['k']}, "
-            f"hops={res['hops']}, embed={res['embed']}, {res['seconds']}s",
+            f"hops={res['hops']}, embed={res['embed']}"
+            f"{', replayed entities' if res.get('replay_entities') else ''}, {res['seconds']}s",
             cols,
             rows,
         )

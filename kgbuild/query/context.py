@@ -130,19 +130,28 @@ def render_triple(t: ContextTriple) -> str:
 HEADER = "Knowledge graph facts (head --relation--> tail), each with supporting PubMed sentences:"
 
 
+SENTENCE_HEADER = (
+    "Evidence sentences found for each choice (BM25 over the snapshot's evidence sentences):"
+)
+
+
 def build_context(
     index: SnapshotIndex,
     ranked: list[tuple[int, float, tuple[str, ...]]],
     k: int = DEFAULT_K,
     token_budget: int = DEFAULT_TOKEN_BUDGET,
     as_of: int | None = None,
+    sentences: list[tuple[str, int, float]] | None = None,
+    choices: list[str] | None = None,
 ) -> tuple[list[ContextTriple], str, dict[str, int]]:
-    """The top ``k`` of ``ranked`` (edge, score, reasons) that fit ``token_budget``: the triples,
-    the text, and what the budget cost (shortened / left out)."""
+    """The top ``k`` of ``ranked`` (edge, score, reasons) that fit ``token_budget``, then the
+    evidence ``sentences`` (what each was found for — ``choice:<i>`` or ``question`` —, row,
+    BM25) while they fit: the triples, the text, and what the budget cost (shortened / left
+    out)."""
     used = estimate_tokens(HEADER)
     out: list[ContextTriple] = []
     blocks = [HEADER]
-    stats = {"shortened": 0, "left_out": 0}
+    stats = {"shortened": 0, "left_out": 0, "sentences": 0, "sentences_left_out": 0}
     for pos, (edge, score, reasons) in enumerate(ranked[:k]):
         ev = evidence_for(index, edge, as_of)
         fitted = None
@@ -161,5 +170,44 @@ def build_context(
         out.append(t)
         blocks.append(text)
     if not out:
-        return out, "", stats
+        blocks, used = [], 0
+    lines = _sentence_lines(index, sentences or [], choices or [])
+    if lines and not stats["left_out"]:
+        cost = estimate_tokens(SENTENCE_HEADER) + 1
+        if used + cost <= token_budget:
+            blocks.append(SENTENCE_HEADER)
+            used += cost
+            for n, line in enumerate(lines):
+                cost = estimate_tokens(line) + 1
+                if used + cost > token_budget:
+                    stats["sentences_left_out"] = sum(1 for x in lines[n:] if x.startswith("  "))
+                    break
+                blocks.append(line)
+                used += cost
+                stats["sentences"] += line.startswith("  ")
+    elif lines:
+        stats["sentences_left_out"] = sum(1 for x in lines if x.startswith("  "))
+    if blocks and blocks[-1] == SENTENCE_HEADER:
+        blocks.pop()
     return out, "\n".join(blocks), stats
+
+
+def _sentence_lines(index: SnapshotIndex, sentences: list[tuple[str, int, float]],
+                    choices: list[str]) -> list[str]:  # fmt: skip
+    """One label line per choice (or the question), then its sentences, indented."""
+    s = index.sentences
+    lines: list[str] = []
+    last = None
+    for where, row, _score in sentences:
+        if where != last:
+            if where.startswith("choice:"):
+                i = int(where.split(":")[1])
+                lines.append(f"({chr(65 + i)}) {' '.join(choices[i].split())[:80]}")
+            else:
+                lines.append("(question)")
+            last = where
+        text = " ".join(s["sentence"][row].split())
+        if len(text) > MAX_SENTENCE_CHARS:
+            text = text[: MAX_SENTENCE_CHARS - 1].rstrip() + "…"
+        lines.append(f'  PMID {s["pmid"][row]} ({int(s["year"][row])}): "{text}"')
+    return lines

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from kgbuild.errors import ConfigError, InputError
+from kgbuild.query.choices import asks_for_exception, kg_answer, score_choices, sentence_dict
 from kgbuild.query.context import build_context
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
 from kgbuild.query.graph import Graph
@@ -31,8 +32,9 @@ from kgbuild.query.limits import (
     DEFAULT_TOKEN_BUDGET,
 )
 from kgbuild.query.link import EMBED_MODES, Link, Linker, unique_nodes
-from kgbuild.query.rank import kg_answer, rank
+from kgbuild.query.rank import rank_paths, rank_triples
 from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, validate
+from kgbuild.query.sentences import SENTENCES_PER_CHOICE, SentenceIndex
 from kgbuild.settings import warehouse_path
 from kgbuild.store.snapshots import Warehouse
 
@@ -52,6 +54,7 @@ class _State:
     index: SnapshotIndex
     linker: Linker
     graphs: dict[Filters, tuple[Graph, np.ndarray]] = field(default_factory=dict)
+    sentence_masks: dict[tuple[str, Filters], np.ndarray] = field(default_factory=dict)
     #: The same snapshot over every evidence row (issue 24), opened on first request.
     everything: _State | None = None
 
@@ -141,7 +144,7 @@ class QueryEngine:
         if st.linker.vectors is not None:
             try:
                 t0 = time.perf_counter()
-                st.linker.vectors.ready()
+                st.linker.vectors.ann()
                 out["vectors_s"] = round(time.perf_counter() - t0, 3)
                 t0 = time.perf_counter()
                 st.linker.vectors.encode(["warm-up"])  # loads the model for query texts
@@ -178,7 +181,7 @@ class QueryEngine:
         if sid != self._state.index.snapshot_id:
             new = self._open(sid)
             if self.background_reload and new.linker.vectors is not None:
-                new.linker.vectors.ready()  # computed before the swap, not by a request
+                new.linker.vectors.ann()  # computed before the swap, not by a request
             self._state = new
             self.reloads += 1
         else:
@@ -226,6 +229,62 @@ class QueryEngine:
             got = st.graphs[f] = (g, mask)
         return got
 
+    def _sentence_mask(self, st: _State, f: Filters, mask: np.ndarray | None
+                       ) -> np.ndarray | None:  # fmt: skip
+        """The sentences the filters allow: from years ≤ ``as_of_year`` and, under an edge
+        filter, supporting at least one edge that passes it (cached per filter set)."""
+        if not f.active:
+            return None
+        key = ("sentences", f)
+        got = st.sentence_masks.get(key)
+        if got is None:
+            idx = st.index
+            se = idx.sentence_edges
+            got = np.zeros(len(idx.sentences["pmid"]), bool)
+            rows = se["sentence"] if mask is None else se["sentence"][mask[se["edge"]]]
+            got[rows] = True
+            if f.as_of_year is not None:
+                got &= idx.sentences["year"] <= f.as_of_year
+            if len(st.sentence_masks) >= 16:
+                st.sentence_masks.clear()
+            st.sentence_masks[key] = got
+        return got
+
+    def _link(self, st: _State, lexical: SentenceIndex, question: str, choices: list[str],
+              embed: str) -> tuple[list[Link], int]:  # fmt: skip
+        """Dictionary links of the question and choices, then at most one batched embedding
+        call for what is left (issue 26: encoding cost 48.7 ms of a 50 ms median, one call
+        per choice). The budget: with ``embed="mentions"`` a choice is embedded only when
+        neither the dictionary nor the sentence index finds anything for it; ``all`` also
+        embeds the question's unlinked phrases; ``off`` embeds nothing."""
+        linker = st.linker
+        links, q_spans = linker.dictionary(question, "question")
+        todo: list[tuple[str, str, tuple[int, int]]] = []  # (text, where, span) to embed
+        rest: list[Link] = []  # what stays unlinked
+        for a, b in q_spans:
+            if embed == "all":
+                todo.append((question[a:b], "question", (a, b)))
+            else:
+                rest.append(linker.unlinked(question[a:b], "question", a, b))
+        qids = lexical.term_ids(question) if embed == "mentions" and choices else []
+        for i, c in enumerate(choices):
+            where = f"choice:{i}"
+            found, c_spans = linker.dictionary(c, where)
+            links += found
+            if found:
+                rest += [linker.unlinked(c[a:b], where, a, b) for a, b in c_spans]
+            elif embed == "off":
+                rest.append(linker.unlinked(c, where, 0, len(c)))
+            elif embed == "mentions" and lexical.search(qids, lexical.term_ids(c), 1):
+                rest.append(linker.unlinked(c, where, 0, len(c), "lexical"))
+            else:
+                todo.append((c, where, (0, len(c))))
+        links += linker.embed_link([t for t, _, _ in todo], [w for _, w, _ in todo],
+                                   [s for _, _, s in todo])  # fmt: skip
+        links += rest
+        order = {"question": -1, **{f"choice:{i}": i for i in range(len(choices))}}
+        return sorted(links, key=lambda x: (order[x.where], x.start, x.end)), len(todo)
+
     # ---- retrieval ----------------------------------------------------------------------------
     def retrieve(
         self,
@@ -237,12 +296,15 @@ class QueryEngine:
         token_budget: int = DEFAULT_TOKEN_BUDGET,
         filters: Filters | None = None,
         entities: list[Link] | None = None,
+        link_question: bool = True,
         embed: str = "mentions",
         hub_degree: int = HUB_DEGREE,
         neighbour_cap: int = NEIGHBOUR_CAP,
     ) -> Retrieval:
-        """Link → explore → rank → context for one question (no LLM). ``entities``: links an
-        LLM named (see :mod:`kgbuild.query.llm`), used beside the dictionary's."""
+        """Link → explore → score the choices → rank → context for one question (no LLM).
+        ``entities``: links an LLM named (see :mod:`kgbuild.query.llm`) or recorded ones,
+        used beside the dictionary's — or instead of the question's own links when
+        ``link_question`` is False (``eval adqa --replay-entities``)."""
         choices = validate(question, choices, k, hops, token_budget)
         if embed not in EMBED_MODES:
             raise InputError(f"embed must be one of {', '.join(EMBED_MODES)}")
@@ -251,9 +313,11 @@ class QueryEngine:
         if f.all_evidence:
             st = self._everything(st)
         t = Timer()
-        links = st.linker.link_text(question, "question", embed=embed)
-        for i, c in enumerate(choices):
-            links += st.linker.link_text(c, f"choice:{i}", embed=embed, whole=True)
+        idx = st.index
+        lexical = idx.ensure_lexical()
+        links, n_embedded = self._link(st, lexical, question, choices, embed)
+        if not link_question:
+            links = [x for x in links if x.where != "question"]
         if entities:
             links += entities
         t.lap("link_ms")
@@ -263,26 +327,46 @@ class QueryEngine:
             for i in range(len(choices))
         ]
         graph, mask = self._graph(st, f)
-        idx = st.index
+        smask = self._sentence_mask(st, f, mask)
         cand = explore(idx, graph, mask, qn, cn, question, hops, hub_degree, neighbour_cap)
         t.lap("explore_ms")
-        ranking = rank(idx, cand, qn, cn)
+        ids = sorted(cand.edges)
+        ranking = rank_paths(cand, qn, cn, idx.edges["head"][ids], idx.edges["tail"][ids])
+        paths = [(p.nodes, p.edges, p.kind) for p in ranking.paths]
+        scores = score_choices(idx, lexical, question, choices, qn, cn, ids, paths, smask)
+        # the triples a choice's sentences support join the candidates (sentences → facts)
+        for i, cs in enumerate(scores):
+            for row, _ in cs.sentences:
+                for x in idx.sentence_edge_ids(row).tolist():
+                    if mask is None or mask[x]:
+                        cand.add(x, f"sentence:choice:{i}")
+        t.lap("choices_ms")
+        ranked_triples = rank_triples(idx, cand, ranking, qn, cn, scores)
         t.lap("rank_ms")
-        ranked = [(s.edge, s.score, s.reasons) for s in ranking.triples]
-        triples, text, budget = build_context(idx, ranked, k, token_budget, f.as_of_year)
+        ranked = [(s.edge, s.score, s.reasons) for s in ranked_triples]
+        sentences = [(f"choice:{cs.choice}", r, sc) for cs in scores for r, sc in cs.sentences]
+        if not choices:  # an open question: its own best sentences
+            qids = lexical.term_ids(question)
+            sq = lexical.scores(qids)
+            sentences = [("question", r, round(float(sq[r]), 4))
+                         for r in lexical.top(sq, SENTENCES_PER_CHOICE, smask)]  # fmt: skip
+        triples, text, budget = build_context(idx, ranked, k, token_budget, f.as_of_year,
+                                              sentences, choices)  # fmt: skip
         t.lap("context_ms")
-        paths = [path_dict(idx, p) for p in ranking.paths[: 5 * max(1, len(qn))]]
+        paths_out = [path_dict(idx, p) for p in ranking.paths[: 5 * max(1, len(qn))]]
         diag = {
             "question_entities": len(qn),
             "choice_entities": [len(c) for c in cn],
             "candidate_triples": len(cand.edges),
             "paths_found": len(cand.paths),
+            "asks_for_exception": asks_for_exception(question),
             "paths_kept": len(ranking.paths),
             "hubs_capped": [idx.nodes["id"][h] for h in cand.hubs_capped],
             "second_hop": len(cand.second_hop),
             "budget": {"tokens": token_budget, **budget},
             "filters": filters_dict(f),
             "embedding": "off" if st.linker.vectors is None else embed,
+            "embedded_texts": n_embedded if st.linker.vectors is not None else 0,
         }
         if self.embedding_error and embed != "off":
             diag["embedding_error"] = self.embedding_error
@@ -293,12 +377,15 @@ class QueryEngine:
             question,
             choices,
             links,
-            paths,
+            paths_out,
             triples,
             text,
-            ranking.choice_support,
-            kg_answer(ranking.choice_support),
+            [cs.score or 0.0 for cs in scores],
+            kg_answer(scores),
             diag,
+            choice_scores=[cs.to_dict(idx) for cs in scores],
+            sentences=[{"for": w, **sentence_dict(idx, r_, sc)} for w, r_, sc in sentences],
+            sentence_rows=sentences,
         )
         t.lap("total_ms", total=True)
         r.timings = t.laps

@@ -12,15 +12,27 @@ Without an LLM, per subset (each a share of its questions unless said otherwise)
   crossed, as in exploration), over questions where both sides link;
 - ``hit_gold`` vs ``hit_wrong``: the top-k triples touch the gold choice's nodes, against the
   mean over the wrong choices — retrieval that favours the answer has hit_gold > hit_wrong;
-- ``kg_accuracy`` vs ``chance``: the KG-only answer (the choice with the strongest retrieved
-  support; no support or a tie is no answer, counted wrong) against 1/#choices.
+- ``kg_accuracy`` vs ``chance``: the KG-only answer (the best-scored choice,
+  :mod:`kgbuild.query.choices`; no score or a tie is no answer, counted wrong) against
+  1/#choices;
+- ``evidence_gold`` vs ``evidence_wrong`` (issue 26): questions whose context holds a sentence
+  that mentions the gold choice, against the mean over the wrong choices — a sentence mentions
+  a choice when it holds ⌈2/3⌉ of the choice's index terms (all of a one- or two-term choice);
+- ``retrieval_p50_ms`` / ``retrieval_p95_ms``: retrieval time per question.
 
-With an LLM: ``accuracy`` (an unparsable answer counts wrong; DALK's code dropped those from its
-denominator), ``unparsed`` and the tokens and money spent.
+``replay_entities``: the question's entities are DALK's recorded ones (``*_ner.json``), linked
+by the dictionary then embedding, instead of our linking of the question text — so the KG and
+the retrieval are judged apart from the linker.
+
+With an LLM: ``accuracy`` with the KG context and ``accuracy_without_kg`` (the same model
+answering alone, DALK Table 3's "GPT-3.5 alone"), side by side; an unparsable answer counts
+wrong (DALK's code dropped those from its denominator); ``unparsed`` and the tokens and money
+spent on both.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -29,11 +41,15 @@ from typing import Any
 
 import numpy as np
 
+from kgbuild.errors import InputError
 from kgbuild.llm.client import LLMClient
 from kgbuild.query.adqa import Question
 from kgbuild.query.answer import answer_question
 from kgbuild.query.engine import QueryEngine, Retrieval
 from kgbuild.query.explore import HUB_DEGREE
+from kgbuild.query.link import Link
+from kgbuild.query.llm import answer_alone
+from kgbuild.query.sentences import terms
 
 #: DALK Table 3 (accuracy %, MedQA / MedMCQA / MMLU / QA4MRE and their mean), for comparison.
 DALK_REPORTED = {
@@ -52,7 +68,27 @@ RETRIEVAL_FIGURES = (
     "kg_accuracy",
     "kg_answered",
     "chance",
+    "evidence_gold",
+    "evidence_wrong",
+    "retrieval_p50_ms",
+    "retrieval_p95_ms",
 )
+
+
+def mentions(sentence_terms: set[str], choice_terms: list[str]) -> bool:
+    """A sentence mentions a choice when it holds ⌈2/3⌉ of the choice's distinct terms."""
+    want = sorted(set(choice_terms))
+    if not want:
+        return False
+    need = math.ceil(2 * len(want) / 3)
+    return sum(t in sentence_terms for t in want) >= need
+
+
+def context_sentences(r: Retrieval) -> list[str]:
+    """Every sentence the context shows: the triples' evidence and the choices' sentences."""
+    out = [x.sentence for t in r.triples for x in t.evidence]
+    out += [x["sentence"] for x in r.sentences if x["sentence"][:60] in r.context]
+    return out
 
 
 def question_record(engine: QueryEngine, q: Question, r: Retrieval, hops: int) -> dict[str, Any]:
@@ -74,6 +110,12 @@ def question_record(engine: QueryEngine, q: Question, r: Retrieval, hops: int) -
     rec["hit_gold"] = hits[q.answer]
     wrong = [h for i, h in enumerate(hits) if i != q.answer]
     rec["hit_wrong"] = sum(wrong) / len(wrong) if wrong else 0.0
+    shown = [set(terms(x)) for x in context_sentences(r)]
+    said = [any(mentions(st_, terms(c)) for st_ in shown) for c in q.choices]
+    rec["evidence_gold"] = said[q.answer]
+    wrong_said = [x for i, x in enumerate(said) if i != q.answer]
+    rec["evidence_wrong"] = sum(wrong_said) / len(wrong_said) if wrong_said else 0.0
+    rec["retrieval_ms"] = r.timings.get("total_ms", 0.0)
     gold = cn[q.answer]
     if qn and gold:
         barred = st.index.graph.degree > HUB_DEGREE
@@ -123,16 +165,37 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
         "kg_accuracy": pct(sum(r["kg_correct"] for r in records), n),
         "kg_answered": pct(sum(r["kg_answer"] is not None for r in records), n),
         "chance": pct(sum(r["chance"] for r in records), n),
+        "evidence_gold": pct(sum(r["evidence_gold"] for r in records), n),
+        "evidence_wrong": pct(sum(r["evidence_wrong"] for r in records), n),
+        "retrieval_p50_ms": _quantile([r["retrieval_ms"] for r in records], 0.50),
+        "retrieval_p95_ms": _quantile([r["retrieval_ms"] for r in records], 0.95),
     }
     if records and "llm_correct" in records[0]:
         out["accuracy"] = pct(sum(r["llm_correct"] for r in records), n)
+        out["accuracy_without_kg"] = pct(sum(r["alone_correct"] for r in records), n)
         out["unparsed"] = sum(r["llm_choice"] is None for r in records)
+        out["unparsed_without_kg"] = sum(r["alone_choice"] is None for r in records)
         out["invalid_citations"] = sum(r["invalid_citations"] for r in records)
         out["llm_calls"] = sum(r["llm_calls"] for r in records)
         out["prompt_tokens"] = sum(r["prompt_tokens"] for r in records)
         out["completion_tokens"] = sum(r["completion_tokens"] for r in records)
         out["cost_usd"] = round(sum(r["cost_usd"] for r in records), 6)
     return out
+
+
+def _quantile(values: list[float], q: float) -> float | None:
+    """The ``q`` quantile (nearest rank) in ms, 1 decimal; None for no values."""
+    if not values:
+        return None
+    v = sorted(values)
+    return round(v[min(len(v) - 1, max(0, math.ceil(q * len(v)) - 1))], 1)
+
+
+def replayed_entities(engine: QueryEngine, q: Question, embed: str) -> list[Link]:
+    """DALK's recorded question entities linked to nodes (dictionary, then embedding)."""
+    linker = engine.state().linker
+    use = embed != "off" and linker.vectors is not None
+    return linker.link_names(q.recorded_entities, "question", embed=use)
 
 
 def evaluate(
@@ -145,13 +208,23 @@ def evaluate(
     client: LLMClient | None = None,
     llm_entities: bool = True,
     rerank: bool = True,
+    replay_entities: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """Figures per subset (and their unweighted mean ``AVG`` of accuracies with an LLM)."""
     by_subset: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for i, q in enumerate(questions):
+        if replay_entities and not q.recorded_entities:
+            raise InputError(
+                "--replay-entities needs recorded question entities (an 'entity' field, as in "
+                "DALK's *_ner.json files)", question=q.qid, subset=q.subset,
+            )  # fmt: skip
+        replay = (
+            {"entities": replayed_entities(engine, q, embed), "link_question": False}
+            if replay_entities else {}
+        )  # fmt: skip
         if client is None:
-            r = engine.retrieve(q.question, q.choices, k=k, hops=hops, embed=embed)
+            r = engine.retrieve(q.question, q.choices, k=k, hops=hops, embed=embed, **replay)
             rec = question_record(engine, q, r, hops)
         else:
             a = answer_question(
@@ -162,13 +235,17 @@ def evaluate(
                 k=k,
                 hops=hops,
                 embed=embed,
-                llm_entities=llm_entities,
+                llm_entities=llm_entities and not replay_entities,
                 rerank=rerank,
+                **replay,
             )
+            alone = answer_alone(client, q.question, q.choices, a.usage)
             rec = question_record(engine, q, a.retrieval, hops)
             rec.update(
                 llm_choice=a.choice,
                 llm_correct=a.choice == q.answer,
+                alone_choice=alone.choice,
+                alone_correct=alone.choice == q.answer,
                 invalid_citations=len(a.invalid_citations),
                 llm_calls=a.usage.calls,
                 prompt_tokens=a.usage.prompt_tokens,
@@ -184,11 +261,15 @@ def evaluate(
         "k": k,
         "hops": hops,
         "embed": embed,
+        "replay_entities": replay_entities,
         "subsets": subsets,
     }
     if client is not None:
         accs = [s["accuracy"] for s in subsets.values() if s.get("accuracy") is not None]
         out["AVG"] = round(statistics.fmean(accs), 1) if accs else None
+        alone = [s["accuracy_without_kg"] for s in subsets.values()
+                 if s.get("accuracy_without_kg") is not None]  # fmt: skip
+        out["AVG_without_kg"] = round(statistics.fmean(alone), 1) if alone else None
         out["reported"] = DALK_REPORTED
     return out
 

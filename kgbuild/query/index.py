@@ -1,11 +1,13 @@
 """A snapshot loaded once into memory for querying, and cached beside it by content hash.
 
-Loading reads six small SQL results through :class:`~kgbuild.store.snapshots.Warehouse` (each
+Loading reads seven small SQL results through :class:`~kgbuild.store.snapshots.Warehouse` (each
 query opens a read-only connection and closes it, so the catalog is never held open while
 questions are answered: DuckDB allows one writer *or* readers per file, and a scheduled build
 must be able to publish meanwhile). What is read becomes flat arrays — nodes, edges with
-support / confidence / year span, the best evidence sentence per (triple, PMID), and the alias
-dictionary — written as Arrow IPC files to ``<index_dir>/<snapshot_id>-<content_hash[:16]>/``.
+support / confidence / year span, the best evidence sentence per (triple, PMID), every distinct
+evidence sentence with the triples it supports (and its BM25 index,
+:mod:`kgbuild.query.sentences`), and the alias dictionary — written as Arrow IPC files to
+``<index_dir>/<snapshot_id>-<content_hash[:16]>/``.
 A snapshot is immutable, so its content hash names its index for good: a second open reads
 those files (no DuckDB, no SQL) and only rebuilds the adjacency arrays.
 
@@ -15,6 +17,7 @@ never run code.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -30,13 +33,14 @@ import pyarrow.ipc as ipc
 
 from kgbuild.query.aliases import build_aliases
 from kgbuild.query.graph import Graph
+from kgbuild.query.sentences import SentenceIndex
 from kgbuild.query.text import is_content, tokens
 from kgbuild.store.confidence import model_digest
 from kgbuild.store.snapshots import Warehouse
 
 #: Bump when the files' layout or meaning changes: older caches are then rebuilt.
-INDEX_VERSION = 3  # 3: built from served (asserted) evidence, or all of it (issue 24)
-_TABLES = ("nodes", "edges", "evidence", "aliases")
+INDEX_VERSION = 4  # 4: sentences, their BM25 index, node document counts (issue 26)
+_TABLES = ("nodes", "edges", "evidence", "aliases", "sentences", "sentence_edges")
 
 
 @dataclass(slots=True)
@@ -51,10 +55,19 @@ class SnapshotIndex:
     edges: dict[str, Any]
     evidence: dict[str, Any]
     aliases: dict[str, Any]
+    #: Distinct evidence sentences (pmid, year, sentence), and which edges each supports
+    #: (``sentence_edges``: sentence row → edge, sorted by sentence).
+    sentences: dict[str, Any]
+    sentence_edges: dict[str, Any]
     graph: Graph = field(init=False)
     node_of: dict[str, int] = field(init=False)
     relations: list[str] = field(init=False)
     ev_ptr: np.ndarray = field(init=False)
+    sent_ptr: np.ndarray = field(init=False)
+    #: Distinct PMIDs with evidence per node, and in the whole snapshot (PMI's counts).
+    node_docs: np.ndarray = field(init=False)
+    n_docs: int = field(init=False)
+    lexical: SentenceIndex | None = None
     path: Path | None = None
     timings: dict[str, float] = field(default_factory=dict)
     _name_tokens: dict[int, frozenset[str]] = field(default_factory=dict)
@@ -75,6 +88,33 @@ class SnapshotIndex:
         self.ev_ptr = np.searchsorted(
             self.evidence["edge"], np.arange(len(self.edges["head"]) + 1)
         ).astype(np.int64)
+        self.sent_ptr = np.searchsorted(
+            self.sentence_edges["sentence"], np.arange(len(self.sentences["pmid"]) + 1)
+        ).astype(np.int64)
+        self.node_docs, self.n_docs = _node_docs(self)
+
+    def sentence_edge_ids(self, row: int) -> np.ndarray:
+        """The edges sentence ``row`` supports."""
+        return self.sentence_edges["edge"][int(self.sent_ptr[row]) : int(self.sent_ptr[row + 1])]
+
+    def ensure_lexical(self) -> SentenceIndex:
+        """The BM25 index of the sentences: loaded from the index folder, else built (and saved
+        there when the folder is writable)."""
+        if self.lexical is not None:
+            return self.lexical
+        n = len(self.sentences["sentence"])
+        folder = self.path / "bm25" if self.path is not None else None
+        got = SentenceIndex.load(folder, n) if folder is not None else None
+        if got is None:
+            t0 = time.perf_counter()
+            got = SentenceIndex.build(self.sentences["sentence"])
+            self.timings["bm25_build_s"] = round(time.perf_counter() - t0, 4)
+            if folder is not None:
+                # a read-only index folder: the index lives in memory only
+                with contextlib.suppress(OSError):
+                    got.save(folder)
+        self.lexical = got
+        return got
 
     def name_tokens(self, node: int) -> frozenset[str]:
         """Content tokens of a node's display name (memoized: names are immutable)."""
@@ -103,7 +143,21 @@ class SnapshotIndex:
             "edges": self.n_edges,
             "evidence": len(self.evidence["edge"]),
             "aliases": len(self.aliases["key"]),
+            "sentences": len(self.sentences["pmid"]),
         }
+
+
+def _node_docs(idx: SnapshotIndex) -> tuple[np.ndarray, int]:
+    """Distinct PMIDs with evidence per node and overall (from the one-row-per-(triple, PMID)
+    evidence table): the document frequencies PMI divides by."""
+    ev, e = idx.evidence, idx.edges
+    if not len(ev["edge"]):
+        return np.zeros(idx.n_nodes, np.int32), 0
+    pmids, code = np.unique(np.asarray(ev["pmid"], dtype=object), return_inverse=True)
+    nodes = np.concatenate([e["head"][ev["edge"]], e["tail"][ev["edge"]]]).astype(np.int64)
+    pairs = np.unique(nodes * len(pmids) + np.concatenate([code, code]))
+    counts = np.bincount(pairs // len(pmids), minlength=idx.n_nodes).astype(np.int32)
+    return counts, len(pmids)
 
 
 def index_dir_for(warehouse: Path, index_dir: Path | None) -> Path:
@@ -134,15 +188,17 @@ def open_index(
         t0 = time.perf_counter()
         idx = _read(folder, m)
         if idx is not None:
+            idx.ensure_lexical()
             idx.timings["load_s"] = round(time.perf_counter() - t0, 4)
             return idx
         shutil.rmtree(folder, ignore_errors=True)  # stale or damaged: rebuilt below
     t0 = time.perf_counter()
     tables = _from_warehouse(wh, snapshot_id, all_evidence)
     idx = SnapshotIndex(snapshot_id, m["kg"], m["as_of_year"], m["content_hash"], **tables)
-    idx.timings["build_s"] = round(time.perf_counter() - t0, 4)
     if cache:
         idx.path = _write(folder, idx)
+    idx.ensure_lexical()
+    idx.timings["build_s"] = round(time.perf_counter() - t0, 4)
     return idx
 
 
@@ -152,7 +208,7 @@ def open_index(
 def _from_warehouse(
     wh: Warehouse, sid: str, all_evidence: bool = False
 ) -> dict[str, dict[str, Any]]:
-    """Six read-only queries (each its own short connection), always in a fixed order."""
+    """Seven read-only queries (each its own short connection), always in a fixed order."""
     edges_of, evidence_of = (
         ("kg_edges_all_at", "evidence_status_at") if all_evidence
         else ("kg_edges_at", "served_evidence_at")
@@ -184,6 +240,14 @@ def _from_warehouse(
         ),
         key=lambda r: (r[0], -r[4], -r[2], r[1]),
     )
+    # every distinct sentence, with the triples it supports (the lexical index's documents)
+    sents = wh.query(
+        f"SELECT pmid, min(year), sentence, list(DISTINCT triple_id ORDER BY triple_id) "
+        f"FROM {evidence_of}(?) WHERE sentence IS NOT NULL AND sentence <> '' "
+        "GROUP BY pmid, sentence ORDER BY pmid, sentence",
+        [sid],
+    )
+    sent_links = [(i, edge_of[t]) for i, r in enumerate(sents) for t in r[3] if t in edge_of]
     mentions = wh.query(
         "SELECT concept_id, text, count(*) FROM mentions_at(?) WHERE concept_id IS NOT NULL "
         "GROUP BY ALL ORDER BY ALL",
@@ -230,6 +294,15 @@ def _from_warehouse(
             "confidence": np.array([r[4] for r in ev], np.float32),
         },
         "aliases": aliases,
+        "sentences": {
+            "pmid": [r[0] for r in sents],
+            "year": np.array([r[1] or 0 for r in sents], np.int16),
+            "sentence": [r[2] for r in sents],
+        },
+        "sentence_edges": {
+            "sentence": np.array([a for a, _ in sent_links], np.int32),
+            "edge": np.array([b for _, b in sent_links], np.int32),
+        },
     }
 
 
@@ -308,7 +381,27 @@ def _read(folder: Path, manifest: dict[str, Any]) -> SnapshotIndex | None:
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError,
             pa.ArrowException):  # fmt: skip
         return None  # unreadable or inconsistent: the caller rebuilds it
-    if idx.n_edges != meta.get("edges") or idx.n_nodes != meta.get("nodes"):
+    if (
+        idx.n_edges != meta.get("edges")
+        or idx.n_nodes != meta.get("nodes")
+        or len(idx.sentences["pmid"]) != meta.get("sentences")
+        or not _links_ok(idx)
+    ):
         return None
     idx.path = folder
     return idx
+
+
+def _links_ok(idx: SnapshotIndex) -> bool:
+    """Sentence → edge links in range and sorted (a damaged cache is rebuilt, not trusted)."""
+    se = idx.sentence_edges
+    s, e = se["sentence"], se["edge"]
+    if len(s) != len(e):
+        return False
+    if not len(s):
+        return True
+    n_sent = len(idx.sentences["pmid"])
+    return bool(
+        s.min() >= 0 and s.max() < n_sent and e.min() >= 0 and e.max() < idx.n_edges
+        and np.all(np.diff(s) >= 0)
+    )  # fmt: skip

@@ -174,6 +174,12 @@ class Linker:
             end,
         )
 
+    def unlinked(self, surface: str, where: str, start: int = -1, end: int = -1,
+                 method: str = "unlinked") -> Link:  # fmt: skip
+        """A mention that names no node (``method`` says what found it instead, e.g.
+        ``lexical``: the sentence index has sentences for it)."""
+        return Link(surface, where, None, None, None, method, 0.0, start, end)
+
     # ---- embedding fallback -------------------------------------------------------------------
     def embed_link(
         self,

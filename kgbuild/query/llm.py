@@ -256,3 +256,14 @@ def answer(
     if text is None:
         return ParsedAnswer(None, "", [], "")
     return parse_answer(text, choices)
+
+
+def answer_alone(
+    client: LLMClient, question: str, choices: list[str], usage: Usage
+) -> ParsedAnswer:
+    """The same multiple-choice question with no context: the LLM-alone baseline."""
+    fields = {"question": one_line(question), "choices": choices_block(choices)}
+    text = _call(client, "answer_alone", usage, "answer_alone", **fields)
+    if text is None:
+        return ParsedAnswer(None, "", [], "")
+    return parse_answer(text, choices)

@@ -1,4 +1,4 @@
-"""Ranking the sampled subgraph: personalized PageRank, path buckets, triple scores, choices.
+"""Ranking the sampled subgraph: personalized PageRank, path buckets, triple scores.
 
 - **PageRank** (RoK): personalized PageRank over the candidate subgraph, restarting at the
   linked entities (question entities weigh :data:`QUESTION_SEED`, choice entities
@@ -6,22 +6,25 @@
   KG's global hubs.
 - **Paths** (RoK): bucketed by how many question entities they hold (more first), then by the
   mean PageRank of their nodes; ≤ 5 kept per entity pair (DALK's cap).
-- **Triples**: a weighted sum of relevance (PageRank of both endpoints, linked endpoints, being
-  on a kept path) and trust (calibrated confidence, log support). Ties break by triple id, so the
-  order is a function of the snapshot and the question only.
-- **Choices**: a choice's support is the score of the retrieved triples that join it to the
-  question (directly, or on a kept question–choice path) — the KG-only answer is the choice
-  with the most, and none when no choice has any.
+- **Triples** (issue 26): a weighted sum of relevance (PageRank of both endpoints, linked
+  endpoints — a question entity counts twice a choice entity —, being on a kept path),
+  *specificity* (the pair's normalized PMI, discounted for pairs seen once or twice, and only
+  for a fact that reaches the question,
+  :func:`kgbuild.query.choices.npmi`: an edge to a hub that co-occurs with everything scores
+  ≈ 0 whatever its support — hubs are context, not evidence), what the triple says about the
+  choices (the standing of the best-scored choice it bears on, :mod:`kgbuild.query.choices`)
+  and calibrated confidence. Raw support is no longer a weight. Ties break by triple id, so
+  the order is a function of the snapshot and the question only.
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from kgbuild.query.choices import ChoiceScore, npmi
 from kgbuild.query.explore import PATHS_PER_PAIR, Candidates
 from kgbuild.query.graph import personalized_pagerank
 from kgbuild.query.index import SnapshotIndex
@@ -29,13 +32,12 @@ from kgbuild.query.index import SnapshotIndex
 QUESTION_SEED = 1.0
 CHOICE_SEED = 0.5
 #: Weights of a triple's score (see module docstring); they sum to 1.
-W_PAGERANK = 0.30
-W_LINKED = 0.25
-W_PATH = 0.15
-W_CONFIDENCE = 0.15
-W_SUPPORT = 0.15
-#: A question–choice path counts this much less per hop beyond the first (choice support).
-HOP_DECAY = 0.5
+W_PAGERANK = 0.15
+W_LINKED = 0.15
+W_PATH = 0.10
+W_SPECIFIC = 0.25
+W_CHOICE = 0.25
+W_CONFIDENCE = 0.10
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,22 +58,16 @@ class KeptPath:
 
 @dataclass(slots=True)
 class Ranking:
-    triples: list[ScoredTriple]
-    paths: list[KeptPath]
     pagerank: dict[int, float]
-    choice_support: list[float]
+    paths: list[KeptPath]
+    triples: list[ScoredTriple] = field(default_factory=list)
 
 
-def rank(
-    index: SnapshotIndex,
-    cand: Candidates,
-    question_nodes: list[int],
-    choice_nodes: list[list[int]],
-) -> Ranking:
-    """Scores for every candidate edge and the kept paths (see module docstring)."""
-    e = index.edges
-    edge_ids = sorted(cand.edges)
-    heads, tails = e["head"][edge_ids], e["tail"][edge_ids]
+def rank_paths(
+    cand: Candidates, question_nodes: list[int], choice_nodes: list[list[int]],
+    heads: np.ndarray, tails: np.ndarray,
+) -> Ranking:  # fmt: skip
+    """Personalized PageRank over the candidate subgraph and the kept paths."""
     linked = {*question_nodes, *(n for ch in choice_nodes for n in ch)}
     nodes = np.unique(np.concatenate([heads, tails, np.array(sorted(linked), np.int32)]))
     seeds: dict[int, float] = defaultdict(float)
@@ -80,29 +76,79 @@ def rank(
     for n in set(question_nodes):
         seeds[n] += QUESTION_SEED
     pr = personalized_pagerank(nodes, heads, tails, dict(seeds)) if len(nodes) else {}
+    return Ranking(pr, _keep_paths(cand, pr, set(question_nodes)))
+
+
+def choice_standing(scores: list[ChoiceScore]) -> list[float]:
+    """Each choice's score scaled to [0, 1] among the choices (1: the best; 0: the worst or
+    none), the weight its facts get in :func:`rank_triples`."""
+    vals = [s.score for s in scores if s.score is not None]
+    if not vals:
+        return [0.0] * len(scores)
+    lo, hi = min(vals), max(vals)
+    return [
+        0.0 if s.score is None else (1.0 if hi == lo else (s.score - lo) / (hi - lo))
+        for s in scores
+    ]
+
+
+def rank_triples(
+    index: SnapshotIndex,
+    cand: Candidates,
+    ranking: Ranking,
+    question_nodes: list[int],
+    choice_nodes: list[list[int]],
+    scores: list[ChoiceScore],
+) -> list[ScoredTriple]:
+    """Scores for every candidate edge (see module docstring), best first."""
+    e = index.edges
+    edge_ids = sorted(cand.edges)
+    heads, tails = e["head"][edge_ids], e["tail"][edge_ids]
     qset = set(question_nodes)
-    paths = _keep_paths(cand, pr, qset)
-    on_path: set[int] = {x for p in paths for x in p.edges}
+    cset = {n for ch in choice_nodes for n in ch} - qset
+    pr = ranking.pagerank
+    on_path: set[int] = {x for p in ranking.paths for x in p.edges}
     pr_max = max(pr.values(), default=0.0) or 1.0
-    sup_max = math.log1p(max((int(e["support"][i]) for i in edge_ids), default=1)) or 1.0
-    scored = []
+    standing = choice_standing(scores)
+    bears: dict[int, float] = {}  # edge → standing of the best choice it bears on
+    for i, cs in enumerate(scores):
+        edges = {x for x, _ in cs.facts}
+        cset = set(choice_nodes[i])
+        edges |= {x for x in edge_ids if int(e["head"][x]) in cset or int(e["tail"][x]) in cset}
+        for x in edges:
+            bears[x] = max(bears.get(x, 0.0), standing[i])
+    out = []
     for i, h, t in zip(edge_ids, heads.tolist(), tails.tolist(), strict=True):
         reasons = cand.edges[i]
         if any(r.startswith("path") for r in reasons) and i not in on_path:
             reasons = {r for r in reasons if not r.startswith("path")} or {"path:dropped"}
-        relevance = (
+        sup = int(e["support"][i])
+        # specificity counts for a fact that bears on the question (touches a question entity,
+        # lies on a kept path, or a choice's sentence supports it) — not for a choice's
+        # neighbour the question never reaches — discounted for small counts (Pantel & Lin
+        # 2002: PMI overrates pairs seen once)
+        bears_on_question = (
+            h in qset or t in qset or i in on_path or any(r.startswith("sentence") for r in reasons)
+        )
+        spec = max(0.0, npmi(index, h, t, sup)) * sup / (sup + 1) if bears_on_question else 0.0
+        value = (
             W_PAGERANK * (pr.get(h, 0.0) + pr.get(t, 0.0)) / (2 * pr_max)
-            + W_LINKED * ((h in linked) + (t in linked)) / 2
+            + W_LINKED * (_linked(h, qset, cset) + _linked(t, qset, cset)) / 2
             + W_PATH * (i in on_path)
+            + W_SPECIFIC * spec
+            + W_CHOICE * bears.get(i, 0.0)
+            + W_CONFIDENCE * float(e["confidence"][i])
         )
-        trust = (
-            W_CONFIDENCE * float(e["confidence"][i])
-            + W_SUPPORT * math.log1p(int(e["support"][i])) / sup_max
-        )
-        scored.append(ScoredTriple(i, round(relevance + trust, 6), tuple(sorted(reasons))))
+        out.append(ScoredTriple(i, round(value, 6), tuple(sorted(reasons))))
     triple_ids = e["triple_id"]
-    scored.sort(key=lambda s: (-s.score, triple_ids[s.edge]))
-    return Ranking(scored, paths, pr, _choice_support(index, scored, paths, qset, choice_nodes))
+    out.sort(key=lambda s: (-s.score, triple_ids[s.edge]))
+    return out
+
+
+def _linked(node: int, qset: set[int], cset: set[int]) -> float:
+    """A question entity counts fully, a choice entity half: an edge from a choice to some
+    neighbour the question never mentions says little about the question."""
+    return 1.0 if node in qset else 0.5 if node in cset else 0.0
 
 
 def _keep_paths(cand: Candidates, pr: dict[int, float], qset: set[int]) -> list[KeptPath]:
@@ -119,46 +165,3 @@ def _keep_paths(cand: Candidates, pr: dict[int, float], qset: set[int]) -> list[
         kept += group[:PATHS_PER_PAIR]
     kept.sort(key=lambda p: (-p.question_entities, -p.mean_pagerank, p.nodes))
     return kept
-
-
-def _choice_support(
-    index: SnapshotIndex,
-    scored: list[ScoredTriple],
-    paths: list[KeptPath],
-    qset: set[int],
-    choice_nodes: list[list[int]],
-) -> list[float]:
-    """Per choice: for each question entity, its strongest connection to the choice — a direct
-    triple's score, or a kept path's mean triple score × HOP_DECAY per extra hop — summed over
-    the question entities. Taking each entity's best connection (not all of them) keeps a
-    choice that is merely well connected (dopamine, via every disorder) from outweighing one
-    the question's entities name directly."""
-    score = {s.edge: s.score for s in scored}
-    e = index.edges
-    out = []
-    for i, nodes in enumerate(choice_nodes):
-        cset = set(nodes) - qset
-        best: dict[int, float] = {}
-        for s in scored:
-            h, t = int(e["head"][s.edge]), int(e["tail"][s.edge])
-            q = h if t in cset and h in qset else t if h in cset and t in qset else None
-            if q is not None:
-                best[q] = max(best.get(q, 0.0), s.score)
-        for p in paths:
-            if p.kind != f"path:choice:{i}" or p.nodes[-1] not in cset or len(p.edges) < 2:
-                continue
-            strength = sum(score.get(x, 0.0) for x in p.edges) / len(p.edges)
-            strength *= HOP_DECAY ** (len(p.edges) - 1)
-            best[p.nodes[0]] = max(best.get(p.nodes[0], 0.0), strength)
-        out.append(round(sum(best.values()), 6))
-    return out
-
-
-def kg_answer(support: list[float]) -> int | None:
-    """The choice with the strongest support; None when none has any or the best is tied."""
-    if not support:
-        return None
-    best = max(support)
-    if best <= 0 or support.count(best) > 1:
-        return None
-    return support.index(best)

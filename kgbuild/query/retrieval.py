@@ -43,11 +43,19 @@ class Retrieval:
     choice_support: list[float]
     kg_answer: int | None
     diagnostics: dict[str, Any]
+    #: Per choice: score, lexical lift, graph NPMI, reasons, facts and sentences (issue 26).
+    choice_scores: list[dict[str, Any]] = field(default_factory=list)
+    #: Evidence sentences in the context, each with what it was found for and its PMID.
+    sentences: list[dict[str, Any]] = field(default_factory=list)
+    #: The same sentences as (found for, sentence row, BM25), to rebuild a context from.
+    sentence_rows: list[tuple[str, int, float]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
     def found(self) -> bool:
-        return any(x.node is not None for x in self.links)
+        """Something in the snapshot bears on the question: a linked entity or, for a choice
+        that names no node, evidence sentences (issue 26)."""
+        return any(x.node is not None for x in self.links) or bool(self.sentences)
 
     @property
     def message(self) -> str | None:
@@ -77,6 +85,8 @@ class Retrieval:
             "triples": [t.to_dict() for t in self.triples],
             "context": self.context,
             "choice_support": self.choice_support,
+            "choice_scores": self.choice_scores,
+            "sentences": self.sentences,
             "kg_answer": self.kg_answer,
             "diagnostics": self.diagnostics,
         }

@@ -6,6 +6,12 @@ and are saved as ``vectors-<model>.npy`` in the snapshot's index folder, so a re
 array and never imports torch. The model itself loads only when a text must be encoded (a new
 question's phrase), on the first such call, or at a server's start (``QueryEngine.prepare``).
 Query texts are remembered in memory only (no disk write on the request path).
+
+Nearest-node search goes through FAISS (issue 26): an exact inner-product index up to
+:data:`ANN_MIN_NODES` names, an HNSW graph (Malkov & Yashunin 2018) above it, where a brute
+force product over every name grows with the KG. The HNSW graph is built in memory from the
+``.npy`` vectors (one thread, so the same vectors give the same graph), never read from a file:
+FAISS's own index files are a binary format we would have to trust.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -22,6 +29,12 @@ from kgbuild.resolve.embed import Embedder
 
 #: Texts embedded per query are few; their vectors are remembered for this many texts.
 QUERY_CACHE = 65536
+#: Node names from which nearest-node search is approximate (HNSW) rather than exact.
+ANN_MIN_NODES = 50_000
+#: HNSW links per node, and the candidate list sizes while building and searching.
+HNSW_M = 32
+HNSW_EF_CONSTRUCTION = 80
+HNSW_EF_SEARCH = 64
 
 
 #: Torch threads once query texts are being encoded. One: a request encodes a few short texts,
@@ -55,6 +68,7 @@ class NodeVectors:
         self._lock = threading.Lock()
         self._memo: dict[str, np.ndarray] = {}
         self._best: dict[str, tuple[int, float]] = {}
+        self._ann: Any = None
 
     def _file(self) -> Path | None:
         if self.folder is None:
@@ -103,6 +117,15 @@ class NodeVectors:
                 self._memo.update(zip(todo, vecs, strict=True))
         return np.stack([self._memo[t] for t in texts])
 
+    def ann(self) -> Any:
+        """The FAISS index over the node vectors (see module docstring), built on first use."""
+        m = self.ready()
+        with self._lock:
+            if self._ann is None:
+                self._ann = build_ann(m)
+                self.timings["ann"] = type(self._ann).__name__
+            return self._ann
+
     def nearest(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """Best node and its cosine for each text (-1 / 0.0 when there are no nodes);
         remembered per text, as the vectors are."""
@@ -111,9 +134,10 @@ class NodeVectors:
             return np.full(len(texts), -1), np.zeros(len(texts))
         todo = [t for t in dict.fromkeys(texts) if t not in self._best]
         if todo:
-            sims = self.encode(todo) @ m.T
-            best = np.argmax(sims, axis=1)  # ties: the lowest node index (the smallest id)
-            scores = sims[np.arange(len(todo)), best]
+            scores_2d, best_2d = self.ann().search(
+                np.ascontiguousarray(self.encode(todo), dtype=np.float32), 1
+            )
+            best, scores = best_2d[:, 0], scores_2d[:, 0]
             with self._lock:
                 if len(self._best) + len(todo) > QUERY_CACHE:
                     self._best.clear()
@@ -121,3 +145,21 @@ class NodeVectors:
                                       strict=True))  # fmt: skip
         got = [self._best[t] for t in texts]
         return np.array([g[0] for g in got]), np.array([g[1] for g in got])
+
+
+def build_ann(matrix: np.ndarray) -> Any:
+    """An exact inner-product index, or HNSW from :data:`ANN_MIN_NODES` rows (vectors are
+    normalized, so inner product = cosine)."""
+    import faiss
+
+    faiss.omp_set_num_threads(1)  # one query at a time; and a reproducible HNSW build
+    m = np.ascontiguousarray(matrix, dtype=np.float32)
+    dim = m.shape[1]
+    if len(m) < ANN_MIN_NODES:
+        index = faiss.IndexFlatIP(dim)
+    else:
+        index = faiss.IndexHNSWFlat(dim, HNSW_M, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
+        index.hnsw.efSearch = HNSW_EF_SEARCH
+    index.add(m)
+    return index

@@ -25,13 +25,6 @@ CHOICES = ["APOE", "APP", "MAPT", "ACh"]
 
 
 @pytest.fixture(scope="module")
-def toy(tmp_path_factory):
-    root = tmp_path_factory.mktemp("toy") / "wh"
-    build_query_kg(root)
-    return root
-
-
-@pytest.fixture(scope="module")
 def eng(toy):
     return QueryEngine(toy, "latest", embeddings=False)
 

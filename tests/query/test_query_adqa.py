@@ -17,19 +17,11 @@ from kgbuild.query.adqa import parse_entity_list, read_questions
 from kgbuild.query.link import LINK_THRESHOLD
 from kgbuild.query.text import key
 from tests.conftest import FIXTURES, ROOT, shared
-from tests.support.query_kg import build_query_kg
 from tests.support.replay_qa_server import serve_replay_qa
 
 ADQA = FIXTURES / "query" / "adqa"
 FILES = [ADQA / "medqa_toy.json", ADQA / "medmcqa_toy.json", ADQA / "mmlu_toy.jsonl",
          ADQA / "qa4mre_toy.json"]  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def toy(tmp_path_factory):
-    root = tmp_path_factory.mktemp("adqa") / "wh"
-    build_query_kg(root)
-    return root
 
 
 def kgbuild(*args, env=None):
@@ -90,7 +82,10 @@ def test_eval_adqa_without_llm_per_subset_and_per_year(toy, tmp_path):
     assert medqa["dalk_entities_linked"] is not None and medqa["chance"] == 25.0
     assert subsets["qa4mre"]["chance"] == 20.0  # five options
     assert subsets["medmcqa"]["hit_gold"] == 100.0 and subsets["medmcqa"]["kg_accuracy"] == 100.0
-    assert medqa["hit_gold"] > medqa["hit_wrong"]
+    # q1 (APOE) and q2 (donepezil) answered from the KG; France is not in it
+    assert medqa["kg_accuracy"] == pytest.approx(66.7) and medqa["hit_gold"] >= medqa["hit_wrong"]
+    assert medqa["evidence_gold"] == pytest.approx(66.7)  # APOE's and donepezil's sentences
+    assert medqa["retrieval_p50_ms"] is not None
     out = tmp_path / "out"
     res = kgbuild("eval", "adqa", *FILES, "-w", toy, "--years", "2019-2020", "--out", out,
                   "--embed", "off")  # fmt: skip
@@ -135,6 +130,12 @@ def test_eval_adqa_with_an_llm_counts_every_question(toy, fault_rate):
     # the replay's reader picks the option the top-ranked fact names
     assert subsets["medmcqa"]["accuracy"] == 100.0 and subsets["medqa"]["accuracy"] >= 66.6
     assert report["AVG"] == round(sum(s["accuracy"] for s in subsets.values()) / 4, 1)
+    # beside it, the same endpoint with no context (the replay's reader then takes option A)
+    for name, s in subsets.items():
+        qs = [q for f in FILES for q in read_questions(f) if q.subset == name]
+        first = 100 * sum(q.answer == 0 for q in qs) / len(qs)
+        assert s["accuracy_without_kg"] == pytest.approx(first, abs=0.05), name
+    assert report["AVG_without_kg"] is not None
     assert report["reported"]["DALK"]["AVG"] == 72.6
 
 

@@ -12,7 +12,9 @@ whitespace-collapsed question text. A request is answered by prompt kind
 * ``answer`` — a deterministic "reader": the option named by the highest-ranked fact of the
   context (a fact line sharing a word with the option; the first option on ties), citing that
   fact's first PMID. It never sees the gold answer, so its accuracy measures the retrieval's
-  ranking, not the replay.
+  ranking, not the replay;
+* ``answer_alone`` — the same question with no context: the first option (a reader that knows
+  nothing), so ``eval adqa --llm``'s "without the KG" column is checkable.
 
 Faults (429 + Retry-After, 500, slow, malformed, truncated) are injected at a seeded rate by the
 same HTTP layer as ``tests/support/replay_llm_server.py``. ``python -m
@@ -36,7 +38,7 @@ from typing import Any
 
 from tests.support.replay_llm_server import FAULT_KINDS, Reply, _text, normalize, serve_llm
 
-TASKS = ("question_entities", "rerank", "answer", "answer_open")
+TASKS = ("question_entities", "rerank", "answer", "answer_open", "answer_alone")
 _QUESTION = re.compile(
     r"^Question: ?(.*?)\n(?:[A-J]\. |\n|Think|Keep|Extract|Name|Answer)", re.M | re.S
 )
