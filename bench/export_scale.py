@@ -9,6 +9,11 @@ figures are medians. Every run's files are hashed: runs of a format must be byte
 LadybugDB file is compared by its content: every node and relationship, sorted).
 
     .venv/bin/python bench/export_scale.py [--triples 1000000] [--nodes 200000] [--runs 2]
+        [--memory-limit 384MB]
+
+``--memory-limit`` replaces the export connection's DuckDB limit in the bench's own child
+processes only (the suite runs this bench at 20k triples under a limit a non-streaming
+query exceeds: tests/bench/test_bench_paths.py).
 
 Ends with one JSON line: triples, and <format>_s, <format>_rss_mb per format (+ identical).
 """
@@ -64,10 +69,13 @@ def unordered_digest(db: Path, query: str) -> bytes:
     return acc.to_bytes(32, "big") + n.to_bytes(8, "big")
 
 
-def one(warehouse: str, fmt: str, out: str) -> None:
+def one(warehouse: str, fmt: str, out: str, memory_limit: str = "") -> None:
     """Child process: export one format, print a JSON line of time, RSS and a content digest."""
-    from kgbuild.export import LADYBUG_FILE, export_snapshot
+    from kgbuild.export import LADYBUG_FILE, export_snapshot, source
     from kgbuild.store.snapshots import Warehouse
+
+    if memory_limit:
+        source.MEMORY_LIMIT = memory_limit
 
     wh = Warehouse(Path(warehouse))
     sid = wh.resolve("latest")
@@ -106,12 +114,13 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--formats", default=",".join(FORMATS))
     ap.add_argument("--warehouse", help="reuse (or keep) the synthetic warehouse here")
+    ap.add_argument("--memory-limit", default="", help="DuckDB limit of the export connection")
     ap.add_argument(
         "--one", nargs=3, metavar=("WAREHOUSE", "FORMAT", "OUT"), help=argparse.SUPPRESS
     )
     args = ap.parse_args()
     if args.one:
-        one(*args.one)
+        one(*args.one, memory_limit=args.memory_limit)
         return
     tmp = Path(tempfile.mkdtemp(prefix="kgbuild-export-bench-"))
     wh = Path(args.warehouse) if args.warehouse else tmp / "wh"
@@ -134,7 +143,8 @@ def main() -> None:
             for r in range(args.runs):
                 out = tmp / f"out-{fmt}-{r}"
                 proc = subprocess.run(
-                    [sys.executable, __file__, "--one", str(wh), fmt, str(out)],
+                    [sys.executable, __file__, "--one", str(wh), fmt, str(out),
+                     "--memory-limit", args.memory_limit],
                     capture_output=True, text=True, check=False,
                 )  # fmt: skip
                 if proc.returncode:

@@ -1,0 +1,106 @@
+"""Every bench script's code path, end to end at small sizes (issue 28), so CI fails when a
+bench breaks — not a user on a fresh clone. Figures are not asserted (benches are not timed
+tests); what is asserted is that each runs with what it ships and ends with its JSON line
+carrying the keys its issue names.
+
+And the cause of the export's memory growth, pinned where it was: a snapshot table read
+through ``<table>_at`` must stream. Its deletions used to be applied by a correlated
+``NOT EXISTS``, which DuckDB decorrelates into a delim join that buffers the whole table
+before the first row leaves (585 MB for a 1M-triple snapshot's evidence, per reader); the
+plan of each ``_at`` read must hold no buffered CTE.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from kgbuild.store import catalog
+from kgbuild.store.snapshots import Warehouse
+from tests.conftest import FIXTURES, ROOT
+from tests.support.synthetic_kg import publish_synthetic
+
+pytestmark = pytest.mark.slow
+
+
+def run_bench(script: str, *args: str, timeout: float = 600) -> dict:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / script), *args],
+        capture_output=True, text=True, timeout=timeout, cwd=ROOT, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, f"{script} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory) -> Warehouse:
+    root = tmp_path_factory.mktemp("synthetic") / "wh"
+    publish_synthetic(root, 20_000, 4_000, kg="scale", years=(2020,), seed=11)
+    return Warehouse(root)
+
+
+@pytest.mark.parametrize("table", [*catalog.TABLES, "served_evidence", "kg_edges"])
+def test_a_snapshot_table_is_read_without_buffering_it_whole(synthetic, table):
+    sid = synthetic.resolve("latest")
+    with catalog.connect(synthetic.catalog_path, True, 30.0) as con:
+        plan = "\n".join(
+            str(r[-1])
+            for r in con.execute(f"EXPLAIN SELECT * FROM {table}_at(?)", [sid]).fetchall()
+        )
+    assert "DELIM" not in plan.upper(), f"{table}_at decorrelates a subquery:\n{plan}"
+    assert "BUFFERED" not in plan.upper(), f"{table}_at buffers a whole table:\n{plan}"
+
+
+def test_the_export_bench_runs_every_format_under_a_tight_memory_limit(synthetic):
+    got = run_bench(
+        "export_scale.py", "--warehouse", str(synthetic.root), "--runs", "2",
+        "--memory-limit", "160MB",
+    )  # fmt: skip
+    assert got["triples"] == 20_000
+    for fmt in ("parquet", "tsv", "kgx", "neo4j", "ladybug"):
+        assert got[f"{fmt}_rss_mb"] > 0 and got[f"{fmt}_s"] > 0
+    assert got["identical"] is True
+
+
+def test_the_query_latency_bench_runs_on_a_tiny_built_warehouse(tmp_path):
+    wh = tmp_path / "wh"
+    build = subprocess.run(
+        [str(ROOT / ".venv/bin/kgbuild") if (ROOT / ".venv/bin/kgbuild").exists() else "kgbuild",
+         "build", "--source", str(FIXTURES / "corpus"), "--kg", "tiny", "--extractor",
+         "cooccurrence", "--embed-model", "none", "-w", str(wh)],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert build.returncode == 0, build.stderr[-3000:]
+    questions = sorted(str(p) for p in (FIXTURES / "query" / "adqa").glob("*_toy.json"))
+    got = run_bench(
+        "query_latency.py", "--warehouse", str(wh), "--questions", *questions,
+        "--http-requests", "16", "--http-clients", "2",
+    )  # fmt: skip
+    for key in ("p50_ms", "p95_ms", "http_p95_ms", "http_errors", "peak_rss_mb"):
+        assert key in got
+    assert got["questions"] > 0 and got["http_errors"] == 0
+
+
+def test_the_query_latency_bench_says_build_first_without_a_warehouse(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench/query_latency.py"), "--warehouse", str(tmp_path)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode != 0
+    assert "run `make build` first" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_the_build_scale_bench_runs_its_sizes_quickly(tmp_path):
+    got = run_bench(
+        "build_scale.py", "--source", str(FIXTURES / "corpus"), "--ks", "1,2",
+        "--per-year", "3", "--variants", "shifted,renamed",
+    )  # fmt: skip
+    assert got["k"] == [1, 2] and got["per_year"] == 3
+    assert got["records_2"] == 2 * got["records_1"] > 0
+    assert got["renamed_triples_2"] >= got["triples_2"]
+    for key in ("wall_s_1", "wall_s_2", "wall_ratio_2", "size_s_1", "renamed_size_s_2", "total_s"):
+        assert key in got
