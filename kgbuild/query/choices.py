@@ -120,7 +120,7 @@ class PairEdges:
 def score_choices(
     index: SnapshotIndex,
     lexical: SentenceIndex,
-    question: str,
+    question: tuple[list[int], np.ndarray],
     choices: list[str],
     question_nodes: list[int],
     choice_nodes: list[list[int]],
@@ -128,10 +128,10 @@ def score_choices(
     paths: list[tuple[tuple[int, ...], tuple[int, ...], str]],
     sentence_mask: np.ndarray | None = None,
 ) -> list[ChoiceScore]:
-    """Every choice's :class:`ChoiceScore` (see module docstring)."""
+    """Every choice's :class:`ChoiceScore` (see module docstring); ``question``: the
+    question's term ids and BM25 scores (computed once per retrieval by the caller)."""
     pairs = PairEdges.of(index, candidate_edges)
-    qids = lexical.term_ids(question)
-    sq = lexical.scores(qids)
+    qids, sq = question
     rows, weights = lexical.neighbourhood(sq, mask=sentence_mask)
     # terms every choice shares ("trisomy" in "trisomy 18" / "trisomy 21") cannot tell them
     # apart; the question's own terms say nothing about a choice either

@@ -54,7 +54,7 @@ class _State:
     index: SnapshotIndex
     linker: Linker
     graphs: dict[Filters, tuple[Graph, np.ndarray]] = field(default_factory=dict)
-    sentence_masks: dict[tuple[str, Filters], np.ndarray] = field(default_factory=dict)
+    sentence_masks: dict[Filters, np.ndarray] = field(default_factory=dict)
     #: The same snapshot over every evidence row (issue 24), opened on first request.
     everything: _State | None = None
 
@@ -235,8 +235,7 @@ class QueryEngine:
         filter, supporting at least one edge that passes it (cached per filter set)."""
         if not f.active:
             return None
-        key = ("sentences", f)
-        got = st.sentence_masks.get(key)
+        got = st.sentence_masks.get(f)
         if got is None:
             idx = st.index
             se = idx.sentence_edges
@@ -247,10 +246,11 @@ class QueryEngine:
                 got &= idx.sentences["year"] <= f.as_of_year
             if len(st.sentence_masks) >= 16:
                 st.sentence_masks.clear()
-            st.sentence_masks[key] = got
+            st.sentence_masks[f] = got
         return got
 
-    def _link(self, st: _State, lexical: SentenceIndex, question: str, choices: list[str],
+    def _link(self, st: _State, lexical: SentenceIndex, question: str,
+              question_terms: tuple[list[int], np.ndarray], choices: list[str],
               embed: str) -> tuple[list[Link], int]:  # fmt: skip
         """Dictionary links of the question and choices, then at most one batched embedding
         call for what is left (issue 26: encoding cost 48.7 ms of a 50 ms median, one call
@@ -266,7 +266,7 @@ class QueryEngine:
                 todo.append((question[a:b], "question", (a, b)))
             else:
                 rest.append(linker.unlinked(question[a:b], "question", a, b))
-        qids = lexical.term_ids(question) if embed == "mentions" and choices else []
+        qids, sq = question_terms
         for i, c in enumerate(choices):
             where = f"choice:{i}"
             found, c_spans = linker.dictionary(c, where)
@@ -275,7 +275,9 @@ class QueryEngine:
                 rest += [linker.unlinked(c[a:b], where, a, b) for a, b in c_spans]
             elif embed == "off":
                 rest.append(linker.unlinked(c, where, 0, len(c)))
-            elif embed == "mentions" and lexical.search(qids, lexical.term_ids(c), 1):
+            elif embed == "mentions" and lexical.search(
+                qids, lexical.term_ids(c), 1, question_scores=sq
+            ):
                 rest.append(linker.unlinked(c, where, 0, len(c), "lexical"))
             else:
                 todo.append((c, where, (0, len(c))))
@@ -315,7 +317,9 @@ class QueryEngine:
         t = Timer()
         idx = st.index
         lexical = idx.ensure_lexical()
-        links, n_embedded = self._link(st, lexical, question, choices, embed)
+        qids = lexical.term_ids(question)
+        question_terms = (qids, lexical.scores(qids))
+        links, n_embedded = self._link(st, lexical, question, question_terms, choices, embed)
         if not link_question:
             links = [x for x in links if x.where != "question"]
         if entities:
@@ -333,7 +337,7 @@ class QueryEngine:
         ids = sorted(cand.edges)
         ranking = rank_paths(cand, qn, cn, idx.edges["head"][ids], idx.edges["tail"][ids])
         paths = [(p.nodes, p.edges, p.kind) for p in ranking.paths]
-        scores = score_choices(idx, lexical, question, choices, qn, cn, ids, paths, smask)
+        scores = score_choices(idx, lexical, question_terms, choices, qn, cn, ids, paths, smask)
         # the triples a choice's sentences support join the candidates (sentences → facts)
         for i, cs in enumerate(scores):
             for row, _ in cs.sentences:
@@ -346,8 +350,7 @@ class QueryEngine:
         ranked = [(s.edge, s.score, s.reasons) for s in ranked_triples]
         sentences = [(f"choice:{cs.choice}", r, sc) for cs in scores for r, sc in cs.sentences]
         if not choices:  # an open question: its own best sentences
-            qids = lexical.term_ids(question)
-            sq = lexical.scores(qids)
+            sq = question_terms[1]
             sentences = [("question", r, round(float(sq[r]), 4))
                          for r in lexical.top(sq, SENTENCES_PER_CHOICE, smask)]  # fmt: skip
         triples, text, budget = build_context(idx, ranked, k, token_budget, f.as_of_year,

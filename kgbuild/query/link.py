@@ -207,28 +207,6 @@ class Linker:
             )
         return out
 
-    # ---- whole texts ------------------------------------------------------------------------
-    def link_text(
-        self, text: str, where: str, embed: str = "mentions", whole: bool = False
-    ) -> list[Link]:
-        """Dictionary links of ``text``, then the embedding fallback for what is left.
-
-        ``whole``: the text is itself one mention (a choice): embedded whole when the
-        dictionary found nothing in it. ``embed`` (see :data:`EMBED_MODES`): ``mentions``
-        embeds only such whole mentions, ``all`` also every unlinked phrase, ``off`` nothing.
-        """
-        if embed not in EMBED_MODES:
-            raise ValueError(f"embed must be one of {EMBED_MODES}")
-        links, spans = self.dictionary(text, where)
-        todo: list[tuple[int, int]] = []
-        if whole and not links and text.strip() and embed != "off":
-            todo, spans = [(0, len(text))], []
-        elif embed == "all":
-            todo, spans = spans, []
-        links += self.embed_link([text[a:b] for a, b in todo], [where] * len(todo), todo)
-        links += [self._link(text[a:b], where, None, "unlinked", 0.0, a, b) for a, b in spans]
-        return sorted(links, key=lambda x: (x.start, x.end))
-
     def link_names(self, names: list[str], where: str, embed: bool = True) -> list[Link]:
         """Entities an LLM named: whole name by dictionary, else by embedding, else the
         dictionary matches inside the name, else unlinked."""

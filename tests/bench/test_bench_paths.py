@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -68,9 +69,9 @@ def test_the_export_bench_runs_every_format_under_a_tight_memory_limit(synthetic
 def test_the_query_latency_bench_runs_on_a_tiny_built_warehouse(tmp_path):
     wh = tmp_path / "wh"
     build = subprocess.run(
-        [str(ROOT / ".venv/bin/kgbuild") if (ROOT / ".venv/bin/kgbuild").exists() else "kgbuild",
-         "build", "--source", str(FIXTURES / "corpus"), "--kg", "tiny", "--extractor",
-         "cooccurrence", "--embed-model", "none", "-w", str(wh)],
+        [str(Path(sys.executable).with_name("kgbuild")), "build", "--source",
+         str(FIXTURES / "corpus"), "--kg", "tiny", "--extractor", "cooccurrence",
+         "--embed-model", "none", "-w", str(wh)],
         capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert build.returncode == 0, build.stderr[-3000:]
