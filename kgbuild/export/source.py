@@ -27,7 +27,12 @@ import pyarrow as pa
 
 from kgbuild.errors import StoreError
 from kgbuild.store import catalog
-from kgbuild.store.confidence import confidence_sql, load_model, row_features_sql
+from kgbuild.store.confidence import (
+    confidence_sql,
+    load_model,
+    row_features_sql,
+    triple_support_sql,
+)
 
 #: DuckDB's working memory for an export; it spills to a temp folder beyond this.
 MEMORY_LIMIT = "384MB"
@@ -92,23 +97,43 @@ ORDER BY {order}
 """
 
 
+#: The temporary table (one per export cursor) of the triples with their support.
+TRIPLES_TABLE = "_export_triples"
+
+
 def evidence_sql(order: str) -> str:
     """The served evidence in the same order as TRIPLES_SQL, then by PMID and evidence id, each
     row with the calibrated model's probability (``confidence``, as ``kg_edges`` computes it).
-    Only the columns the edge figures need; the sort spills to disk, so memory stays bounded."""
+    Only the columns the edge figures need; the sort spills to disk, so memory stays bounded.
+
+    Issue 28: one read of the evidence (the feature query carries the columns the edges need,
+    not a second read joined back on ``evidence_id``) and one join of the triples, which come
+    with their support from :data:`TRIPLES_TABLE` (:func:`prepare_triples`), made before this
+    query runs: each of those was a 1M-row hash table that, beside the sort, did not fit an
+    export's memory at 1M triples."""
+    features = row_features_sql(
+        "$sid", extra=("e.year", "e.model", "e.sentence", "t.relation", "t.head_id", "t.tail_id"),
+        triples=TRIPLES_TABLE,
+    )  # fmt: skip
     return f"""
-WITH f AS ({row_features_sql("$sid")}),
-ent AS (SELECT id, type FROM entities_at($sid)),
-t AS (SELECT t.triple_id, t.relation, coalesce(h.type, '') AS head_kind,
-             coalesce(x.type, '') AS tail_kind
-      FROM triples_at($sid) t LEFT JOIN ent h ON h.id = t.head_id
-      LEFT JOIN ent x ON x.id = t.tail_id),
-p AS (SELECT evidence_id, {confidence_sql(load_model())} AS confidence FROM f
-      WHERE epistemic = 'asserted' AND verified <> 'no')
-SELECT t.triple_id, e.pmid, e.year, e.method, e.model, p.confidence, e.sentence
-FROM evidence_at($sid) e JOIN p USING (evidence_id) JOIN t USING (triple_id)
-ORDER BY {order}, e.pmid, e.evidence_id
+WITH f AS ({features}),
+ent AS (SELECT id, type FROM entities_at($sid))
+SELECT t.triple_id, t.pmid, t.year, t.method, t.model,
+       {confidence_sql(load_model())} AS confidence, t.sentence,
+       coalesce(h.type, '') AS head_kind, coalesce(x.type, '') AS tail_kind
+FROM f t LEFT JOIN ent h ON h.id = t.head_id LEFT JOIN ent x ON x.id = t.tail_id
+WHERE t.epistemic = 'asserted' AND t.verified <> 'no'
+ORDER BY {order}, t.pmid, t.evidence_id
 """
+
+
+def prepare_triples(con: duckdb.DuckDBPyConnection, sid: str) -> None:
+    """Make :data:`TRIPLES_TABLE` on ``con`` (temporary: this cursor's own, spilled to the
+    export's temp folder; a read-only catalog allows it) for :func:`evidence_sql`."""
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {TRIPLES_TABLE} AS {triple_support_sql('$sid')}",
+        {"sid": sid},
+    )
 
 
 #: Edge orders: by triple id, or grouped by (relation, head kind, tail kind) — what a graph
@@ -166,6 +191,7 @@ def edge_rows(
     triples = stream(con, TRIPLES_SQL.replace("{order}", order), params)
     cur2 = con.cursor()  # the second stream needs its own cursor
     try:
+        prepare_triples(cur2, sid)
         evidence = (
             row for batch in stream(cur2, evidence_sql(order), params) for row in batch.to_pylist()
         )

@@ -77,7 +77,7 @@ FEATURES: dict[str, tuple[str, str]] = {
         "the relation is a Hetionet metaedge (type-checked), not a free predicate",
     ),
     "log_support": (
-        "ln(greatest(coalesce(s.support, 0), 1))",
+        "ln(greatest(coalesce(t.support, 0), 1))",
         "ln of the triple's distinct documents with asserted evidence (agreement)",
     ),
     "long_sentence": (
@@ -102,27 +102,45 @@ def _q(text: str) -> str:
 ROW_COLUMNS = ("evidence_id", "triple_id", "pmid", "method", "epistemic", "verified", "prior")
 
 
-def row_features_sql(sid: str) -> str:
+#: An evidence row's status as the model sees it: unclassified rows count as asserted.
+_ASSERTED_STATUS = "CASE WHEN epistemic = 'unclassified' THEN 'asserted' ELSE epistemic END"
+
+
+def triple_support_sql(sid: str) -> str:
+    """Every triple of snapshot ``sid`` with ``support``: its distinct documents with asserted
+    (or unclassified) evidence — the triple side of :func:`row_features_sql`."""
+    return f"""
+SELECT tr.*, s.support FROM triples_at({sid}) tr LEFT JOIN (
+    SELECT triple_id, count(DISTINCT pmid) FILTER (WHERE {_ASSERTED_STATUS} = 'asserted')
+           AS support
+    FROM evidence_status_at({sid}) GROUP BY triple_id) s USING (triple_id)"""
+
+
+def row_features_sql(sid: str, extra: tuple[str, ...] = (), triples: str | None = None) -> str:
     """A SELECT of every evidence row of snapshot ``sid`` (an SQL expression: a quoted id or
     the ``sid`` parameter of a macro) with :data:`ROW_COLUMNS` (``prior``: the row's hand-set
-    ``Evidence.confidence``) and one column per :data:`FEATURES`.
+    ``Evidence.confidence``), the columns named in ``extra`` (``e.<col>`` of the evidence,
+    ``t.<col>`` of the triple; kgbuild's own names, never a user's: an export reads rows,
+    triples and probabilities in one pass) and one column per :data:`FEATURES`.
 
     It reads ``evidence_status_at`` (every status column present, 'unclassified' for rows of
-    parts written before statuses existed), ``triples_at`` and ``documents_at``. Unclassified
-    rows count as asserted: that is how ``kg_edges`` serves them."""
-    status = "CASE WHEN epistemic = 'unclassified' THEN 'asserted' ELSE epistemic END"
+    parts written before statuses existed), the triples with their support
+    (:func:`triple_support_sql`, or ``triples``: a table an export made of it beforehand) and
+    ``documents_at``. Unclassified rows count as asserted: that is how ``kg_edges`` serves them.
+
+    Issue 28: the triples and their support are one relation, joined once (two 1M-row hash
+    tables beside an export's sort did not fit its memory), and the support scans the evidence
+    itself rather than the CTE ``e`` (a CTE read twice is buffered whole by DuckDB)."""
     cols = ",\n  ".join(f"{sql} AS {name}" for name, (sql, _) in FEATURES.items())
+    t = triples or f"({triple_support_sql(sid)})"
     return f"""
-WITH e AS (SELECT *, {status} AS _epistemic FROM evidence_status_at({sid})),
-s AS (SELECT triple_id, count(DISTINCT pmid) FILTER (WHERE _epistemic = 'asserted') AS support
-      FROM e GROUP BY triple_id),
+WITH e AS (SELECT *, {_ASSERTED_STATUS} AS _epistemic FROM evidence_status_at({sid})),
 d AS (SELECT pmid, any_value(title) AS title, any_value(abstract) AS abstract
       FROM documents_at({sid}) GROUP BY pmid)
 SELECT e.evidence_id, e.triple_id, e.pmid, e.method, e._epistemic AS epistemic,
-  e.verified, e.confidence AS prior,
+  e.verified, e.confidence AS prior,{"".join(f" {c}," for c in extra)}
   {cols}
-FROM e JOIN triples_at({sid}) t ON t.triple_id = e.triple_id
-LEFT JOIN s ON s.triple_id = e.triple_id LEFT JOIN d ON d.pmid = e.pmid"""
+FROM e JOIN {t} t ON t.triple_id = e.triple_id LEFT JOIN d ON d.pmid = e.pmid"""
 
 
 def check_model(model: Mapping[str, Any]) -> None:

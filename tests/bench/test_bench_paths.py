@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from kgbuild.export import source
 from kgbuild.store import catalog
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import FIXTURES, ROOT
@@ -53,6 +54,21 @@ def test_a_snapshot_table_is_read_without_buffering_it_whole(synthetic, table):
         )
     assert "DELIM" not in plan.upper(), f"{table}_at decorrelates a subquery:\n{plan}"
     assert "BUFFERED" not in plan.upper(), f"{table}_at buffers a whole table:\n{plan}"
+
+
+def test_the_graph_export_reads_the_evidence_once_and_the_triples_not_again(synthetic):
+    """The graph formats' evidence query: one scan of the evidence and none of the triples
+    (they come with their support from the prepared table) — each extra read was a 1M-row
+    hash table that, beside the sort, did not fit the export's memory at 1M triples."""
+    sid = synthetic.resolve("latest")
+    with catalog.connect(synthetic.catalog_path, True, 30.0) as con:
+        source.prepare_triples(con, sid)
+        sql = "EXPLAIN (FORMAT json) " + source.evidence_sql(source.BY_ID)
+        plan = con.execute(sql, {"sid": sid}).fetchall()[0][-1]
+    assert plan.count("tbl = 'evidence'") == 1, plan
+    assert plan.count("tbl = 'triples'") == 0, plan
+    assert source.TRIPLES_TABLE in plan
+    assert "BUFFERED" not in plan.upper(), plan
 
 
 def test_the_export_bench_runs_every_format_under_a_tight_memory_limit(synthetic):
