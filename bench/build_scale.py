@@ -5,8 +5,11 @@ For each k the DALK by-year PubTator files are replicated k times into a tempora
 * **shifted** — copy c of every record gets PMID ``c × 10⁹ + PMID``: same text, same
   annotations, so the KG (nodes, triples) stays the size of 1× and only documents, mentions,
   statuses and evidence grow k×;
-* **renamed** — as shifted, and copy c's concept IDs also get the suffix ``.k<c>``, so every
-  copy is a new set of concepts and the KG's node and edge tables grow k× too.
+* **renamed** — as shifted, and copy c's concept IDs are renamed to well-formed IDs no
+  vocabulary has (a number + c·10¹⁰; else four digits of c appended, "MESH:D000544" →
+  "MESH:D0005440003"), so every copy is a new set of concepts and the KG's node and edge tables
+  grow k× too. (A suffix like ``.k<c>`` breaks the IDs' patterns: issue 24's ID check drops
+  such IDs, the mentions fall back to their text and the KG stops growing.)
 
 Each corpus is built by ``kgbuild build --extractor cooccurrence --embed-model none`` as a
 process (what a user runs) into a fresh warehouse; wall time and the child's peak RSS
@@ -71,9 +74,25 @@ def _shift(pmid: str, copy: int) -> str:
     return str(copy * PMID_SHIFT + int(pmid)) if pmid.isdigit() else f"{pmid}k{copy}"
 
 
+#: Renamed numeric IDs move past every real one (NCBI Gene and Taxonomy are below 10⁹).
+RENAME_SHIFT = 10**10
+
+
+def _rename_id(cid: str, copy: int) -> str:
+    """Copy ``copy``'s name for one concept ID: well-formed for its prefix, in no vocabulary."""
+    prefix, sep, local = cid.rpartition(":")
+    if local.isdigit():
+        local = str(int(local) + copy * RENAME_SHIFT)
+    elif local[-1:].isdigit():
+        local = f"{local}{copy:04d}"
+    else:
+        local = f"{local}.k{copy}"
+    return f"{prefix}{sep}{local}"
+
+
 def _rename(ids: str, copy: int) -> str:
     return "".join(
-        p if _ID_SPLIT.fullmatch(p) or p in ("", "-") else f"{p}.k{copy}"
+        p if _ID_SPLIT.fullmatch(p) or p in ("", "-") else _rename_id(p, copy)
         for p in _ID_SPLIT.split(ids)
     )
 
