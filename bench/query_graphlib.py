@@ -1,7 +1,11 @@
 """Which graph library for the query stage: the same retrieval graph work on a DALK-size
 snapshot with igraph, rustworkx, networkx and kgbuild's scipy.sparse CSR (kgbuild/query/graph.py).
 
-    python bench/query_graphlib.py [--warehouse /work/scratch/dalk_gen_wh] [--questions FILE ...]
+    python bench/query_graphlib.py [--warehouse ./warehouse] [--questions FILE ...]
+
+Reads an existing warehouse (default ``./warehouse``: run ``make build`` first). A library that
+is not installed (igraph and networkx are not kgbuild dependencies) gets a "not installed" line
+instead of figures.
 
 Workload, from the ADQA questions' dictionary-linked nodes (what retrieval really asks):
 
@@ -37,8 +41,8 @@ from kgbuild.query.engine import QueryEngine  # noqa: E402
 from kgbuild.query.explore import HUB_DEGREE, explore  # noqa: E402
 from kgbuild.query.graph import Graph, _pagerank_numpy, personalized_pagerank  # noqa: E402
 
-QUESTIONS = [Path("/work/shared/data/dalk/adqa/medqa_filter.json"),
-             Path("/work/shared/data/dalk/adqa/medmcqa_filter.json")]  # fmt: skip
+QUESTIONS = [ROOT.parent / "shared/data/dalk/adqa/medqa_filter.json",
+             ROOT.parent / "shared/data/dalk/adqa/medmcqa_filter.json"]  # fmt: skip
 
 
 def workload(engine: QueryEngine, files: list[Path]) -> list[dict]:
@@ -78,7 +82,9 @@ def run_ours(g: Graph, head, tail, work, barred) -> dict:
             u = np.searchsorted(nodes, head[w["edges"]]).tolist()
             v = np.searchsorted(nodes, tail[w["edges"]]).tolist()
             pairs = {(min(a, b), max(a, b)) for a, b in zip(u, v, strict=True) if a != b}
-            pers = {int(np.searchsorted(nodes, n)): x for n, x in w["seeds"].items()}
+            at = {int(n): i for i, n in enumerate(nodes.tolist())}
+            # seeds outside the candidate subgraph restart nowhere (as personalized_pagerank)
+            pers = {at[n]: x for n, x in w["seeds"].items() if n in at}
             _pagerank_numpy(len(nodes), pairs, pers, 0.85, 1e-6, 100)
 
     return {"paths_ms": np.mean([timed(paths, w) for w in work]),
@@ -194,12 +200,15 @@ def run_networkx(n, head, tail, work, barred, sample: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--warehouse", type=Path, default=Path("/work/scratch/dalk_gen_wh"))
+    ap.add_argument("--warehouse", type=Path, default=ROOT / "warehouse")
     ap.add_argument("--snapshot", default="latest")
     ap.add_argument("--questions", type=Path, nargs="+", default=QUESTIONS)
     ap.add_argument("--index-dir", type=Path, default=None)
     ap.add_argument("--networkx-sample", type=int, default=40)
     args = ap.parse_args()
+    if not (args.warehouse / "kg.duckdb").exists():
+        raise SystemExit(f"no warehouse at {args.warehouse}: run `make build` first "
+                         "(or pass --warehouse)")  # fmt: skip
     engine = QueryEngine(args.warehouse, args.snapshot, args.index_dir, embeddings=False)
     idx = engine.state().index
     head, tail = idx.edges["head"], idx.edges["tail"]
@@ -211,11 +220,18 @@ def main() -> None:
     print(f"{idx.n_nodes:,} nodes, {idx.n_edges:,} edges, {int(barred.sum())} hubs; "
           f"{len(work)} questions, {sum(len(w['pairs']) for w in work):,} pairs")  # fmt: skip
     ours = {"build_ms": ours_build, **run_ours(g, head, tail, work, barred)}
-    results = {"scipy_csr (kgbuild)": ours,
-               "igraph": run_igraph(idx.n_nodes, head, tail, work, barred),
-               "rustworkx": run_rustworkx(idx.n_nodes, head, tail, work, barred),
-               "networkx": run_networkx(idx.n_nodes, head, tail, work, barred,
-                                        args.networkx_sample)}  # fmt: skip
+    runs = {
+        "igraph": lambda: run_igraph(idx.n_nodes, head, tail, work, barred),
+        "rustworkx": lambda: run_rustworkx(idx.n_nodes, head, tail, work, barred),
+        "networkx": lambda: run_networkx(idx.n_nodes, head, tail, work, barred,
+                                         args.networkx_sample),
+    }  # fmt: skip
+    results = {"scipy_csr (kgbuild)": ours}
+    for name, run in runs.items():
+        try:
+            results[name] = run()
+        except ModuleNotFoundError as exc:
+            print(f"{name:22s} not installed ({exc.name}): no figures")
     for name, r in results.items():
         print(f"{name:22s} build {r['build_ms']:8.1f} ms | paths {r['paths_ms']:8.2f} ms/question"
               f" | pagerank {r['pagerank_ms']:6.2f} ms/question")  # fmt: skip

@@ -82,8 +82,10 @@ def test_the_export_bench_runs_every_format_under_a_tight_memory_limit(synthetic
     assert got["identical"] is True
 
 
-def test_the_query_latency_bench_runs_on_a_tiny_built_warehouse(tmp_path):
-    wh = tmp_path / "wh"
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    """A warehouse built by `kgbuild build` from the small fixture corpus."""
+    wh = tmp_path_factory.mktemp("tiny") / "wh"
     build = subprocess.run(
         [str(Path(sys.executable).with_name("kgbuild")), "build", "--source",
          str(FIXTURES / "corpus"), "--kg", "tiny", "--extractor", "cooccurrence",
@@ -91,9 +93,15 @@ def test_the_query_latency_bench_runs_on_a_tiny_built_warehouse(tmp_path):
         capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert build.returncode == 0, build.stderr[-3000:]
-    questions = sorted(str(p) for p in (FIXTURES / "query" / "adqa").glob("*_toy.json"))
+    return wh
+
+
+TOY_QUESTIONS = sorted(str(p) for p in (FIXTURES / "query" / "adqa").glob("*_toy.json"))
+
+
+def test_the_query_latency_bench_runs_on_a_tiny_built_warehouse(tiny):
     got = run_bench(
-        "query_latency.py", "--warehouse", str(wh), "--questions", *questions,
+        "query_latency.py", "--warehouse", str(tiny), "--questions", *TOY_QUESTIONS,
         "--http-requests", "16", "--http-clients", "2",
     )  # fmt: skip
     for key in ("p50_ms", "p95_ms", "http_p95_ms", "http_errors", "peak_rss_mb"):
@@ -101,9 +109,18 @@ def test_the_query_latency_bench_runs_on_a_tiny_built_warehouse(tmp_path):
     assert got["questions"] > 0 and got["http_errors"] == 0
 
 
-def test_the_query_latency_bench_says_build_first_without_a_warehouse(tmp_path):
+def test_the_graph_library_bench_runs_on_a_tiny_built_warehouse(tiny):
+    got = run_bench(
+        "query_graphlib.py", "--warehouse", str(tiny), "--questions", *TOY_QUESTIONS,
+        "--networkx-sample", "2",
+    )  # fmt: skip
+    assert {"build_ms", "paths_ms", "pagerank_ms"} <= set(got["scipy_csr (kgbuild)"])
+
+
+@pytest.mark.parametrize("script", ["query_latency.py", "query_graphlib.py"])
+def test_a_bench_that_reads_a_warehouse_says_build_first_without_one(tmp_path, script):
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench/query_latency.py"), "--warehouse", str(tmp_path)],
+        [sys.executable, str(ROOT / "bench" / script), "--warehouse", str(tmp_path)],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert proc.returncode != 0
