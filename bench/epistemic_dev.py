@@ -26,10 +26,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import duckdb
-
 from kgbuild.audit.sheet import read_sheet
 from kgbuild.extract.epistemics import STATUSES, classify
+from kgbuild.store import catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,16 +36,16 @@ ROOT = Path(__file__).resolve().parents[1]
 def _warehouse_rows(wh: Path, ids: list[str]) -> dict[str, tuple]:
     if not (wh / "kg.duckdb").exists():
         return {}
-    con = duckdb.connect(str(wh / "kg.duckdb"), read_only=True)
-    con.execute(f"SET file_search_path = '{wh}'")
-    rows = con.execute(
-        "SELECT e.evidence_id, d.title, d.abstract, e.sent_start, e.sent_end, e.head_start, "
-        "e.head_end, e.tail_start, e.tail_end, e.relation_raw, e.head_text, e.tail_text, "
-        "e.claim_reversed "
-        "FROM evidence e JOIN documents d USING (pmid) WHERE list_contains(?, e.evidence_id)",
-        [ids],
-    ).fetchall()
-    con.close()
+    # catalog.connect: part paths resolve in the warehouse, set at connect time (not a path
+    # pasted into SQL text, where a quote in a folder name breaks it)
+    with catalog.connect(wh / "kg.duckdb", read_only=True) as con:
+        rows = con.execute(
+            "SELECT e.evidence_id, d.title, d.abstract, e.sent_start, e.sent_end, e.head_start, "
+            "e.head_end, e.tail_start, e.tail_end, e.relation_raw, e.head_text, e.tail_text, "
+            "e.claim_reversed "
+            "FROM evidence e JOIN documents d USING (pmid) WHERE list_contains(?, e.evidence_id)",
+            [ids],
+        ).fetchall()
     return {r[0]: r[1:] for r in rows}
 
 
