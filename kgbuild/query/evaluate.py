@@ -14,7 +14,9 @@ Without an LLM, per subset (each a share of its questions unless said otherwise)
   mean over the wrong choices — retrieval that favours the answer has hit_gold > hit_wrong;
 - ``kg_accuracy`` vs ``chance``: the KG-only answer (the best-scored choice,
   :mod:`kgbuild.query.choices`; no score or a tie is no answer, counted wrong) against
-  1/#choices;
+  1/#choices; ``kg_accuracy_ci``: its Wilson 95% interval — a subset of 150–200 questions
+  cannot tell 31% from 35% (±7 points), so a change is read against the interval, not the
+  point;
 - ``evidence_gold`` vs ``evidence_wrong`` (issue 26): questions whose context holds a sentence
   that mentions the gold choice, against the mean over the wrong choices — a sentence mentions
   a choice when it holds ⌈2/3⌉ of the choice's index terms (all of a one- or two-term choice);
@@ -41,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from kgbuild.audit.score import wilson
 from kgbuild.errors import InputError
 from kgbuild.llm.client import LLMClient
 from kgbuild.query.adqa import Question
@@ -66,6 +69,7 @@ RETRIEVAL_FIGURES = (
     "hit_gold",
     "hit_wrong",
     "kg_accuracy",
+    "kg_accuracy_ci",
     "kg_answered",
     "chance",
     "evidence_gold",
@@ -163,6 +167,11 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
         "hit_gold": pct(sum(r["hit_gold"] for r in records), n),
         "hit_wrong": pct(sum(r["hit_wrong"] for r in records), n),
         "kg_accuracy": pct(sum(r["kg_correct"] for r in records), n),
+        "kg_accuracy_ci": (
+            [round(100 * x, 1) for x in wilson(sum(r["kg_correct"] for r in records), n)]
+            if n
+            else None
+        ),
         "kg_answered": pct(sum(r["kg_answer"] is not None for r in records), n),
         "chance": pct(sum(r["chance"] for r in records), n),
         "evidence_gold": pct(sum(r["evidence_gold"] for r in records), n),

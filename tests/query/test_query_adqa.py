@@ -85,6 +85,8 @@ def test_eval_adqa_without_llm_per_subset_and_per_year(toy, tmp_path):
     # q1 (APOE) and q2 (donepezil) answered from the KG; France is not in it
     assert medqa["kg_accuracy"] == pytest.approx(66.7) and medqa["hit_gold"] >= medqa["hit_wrong"]
     assert medqa["evidence_gold"] == pytest.approx(66.7)  # APOE's and donepezil's sentences
+    # three questions say little: the interval is wide, and holds the point
+    assert medqa["kg_accuracy_ci"] == pytest.approx([20.8, 93.85], abs=0.06)  # Wilson(2, 3)
     assert medqa["retrieval_p50_ms"] is not None
     out = tmp_path / "out"
     res = kgbuild("eval", "adqa", *FILES, "-w", toy, "--years", "2019-2020", "--out", out,
