@@ -112,10 +112,9 @@ def rank_triples(
     standing = choice_standing(scores)
     bears: dict[int, float] = {}  # edge → standing of the best choice it bears on
     for i, cs in enumerate(scores):
-        edges = {x for x, _ in cs.facts}
-        cset = set(choice_nodes[i])
-        edges |= {x for x in edge_ids if int(e["head"][x]) in cset or int(e["tail"][x]) in cset}
-        for x in edges:
+        mine = np.array(sorted(set(choice_nodes[i])), np.int64)
+        touching = np.asarray(edge_ids)[np.isin(heads, mine) | np.isin(tails, mine)]
+        for x in {x for x, _ in cs.facts} | set(touching.tolist()):
             bears[x] = max(bears.get(x, 0.0), standing[i])
     out = []
     for i, h, t in zip(edge_ids, heads.tolist(), tails.tolist(), strict=True):

@@ -241,3 +241,26 @@ def test_replayed_entities_are_what_retrieval_starts_from(toy, tmp_path):
                       "--replay-entities")  # fmt: skip
     assert missing.returncode == 2 and "needs recorded question entities" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def test_every_choices_entities_count_as_linked_not_only_the_last_ones(engine, monkeypatch):
+    """A triple at a choice's entity earns the linked-endpoint weight whichever choice it is
+    (a loop variable once shadowed the set of all choices' nodes with the last choice's)."""
+    import kgbuild.query.rank as rank
+    from kgbuild.query.explore import Candidates
+
+    for w in ("W_PAGERANK", "W_PATH", "W_SPECIFIC", "W_CHOICE", "W_CONFIDENCE"):
+        monkeypatch.setattr(rank, w, 0.0)
+    monkeypatch.setattr(rank, "W_LINKED", 1.0)
+    idx = engine.state().index
+    e, n = idx.edges, idx.node_of
+    first, last = n["NCBIGene:351"], n["NCBIGene:4137"]  # APP, MAPT
+    at = {x: next(i for i in range(idx.n_edges) if x in (int(e["head"][i]), int(e["tail"][i])))
+          for x in (first, last)}  # fmt: skip
+    cand = Candidates()
+    for x in at.values():
+        cand.add(x, "neighbour")
+    scored = rank.rank_triples(idx, cand, rank.Ranking({}, []), [], [[first], [last]],
+                               [ChoiceScore(0), ChoiceScore(1)])  # fmt: skip
+    by_edge = {s.edge: s.score for s in scored}
+    assert by_edge[at[first]] == by_edge[at[last]] > 0
