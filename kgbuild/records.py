@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 T = TypeVar("T")
 
 
@@ -99,8 +99,9 @@ class Mention:
     #: ortholog); None when ``concept_id`` is the annotator's own (issue 24).
     annotator_id: str | None = None
     #: The vocabulary check of the annotator's ID (issue 24): "<vocabulary>:<outcome>", outcome
-    #: kept | dropped | uncheckable (e.g. "mesh:kept", "hgnc:dropped", "none:uncheckable"); "" when
-    #: the mention has no ID or was not checked.
+    #: kept | suspect | dropped | uncheckable (e.g. "mesh:kept", "hgnc:dropped",
+    #: "none:uncheckable"; "mesh:suspect": the ID stays but no name confirmed it, issue 39); ""
+    #: when the mention has no ID or was not checked.
     id_check: str = ""
 
 
@@ -174,6 +175,10 @@ class Evidence:
     #: The optional LLM verification pass (issue 24): "yes" | "no" — the model says the sentence
     #: states the stored triple — or "" when the pass did not run.
     verified: str = ""
+    #: The relation verifier's probability that the text states a relation between the two
+    #: endpoints (issue 39; :mod:`kgbuild.verifier`, trained on BioRED and BC5CDR); None when
+    #: it did not score the row (an endpoint it cannot place, or a part written before it).
+    verifier_score: float | None = None
 
 
 @table("resolutions", key=("node_id",))
@@ -359,6 +364,7 @@ _ARROW = {
     "int": pa.int32(),
     "int | None": pa.int32(),
     "float": pa.float64(),
+    "float | None": pa.float64(),
     "bool": pa.bool_(),
     "list[str]": pa.list_(pa.string()),
 }

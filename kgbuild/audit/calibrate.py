@@ -136,7 +136,31 @@ def reliability(p: Sequence[float], y: Sequence[bool], bins: int = BINS) -> dict
                 }
             )
     ece = sum(t["n"] * abs(t["predicted"] - t["observed"]) for t in table) / max(len(p), 1)
-    return {"bins": table, "n": len(p), "brier": _brier(p, y), "ece": round(float(ece), 4)}
+    return {"bins": table, "n": len(p), "brier": _brier(p, y), "ece": round(float(ece), 4),
+            "auc": auc(p, y)}  # fmt: skip
+
+
+def auc(p: Sequence[float], y: Sequence[bool]) -> float | None:
+    """Area under the ROC curve: the probability that a random supported row scores above a
+    random unsupported one, ties counting one half (the Mann-Whitney U statistic over
+    n₁·n₀; Hanley & McNeil 1982). Brier alone rewards a constant near the base rate; AUC says
+    whether the score *separates* (0.5: it does not). None when one class is absent."""
+    p, y = np.asarray(p, dtype=float), np.asarray(y, dtype=bool)
+    n1, n0 = int(y.sum()), int((~y).sum())
+    if not n1 or not n0:
+        return None
+    order = np.argsort(p, kind="mergesort")
+    ranks = np.empty(len(p))
+    sorted_p = p[order]
+    i = 0
+    while i < len(p):  # average ranks of ties
+        j = i
+        while j + 1 < len(p) and sorted_p[j + 1] == sorted_p[i]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    u = ranks[y].sum() - n1 * (n1 + 1) / 2
+    return round(float(u / (n1 * n0)), 4)
 
 
 def _brier(p: np.ndarray, y: np.ndarray) -> float:
@@ -183,11 +207,29 @@ def judged_labels(path: Path) -> tuple[dict[str, bool], dict[str, Any]]:
     return labels, {"info": info, "meta": sheet.meta}
 
 
-def fit_sheets(
-    sheets: Sequence[Path], wh: Warehouse, snapshot: str | None = None, l2: float = L2
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(model, report): fit on every judged row found in the snapshot; the report holds the
-    cross-validated reliability table and Brier scores, and the rows skipped."""
+#: Statuses ``kg_edges`` serves (``served_evidence_at``), as the feature rows name them.
+SERVED_STATUSES = frozenset({"asserted", "unclassified"})
+
+
+def served_figures(rows: Sequence[Mapping[str, Any]], y: np.ndarray) -> dict[str, Any]:
+    """What the default serving rule does with judged rows: the share of served rows judged
+    supported (precision) and of supported rows served (recall)."""
+    served = np.array([r["epistemic"] in SERVED_STATUSES and r["verified"] != "no"
+                       for r in rows], dtype=bool)  # fmt: skip
+    yb = y.astype(bool)
+    hit, n_served, n_supported = int((served & yb).sum()), int(served.sum()), int(yb.sum())
+    return {
+        "served": n_served,
+        "supported": n_supported,
+        "served_supported": hit,
+        "precision": round(hit / n_served, 4) if n_served else None,
+        "recall": round(hit / n_supported, 4) if n_supported else None,
+    }
+
+
+def _judged_rows(
+    sheets: Sequence[Path], wh: Warehouse, snapshot: str | None
+) -> tuple[list[dict], np.ndarray, str, list[dict], int]:
     labels: dict[str, bool] = {}
     sources, sid = [], None
     for path in sheets:
@@ -204,13 +246,36 @@ def fit_sheets(
     if len(rows) < MIN_ROWS or len({fold_of(r["pmid"]) for r in rows}) < 2:
         raise InputError("too few judged rows (or documents) found in the snapshot to fit",
                          found=len(rows), snapshot=sid)  # fmt: skip
+    return rows, y, sid, sources, len(labels)
+
+
+def cross_validated_report(
+    sheets: Sequence[Path], wh: Warehouse, snapshot: str | None = None, l2: float = L2
+) -> dict[str, Any]:
+    """The model's out-of-fold calibration on judged sheets (reliability table, Brier beside
+    the base rate's, AUC) and what the serving rule keeps (:func:`served_figures`)."""
+    rows, y, sid, sources, labelled = _judged_rows(sheets, wh, snapshot)
+    p, base = cross_validate(rows, y, FOLDS, l2)
+    cv = reliability(p, y)
+    cv["brier_base_rate"] = _brier(base, y)
+    cv |= {"snapshot": sid, "sheets": [s["sheet"] for s in sources], "labelled": labelled,
+           "served": served_figures(rows, y)}  # fmt: skip
+    return cv
+
+
+def fit_sheets(
+    sheets: Sequence[Path], wh: Warehouse, snapshot: str | None = None, l2: float = L2
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(model, report): fit on every judged row found in the snapshot; the report holds the
+    cross-validated reliability table and Brier scores, and the rows skipped."""
+    rows, y, sid, sources, labelled = _judged_rows(sheets, wh, snapshot)
     p, base = cross_validate(rows, y, FOLDS, l2)
     cv = reliability(p, y)
     cv["brier_base_rate"] = _brier(base, y)
     model = fit(rows, y, l2)
     model["features"] = {n: {"sql": sql, "why": why} for n, (sql, why) in FEATURES.items()}
-    model["fitted_on"] = {"snapshot": sid, "sheets": sources, "labelled": len(labels),
-                          "found": len(rows), "skipped_not_in_snapshot": len(labels) - len(rows),
+    model["fitted_on"] = {"snapshot": sid, "sheets": sources, "labelled": labelled,
+                          "found": len(rows), "skipped_not_in_snapshot": labelled - len(rows),
                           "cross_validated": {"folds": FOLDS, "by": "pmid", **cv}}  # fmt: skip
     check_model(model)
     return model, model["fitted_on"]

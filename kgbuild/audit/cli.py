@@ -177,6 +177,8 @@ def calibration_table(c: dict[str, Any], title: str = "") -> Table | str:
         t.add_row(f"{lo:.1f}–{hi:.1f}", f"{b['predicted']:.3f}", f"{b['observed']:.3f}",
                   str(b["n"]))  # fmt: skip
     t.caption = f"Brier {c['brier']:.4f} (base rate {c['brier_base_rate']:.4f}); ECE {c['ece']:.4f}"
+    if c.get("auc") is not None:
+        t.caption += f"; AUC {c['auc']:.3f}"
     if c.get("not_in_snapshot"):
         t.caption += f"; {c['not_in_snapshot']} judged rows not in the snapshot"
     return t

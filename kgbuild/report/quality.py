@@ -52,10 +52,30 @@ def _histogram(support: list[int]) -> dict[str, int]:
     }
 
 
+#: Methods whose relation is a model's judgment (an LLM's or the trained relation verifier's).
+#: A co-occurrence edge's relation is a label chosen by its kind pair, not extracted: it never
+#: counts as a Hetionet-typed relation (issue 39: "Hetionet relation share 100%" for a KG in
+#: which no relation was extracted).
+MODEL_METHODS = frozenset({"generative", "pairwise", "classifier"})
+#: Relations that say only that two concepts were named together.
+UNTYPED = frozenset({"co_mentioned"})
+
+
 def _figures(
-    triples: list[tuple[str, str, str]], surface: dict[str, set[str]], support: list[int]
+    triples: list[tuple[str, str, str]],
+    surface: dict[str, set[str]],
+    support: list[int],
+    by_model: list[bool] | None = None,
 ) -> dict[str, Any]:
+    """``by_model``: per triple, whether a model produced its relation (None: all did, as in a
+    DALK TSV of LLM outputs)."""
     hetio, dalk = hetionet_relation_names(), hetionet_relations()
+    made = by_model if by_model is not None else [True] * len(triples)
+    # the relation of each triple a model typed, else None
+    typed = [
+        r.strip().lower() if m and r.strip().lower() not in UNTYPED else None
+        for (_, r, _), m in zip(triples, made, strict=True)
+    ]
     nodes = {x for h, _, t in triples for x in (h, t)}
     endpoints = [x for h, _, t in triples for x in (h, t)]
     ad_nodes = {node for node, forms in surface.items() if any(is_ad_form(f) for f in forms)}
@@ -66,10 +86,9 @@ def _figures(
         "triples": len(triples),
         "nodes": len(nodes),
         # Hetionet's relation names (its 24 metaedges), and DALK's 10 of them (Table 11).
-        "hetionet_relation_share": round(
-            sum(r.strip().lower() in hetio for _, r, _ in triples) / n, 4
-        ),
-        "dalk_relation_share": round(sum(r.strip().lower() in dalk for _, r, _ in triples) / n, 4),
+        "hetionet_relation_share": round(sum(r in hetio for r in typed if r) / n, 4),
+        "dalk_relation_share": round(sum(r in dalk for r in typed if r) / n, 4),
+        "model_typed_triples": sum(r is not None for r in typed),
         "relation_strings": len({r for _, r, _ in triples}),
         "endpoint_id_share": round(
             sum(not x.startswith("free:") for x in endpoints) / (len(endpoints) or 1), 4
@@ -84,7 +103,14 @@ def _figures(
 
 def snapshot_quality(wh: Warehouse, snapshot_id: str) -> dict[str, Any]:
     """Quality figures of one snapshot; node strings are the extractors' own endpoint texts."""
-    triples = wh.query("SELECT head_id, relation, tail_id FROM triples_at(?)", [snapshot_id])
+    rows = wh.query(
+        "SELECT t.head_id, t.relation, t.tail_id, coalesce(bool_or(list_contains(?, e.method)), "
+        "false) FROM triples_at(?) t LEFT JOIN evidence_at(?) e USING (triple_id) "
+        "GROUP BY ALL ORDER BY ALL",
+        [sorted(MODEL_METHODS), snapshot_id, snapshot_id],
+    )
+    triples = [(h, r, t) for h, r, t, _ in rows]
+    by_model = [bool(m) for *_, m in rows]
     surface: dict[str, set[str]] = defaultdict(set)
     for node, text in wh.query(
         "SELECT t.head_id, e.head_text FROM evidence_at(?) e JOIN triples_at(?) t "
@@ -97,7 +123,7 @@ def snapshot_quality(wh: Warehouse, snapshot_id: str) -> dict[str, Any]:
     support = [r[0] for r in wh.query("SELECT support FROM kg_edges_at(?)", [snapshot_id])]
     return {
         "snapshot_id": snapshot_id,
-        **_figures(triples, surface, support),
+        **_figures(triples, surface, support, by_model),
         **_precision_figures(wh, snapshot_id),
         **epistemic_figures(wh, snapshot_id),
         **vocabulary_figures(wh, snapshot_id),

@@ -72,6 +72,8 @@ OPEN_PREDICATES: dict[str, str] = {
     "in_taxon": "entity head belongs to or comes from organism tail",
     "related_to": "unspecified: the predicate names an attribute, a study role, or nothing mapped",
     "causes": "head causes, leads to or results in tail (Hetionet's CcSE name; open elsewhere)",
+    "co_mentioned": "head and tail are named together in a sentence that the relation verifier "
+    "does not read as stating a relation (kgbuild.extract.classifier): no relation claimed",
 }
 
 #: Open predicates that are exactly a Hetionet relation outside DALK's 10, renamed to Hetionet's

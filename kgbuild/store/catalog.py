@@ -44,7 +44,7 @@ from kgbuild.store.confidence import edge_confidence_sql, load_model, model_dige
 #: and 'unclassified' for rows of parts written before issue 24).
 EPISTEMIC = (
     "asserted", "hypothesis", "negated", "background", "not_in_sentence", "unstated",
-    "unclassified",
+    "unsupported", "unclassified",
 )  # fmt: skip
 
 #: 2: part paths relative to the warehouse (version 1 views held absolute paths) and
@@ -54,7 +54,8 @@ EPISTEMIC = (
 #: 5: deletions applied by an anti join (no buffering delim join) and kg_edges' lists without
 #: ordered aggregates, so a 1M-triple snapshot's kg_edges streams within an export's memory
 #: limit (issue 28).
-CATALOG_VERSION = "5"
+#: 6: evidence.verifier_score (NULL in older parts) and the ``unsupported`` status (issue 39).
+CATALOG_VERSION = "6"
 TABLES = tuple(SCHEMAS)
 #: The registry's own tables (everything else in the catalog is derived: views and macros).
 REGISTRY_TABLES = (
@@ -340,7 +341,7 @@ def rebuild_views(
                           coalesce(verified, '') AS verified)
         FROM (SELECT * FROM evidence_at(sid) UNION ALL BY NAME
               SELECT NULL::VARCHAR AS epistemic, NULL::VARCHAR AS epistemic_cue,
-                     NULL::VARCHAR AS verified WHERE false)
+                     NULL::VARCHAR AS verified, NULL::DOUBLE AS verifier_score WHERE false)
     """)
     con.execute(f"""
         {create} MACRO served_evidence_at(sid) AS TABLE

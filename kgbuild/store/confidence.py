@@ -34,11 +34,14 @@ from typing import Any
 import numpy as np
 
 #: Version of the feature definitions below; a model fitted on other definitions is refused.
-FEATURE_SET = "kgbuild-evidence-features/1"
+FEATURE_SET = "kgbuild-evidence-features/2"
 MODEL_FORMAT = "kgbuild-confidence-model/1"
 #: Where the shipped model lives, under ``data/``.
 MODEL_FILE = "confidence_model.json"
-EPISTEMIC = ("asserted", "hypothesis", "negated", "background", "not_in_sentence", "unstated")
+EPISTEMIC = (
+    "asserted", "hypothesis", "negated", "background", "not_in_sentence", "unstated",
+    "unsupported",
+)  # fmt: skip
 
 # Structured-abstract labels (NLM's structured abstract categories: BACKGROUND, OBJECTIVE,
 # METHODS, RESULTS, CONCLUSIONS; the label opens the first sentence of its section).
@@ -51,6 +54,8 @@ _LABELS = {
     "label_conclusion": r"^(CONCLUSIONS?|INTERPRETATION|DISCUSSION|SIGNIFICANCE|IMPLICATIONS?)"
     r"\b[A-Z ,/&-]*:",
 }
+#: The verifier's probability clipped to [0.005, 0.995] (a finite logit), 0.5 when unscored.
+_VERIFIER_P = "greatest(least(coalesce(e.verifier_score, 0.5), 0.995), 0.005)"
 #: Numeric features: name → (SQL over the row-features query's base columns, why).
 #: Base columns: e = evidence row, t = its triple, d = its document, s.support.
 FEATURES: dict[str, tuple[str, str]] = {
@@ -79,6 +84,15 @@ FEATURES: dict[str, tuple[str, str]] = {
     "log_support": (
         "ln(greatest(coalesce(t.support, 0), 1))",
         "ln of the triple's distinct documents with asserted evidence (agreement)",
+    ),
+    "verifier_logit": (
+        f"ln({_VERIFIER_P} / (1 - {_VERIFIER_P}))",
+        "logit of the relation verifier's P(the abstract states a relation between the pair), "
+        "trained on BioRED and BC5CDR (issue 39); 0 when the row was not scored",
+    ),
+    "verifier_missing": (
+        "(e.verifier_score IS NULL)::DOUBLE",
+        "the verifier did not score the row (an endpoint it cannot place; older parts)",
     ),
     "long_sentence": (
         "(length(e.sentence) > 300)::DOUBLE",

@@ -13,6 +13,7 @@ from kgbuild.errors import ConfigError
 from kgbuild.pipeline.build import build_kg
 from kgbuild.store.confidence import (
     EPISTEMIC,
+    FEATURE_SET,
     FEATURES,
     check_model,
     confidence_sql,
@@ -71,7 +72,7 @@ def test_fit_and_cross_validation_are_deterministic():
 def _model(methods=("generative",)):
     coef = {"intercept": -0.25} | {n: round(0.1 * (i + 1) * (-1) ** i, 3)
                                    for i, n in enumerate(NAMES)}  # fmt: skip
-    return {"format": "kgbuild-confidence-model/1", "feature_set": "kgbuild-evidence-features/1",
+    return {"format": "kgbuild-confidence-model/1", "feature_set": FEATURE_SET,
             "coefficients": coef, "methods": list(methods), "base_rate": 0.5}  # fmt: skip
 
 
@@ -139,7 +140,11 @@ def test_models_that_would_inject_or_mismatch_are_refused():
 
 @pytest.mark.slow  # CLI processes
 def test_fit_and_score_print_reliability_and_brier(corpus, warehouse, tmp_path):
-    build_kg(corpus, kg="demo", warehouse=warehouse)
+    from kgbuild.pipeline.options import ExtractionOptions
+
+    # co-occurrence: the fixture corpus gives it 12+ rows to sample (the classifier fewer)
+    cooc = ExtractionOptions("cooccurrence", None, embed_model="none")
+    build_kg(corpus, kg="demo", warehouse=warehouse, extractor=cooc)
     blank, judged = tmp_path / "blank.tsv", tmp_path / "judged.tsv"
     kgbuild("audit", "sample", "latest", "--n", "12", "--seed", "1", "--out", str(blank),
             warehouse=warehouse)  # fmt: skip
@@ -180,3 +185,14 @@ def test_fit_and_score_print_reliability_and_brier(corpus, warehouse, tmp_path):
     empty = kgbuild("audit", "score", str(judged), "--json", "--no-record", "--model",
                     str(model_file), warehouse=tmp_path / "none").stdout  # fmt: skip
     assert "no snapshot" in json.loads(empty)["calibration"]["skipped"]
+
+
+def test_auc_is_the_mann_whitney_probability_with_ties_as_halves():
+    from kgbuild.audit.calibrate import auc
+
+    assert auc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1]) == 0.75  # one of four pairs misordered
+    assert auc([0.5] * 4, [0, 1, 0, 1]) == 0.5  # a constant separates nothing
+    assert auc([0.9, 0.1], [0, 1]) == 0.0 and auc([1.0, 2.0], [1, 1]) is None
+    rows, y = synthetic(4000, np.r_[0.0, np.full(len(NAMES), 0.8)])
+    p, _ = cross_validate(rows, y)
+    assert 0.6 < reliability(p, y)["auc"] < 1.0  # features that matter separate out of sample

@@ -103,8 +103,11 @@ def test_hedge_reaches_only_its_clause():
 
 
 def test_precedence_negation_over_hedge_over_background():
+    s = "Previous studies suggested that APOE does not bind tau."
+    assert status(s, "APOE", "tau", "binds") == ("negated", "does not")
+    # a hedged negation is a hedge: "may not" does not deny the relation
     s = "Previous studies suggested that APOE may not bind tau."
-    assert status(s, "APOE", "tau", "binds") == ("negated", "not")
+    assert status(s, "APOE", "tau", "binds")[0] == "hypothesis"
     s = "Previous studies suggested that APOE may bind tau."
     assert status(s, "APOE", "tau", "binds")[0] == "hypothesis"
 
@@ -167,6 +170,7 @@ def test_cue_table_is_data_with_sources():
         "background",
         "not_in_sentence",
         "unstated",
+        "unsupported",  # set by the relation verifier after extraction (issue 39)
     }
 
 
@@ -198,6 +202,7 @@ def test_relation_stated(sentence, head, tail, relation, expected):
 
 def test_unstated_is_a_status_after_negation():
     assert "unstated" in STATUSES
-    # a negated co-mention stays negated (the most damaging misreading comes first)
-    got = status("Clusterin was not detected, nor was amyloid.", "Clusterin", "amyloid", "binds")
+    # a negated relation that does not state the claim's own relation stays negated (the most
+    # damaging misreading comes first)
+    got = status("Clusterin did not change amyloid levels.", "Clusterin", "amyloid", "binds")
     assert got[0] == "negated"

@@ -287,7 +287,7 @@ def test_auto_is_an_llm_method_only_with_an_endpoint(tmp_path, monkeypatch):
         monkeypatch.delenv(var, raising=False)
     report = build_kg(CORPUS, kg="t", extractor="auto", warehouse=tmp_path / "a")
     config = Warehouse(tmp_path / "a").manifest(report.head.snapshot_id)["config"]
-    assert (config["extractor"], config["extractor_requested"]) == ("cooccurrence", "auto")
+    assert (config["extractor"], config["extractor_requested"]) == ("classifier", "auto")
     with serve_llm(ReplayLLM(RECORDINGS)) as url:
         monkeypatch.setenv("OPENAI_BASE_URL", url)
         report = build_kg(CORPUS, kg="t", extractor="auto", warehouse=tmp_path / "b")

@@ -176,3 +176,16 @@ def test_report_renders_in_headless_chromium(syn, tmp_path):
     assert im.size == (1200, 2400)
     lo, hi = im.convert("L").getextrema()
     assert hi - lo > 100  # something was drawn
+
+
+def test_quality_counts_only_model_typed_relations_as_hetionet(built):
+    """Issue 39: a co-occurrence KG's relations are labels chosen by kind pair, not extracted —
+    its Hetionet relation share is 0, not 100%; a generative KG's typed relations count."""
+    from kgbuild.report.quality import snapshot_quality
+
+    cooc, gen = built["cooc"], built["gen"]
+    q = snapshot_quality(cooc, cooc.resolve("latest"))
+    assert q["triples"] > 0 and q["hetionet_relation_share"] == 0.0
+    assert q["model_typed_triples"] == 0 and q["dalk_relation_share"] == 0.0
+    g = snapshot_quality(gen, gen.resolve("latest"))
+    assert g["model_typed_triples"] > 0 and g["hetionet_relation_share"] > 0.0

@@ -4,7 +4,7 @@ Each case is one the blind audits of the replayed DALK build found stored as a w
 
 from kgbuild.lexical import names_something_else, only_says_something_is_wrong
 from kgbuild.records import Document, Mention
-from kgbuild.resolve import mislinked
+from kgbuild.resolve import mislinkrules
 from kgbuild.resolve.longforms import long_form_links
 from kgbuild.resolve.mislinked import family_stem, mislinked_table, unlink_slice, why_mislinked
 from kgbuild.resolve.vocab import reference
@@ -127,7 +127,7 @@ def test_a_normal_function_is_not_its_disorder_and_a_reviewed_keep_wins(monkeypa
     assert why("episodic memory", "MESH:D008569") is not None  # Memory Disorders
     # a reviewed keep line wins over every automatic rule: a person read those forms
     table = {**mislinked_table(), ("MESH:D044882", "glucose metabolism"): ("keep", "read")}
-    monkeypatch.setattr(mislinked, "mislinked_table", lambda: table)
+    monkeypatch.setattr(mislinkrules, "mislinked_table", lambda: table)
     assert why("glucose metabolism", "MESH:D044882") is None
 
 
