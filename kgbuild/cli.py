@@ -141,8 +141,8 @@ def build(
     extractor: Annotated[
         str | None,
         typer.Option(
-            help="auto | generative | pairwise | cooccurrence (auto: generative when an LLM "
-            "endpoint is configured, else cooccurrence)"
+            help="auto | classifier | generative | pairwise | cooccurrence (auto: generative "
+            "when an LLM endpoint is configured, else classifier)"
         ),
     ] = None,
     pairwise_mode: Annotated[

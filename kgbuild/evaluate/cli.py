@@ -95,7 +95,8 @@ eval_app.command("adqa", epilog=query_cli.ADQA_EXAMPLES)(query_cli.adqa)
 def re_(
     gold: GoldOpt,
     extractor: Annotated[
-        str, typer.Option(help="auto | generative | pairwise | cooccurrence (as kgbuild build)")
+        str,
+        typer.Option(help="auto | classifier | generative | pairwise | cooccurrence (as build)"),
     ] = "auto",
     pairwise_mode: Annotated[str, typer.Option(help="per-pair | batched")] = "batched",
     chunk_size: Annotated[int | None, typer.Option(help="Pairs per batched call")] = None,

@@ -33,7 +33,7 @@ from kgbuild.evaluate.relations import (
 )
 from kgbuild.evaluate.reports import run_id
 from kgbuild.extract.base import SliceExtractor
-from kgbuild.extract.select import choose_extractor, make_extractor
+from kgbuild.extract.select import OFFLINE, choose_extractor, make_extractor
 from kgbuild.pipeline.build import build_kg, estimate_build
 from kgbuild.pipeline.options import LLM_CACHE, ExtractionOptions
 from kgbuild.sources.bioc import doc_pmid
@@ -197,7 +197,7 @@ def evaluate_re(
         "extraction": chosen["extraction"],
         "embed_model": options.embed_model,
     }
-    if chosen["extractor"] != "cooccurrence":
+    if chosen["extractor"] not in OFFLINE:
         extractor["llm"] = settings.public()
     out: dict[str, Any] = {
         "kind": "re",

@@ -32,6 +32,8 @@ FALLBACK_CATEGORY = "biolink:NamedThing"
 METHOD_PROVENANCE: dict[str, tuple[str, str]] = {
     "generative": ("knowledge_assertion", "text_mining_agent"),
     "pairwise": ("knowledge_assertion", "text_mining_agent"),
+    # the trained relation verifier (issue 39): a model's reading of the text
+    "classifier": ("knowledge_assertion", "text_mining_agent"),
     "cooccurrence": ("text_co_occurrence", "text_mining_agent"),
 }
 UNKNOWN_PROVENANCE = ("not_provided", "not_provided")

@@ -16,7 +16,7 @@ from pathlib import Path
 from kgbuild.errors import InputError
 from kgbuild.extract.base import SliceExtractor
 from kgbuild.extract.pairwise import CHUNK_SIZE
-from kgbuild.extract.select import choose_extractor, make_extractor
+from kgbuild.extract.select import OFFLINE, choose_extractor, make_extractor
 from kgbuild.extract.verify import VerifyingExtractor
 from kgbuild.llm.client import LLMSettings
 
@@ -45,10 +45,11 @@ class ExtractionOptions:
     def make(self, warehouse: Path) -> tuple[str, SliceExtractor]:
         settings = self.settings()
         chosen = choose_extractor(self.extractor, settings)
-        if self.verify_claims and chosen == "cooccurrence":
+        if self.verify_claims and chosen in OFFLINE:
             raise InputError(
                 "--verify-claims needs an LLM extractor (generative or pairwise) and an LLM "
-                "endpoint; the co-occurrence extractor has no claims for a model to verify",
+                "endpoint; the offline extractors (co-occurrence, classifier) have no LLM "
+                "claims to verify",
                 extractor=chosen,
             )
         made = make_extractor(

@@ -19,7 +19,7 @@ from typing import Any
 from kgbuild.config import redact_url
 from kgbuild.domains import DEFAULT_KINDS
 from kgbuild.errors import InputError
-from kgbuild.extract.select import choose_extractor
+from kgbuild.extract.select import OFFLINE, choose_extractor
 from kgbuild.llm.client import LLMSettings
 from kgbuild.pipeline.open import open_corpus
 from kgbuild.pipeline.options import ExtractionOptions
@@ -144,7 +144,7 @@ class BuildSpec:
     def llm_slots(self) -> int:
         """Requests in flight this build's LLM client allows (0: the extractor calls no LLM)."""
         settings = self.llm_settings()
-        if choose_extractor(self.extractor, settings) == "cooccurrence":
+        if choose_extractor(self.extractor, settings) in OFFLINE:
             return 0
         return settings.concurrency
 

@@ -103,7 +103,7 @@ def test_sql_expression_equals_predict_on_a_duckdb_table(tmp_path):
 
 
 def test_sql_equals_predict_on_a_real_snapshot_and_edges_take_the_best_row(corpus, warehouse):
-    build_kg(corpus, kg="demo", warehouse=warehouse)
+    build_kg(corpus, kg="demo", extractor="cooccurrence", warehouse=warehouse)
     wh = Warehouse(warehouse)
     sid = "'" + wh.resolve("latest") + "'"
     model = _model(methods=("cooccurrence",))

@@ -139,3 +139,20 @@ def test_the_build_scale_bench_runs_its_sizes_quickly(tmp_path):
     assert got["triples_2"] == got["triples_1"]  # the same concepts again
     for key in ("wall_s_1", "wall_s_2", "wall_ratio_2", "size_s_1", "renamed_size_s_2", "total_s"):
         assert key in got
+
+
+def test_the_judgments_bench_runs_every_section_and_names_the_issues_figures(tmp_path):
+    """Issue 39: the harness's full run is a bench; a small slice of it runs here. Without
+    ../shared the gold sections say why they were skipped and the JSON line keeps its keys."""
+    sheet = tmp_path / "negated.tsv"
+    sheet.write_text("# status: negated\nitem\tevidence_id\tsentence\thead\ttail\t"
+                     "really_negated\tnote\n1\te1\tX did not bind Y.\tX\tY\tyes\t\n")  # fmt: skip
+    got = run_bench("judgments.py", "--limit", "5", "--status-sheet", str(sheet))
+    keys = {"id_false_removal_bc5cdr", "id_false_removal_biored", "mislinks_caught",
+            "biored_pair_f1", "biored_pair_type_f1", "cdr_cid_f1", "negated_precision",
+            "hypothesis_precision", "confidence_brier", "confidence_auc", "served_supported",
+            "supported_served", "id_checks_s", "machine"}  # fmt: skip
+    assert keys <= set(got)
+    assert got["negated_precision"] == 1.0 and got["mislinks_caught"] == got["mislinks_total"]
+    if (ROOT.parent / "shared" / "data" / "biored").is_dir():
+        assert got["biored_pair_f1"] is not None and got["id_false_removal_biored"] is not None
