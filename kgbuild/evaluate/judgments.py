@@ -270,74 +270,77 @@ def _pct(x: Any) -> str:
     return "–" if x is None else f"{100 * x:.1f}%"
 
 
+def _id_rows(ids: dict[str, Any]) -> list[str]:
+    lines = ["| corpus | curated mentions | removed | relinked | suspect | false removal |",
+             "|---|---|---|---|---|---|"]  # fmt: skip
+    for corpus, f in ids.items():
+        if "skipped" in f:
+            lines.append(f"| {corpus} | skipped: {f['skipped']} | | | | |")
+            continue
+        lines.append(f"| {corpus} | {f['curated']:,} | {f['removed']:,} | {f['relinked']:,} | "
+                     f"{f['suspect']:,} | {_pct(f['false_removal_share'])} |")  # fmt: skip
+    return lines
+
+
+def _verifier_rows(ver: dict[str, Any]) -> list[str]:
+    lines = ["| gold | measure | P | R | F1 |", "|---|---|---|---|---|"]
+    for corpus, measures in ver.items():
+        if not isinstance(measures, dict) or "skipped" in measures:
+            continue
+        for name, m in measures.items():
+            if isinstance(m, dict) and "f1" in m:
+                lines.append(f"| {corpus} | {name} | {m['precision']:.3f} | "
+                             f"{m['recall']:.3f} | {m['f1']:.3f} |")  # fmt: skip
+    return lines
+
+
+def _status_rows(epi: dict[str, Any]) -> list[str]:
+    lines = ["| status | judged | correct | precision [95% CI] |", "|---|---|---|---|"]
+    for status, f in epi.items():
+        lo, hi = f["ci95"]
+        ci = f"[{100 * lo:.1f}–{100 * hi:.1f}]"
+        lines.append(f"| {status} | {f['judged']} | {f['correct']} | "
+                     f"{_pct(f['precision'])} {ci} |")  # fmt: skip
+    return lines
+
+
+def _confidence_rows(conf: dict[str, Any]) -> list[str]:
+    auc = "–" if conf.get("auc") is None else f"{conf['auc']:.3f}"
+    base = conf["brier_base_rate"]
+    lines = [f"{conf['n']} judged rows: Brier {conf['brier']:.4f} (base rate {base:.4f}), "
+             f"AUC {auc}, ECE {conf['ece']:.4f}",
+             "", "| predicted | mean predicted | observed | n |", "|---|---|---|---|"]  # fmt: skip
+    for b in conf["bins"]:
+        lo, hi = b["bin"]
+        lines.append(f"| {lo:.1f}–{hi:.1f} | {b['predicted']:.3f} | {b['observed']:.3f} | "
+                     f"{b['n']} |")  # fmt: skip
+    s = conf["served"]
+    lines += ["", f"served rows judged supported: {s['served_supported']}/{s['served']} = "
+              f"{_pct(s['precision'])}; supported rows served: {_pct(s['recall'])}"]  # fmt: skip
+    return lines
+
+
+#: Each section of :func:`render`: its report key, title and table.
+_RENDERED: tuple[tuple[str, str, Callable[[dict[str, Any]], list[str]]], ...] = (
+    ("id_checks", "ID checks on curated mentions", _id_rows),
+    ("verifier", "Relation verifier on gold dev pairs (gold entities)", _verifier_rows),
+    ("epistemic", "Epistemic status on blind-judged sheets", _status_rows),
+    ("confidence", "Confidence on blind-judged audit sheets (10-fold CV by document)",
+     _confidence_rows),
+)  # fmt: skip
+
+
 def render(report: dict[str, Any]) -> str:
     """The report as a markdown table per section (skipped sections say why)."""
     lines = ["# Judgments against gold", ""]
-    ids = report.get("id_checks")
-    if ids is not None:
-        lines += ["## ID checks on curated mentions", ""]
-        if "skipped" in ids:
-            lines.append(f"skipped: {ids['skipped']}")
-        else:
-            lines += ["| corpus | curated mentions | removed | relinked | suspect | "
-                      "false removal |", "|---|---|---|---|---|---|"]  # fmt: skip
-            for corpus, f in ids.items():
-                if "skipped" in f:
-                    lines.append(f"| {corpus} | skipped: {f['skipped']} | | | | |")
-                    continue
-                lines.append(f"| {corpus} | {f['curated']:,} | {f['removed']:,} | "
-                             f"{f['relinked']:,} | {f['suspect']:,} | "
-                             f"{_pct(f['false_removal_share'])} |")  # fmt: skip
-        m = report.get("mislinks") or {}
-        if "caught" in m:
-            lines += ["", f"known mislinks caught: {m['caught']}/{m['total']}"]
-        lines.append("")
-    ver = report.get("verifier")
-    if ver is not None:
-        lines += ["## Relation verifier on gold dev pairs (gold entities)", ""]
-        if "skipped" in ver:
-            lines.append(f"skipped: {ver['skipped']}")
-        else:
-            lines += ["| gold | measure | P | R | F1 |", "|---|---|---|---|---|"]
-            for corpus, measures in ver.items():
-                if not isinstance(measures, dict) or "skipped" in measures:
-                    continue
-                for name, m in measures.items():
-                    if isinstance(m, dict) and "f1" in m:
-                        lines.append(f"| {corpus} | {name} | {m['precision']:.3f} | "
-                                     f"{m['recall']:.3f} | {m['f1']:.3f} |")  # fmt: skip
-        lines.append("")
-    epi = report.get("epistemic")
-    if epi is not None:
-        lines += ["## Epistemic status on blind-judged sheets", ""]
-        if "skipped" in epi:
-            lines.append(f"skipped: {epi['skipped']}")
-        else:
-            lines += ["| status | judged | correct | precision [95% CI] |", "|---|---|---|---|"]
-            for status, f in epi.items():
-                lo, hi = f["ci95"]
-                ci = f"[{100 * lo:.1f}–{100 * hi:.1f}]"
-                lines.append(f"| {status} | {f['judged']} | {f['correct']} | "
-                             f"{_pct(f['precision'])} {ci} |")  # fmt: skip
-        lines.append("")
-    conf = report.get("confidence")
-    if conf is not None:
-        lines += ["## Confidence on blind-judged audit sheets (10-fold CV by document)", ""]
-        if "skipped" in conf:
-            lines.append(f"skipped: {conf['skipped']}")
-        else:
-            auc = "–" if conf.get("auc") is None else f"{conf['auc']:.3f}"
-            base = conf["brier_base_rate"]
-            lines.append(f"{conf['n']} judged rows: Brier {conf['brier']:.4f} (base rate "
-                         f"{base:.4f}), AUC {auc}, ECE {conf['ece']:.4f}")  # fmt: skip
-            lines += ["", "| predicted | mean predicted | observed | n |", "|---|---|---|---|"]
-            for b in conf["bins"]:
-                lo, hi = b["bin"]
-                lines.append(f"| {lo:.1f}–{hi:.1f} | {b['predicted']:.3f} | "
-                             f"{b['observed']:.3f} | {b['n']} |")  # fmt: skip
-            s = conf["served"]
-            lines += ["", f"served rows judged supported: {s['served_supported']}/"
-                      f"{s['served']} = {_pct(s['precision'])}; supported rows served: "
-                      f"{_pct(s['recall'])}"]  # fmt: skip
+    for key, title, rows in _RENDERED:
+        section = report.get(key)
+        if section is None:
+            continue
+        lines += [f"## {title}", ""]
+        lines += [f"skipped: {section['skipped']}"] if "skipped" in section else rows(section)
+        mislinks = (report.get("mislinks") or {}) if key == "id_checks" else {}
+        if "caught" in mislinks:
+            lines += ["", f"known mislinks caught: {mislinks['caught']}/{mislinks['total']}"]
         lines.append("")
     return "\n".join(lines)
