@@ -37,6 +37,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from kgbuild.config import check_kg_name, toml_path, toml_table
 from kgbuild.domains import DEFAULT_KINDS, load_domain
 from kgbuild.errors import ConfigError
+from kgbuild.redact import register
 
 #: PubMed's E-utilities and PubTator3's API (overridable: mirrors, loopback test servers).
 EUTILS_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/"
@@ -359,7 +360,7 @@ def load_settings(**arguments: Any) -> Settings:
     if unknown:
         raise TypeError(f"unknown settings: {sorted(unknown)}")
     try:
-        return Settings(**given)
+        settings = Settings(**given)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ())) or "settings"
@@ -367,6 +368,9 @@ def load_settings(**arguments: Any) -> Settings:
             raise first["ctx"]["error"] from None
         why = str(first["msg"]).removeprefix("Value error, ")
         raise ConfigError(f"setting {where}: {why}", value=repr(first.get("input"))) from None
+    for secret in (settings.openai_api_key, settings.ncbi_api_key):
+        register(secret.get_secret_value() if secret else None)  # masked in logs and answers
+    return settings
 
 
 def warehouse_path(override: str | Path | None = None) -> Path:

@@ -201,7 +201,7 @@ class LLMExtractor:
             status = "failed"
             head = f"{n['failed']} of {len(asks)} call(s) failed"
         elif n["truncated"]:
-            status, head = "partial", f"{n['truncated']} answer(s) cut off at max_tokens"
+            status, head = "partial", f"{n['truncated']} answer(s) cut off (max_tokens or size cap)"
         elif bound:
             status, head = "partial", bound.reason
         else:

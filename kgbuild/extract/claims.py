@@ -54,6 +54,14 @@ def evidence_confidence(method: str, *groundings: str) -> float:
 MAX_PREDICATE_WORDS = 6
 
 
+#: Longest head, relation or tail kept in a ``rejections`` row (longer: cut, ending in "…").
+MAX_REJECTED_CHARS = 1000
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_REJECTED_CHARS else text[: MAX_REJECTED_CHARS - 1] + "…"
+
+
 @dataclass(slots=True)
 class Provenance:
     method: str
@@ -83,14 +91,17 @@ class DocClaims:
         return sorted(self.grounder.abbreviation_pairs.items())
 
     def reject(self, head: str, relation: str, tail: str, reason: str) -> None:
+        """Keep a refused claim with its reason; each name the model wrote is kept up to
+        :data:`MAX_REJECTED_CHARS` (a name longer than that is no entity, and a flood of text
+        must not be stored whole)."""
         self.rejections.append(
             Rejection(
                 self.doc.pmid,
                 self.doc.year,
                 self.prov.method,
-                head,
-                relation,
-                tail,
+                _clip(head),
+                _clip(relation),
+                _clip(tail),
                 reason,
                 self.prov.prompt_version,
             )

@@ -104,6 +104,11 @@ _PATTERNS: tuple[tuple[str, str, bool], ...] = (
      r"\b(?:ignore|disregard|forget)\s+(?:(?:all|everything|anything)\s+(?:of\s+)?(?:the\s+)?"
      r"(?:above|before|so\s+far|previously|until\s+now)|(?:all\s+of\s+)?the\s+above|"
      r"what\s+(?:was|is)\s+(?:said|written|stated)\s+(?:above|before|so\s+far))\b", True),
+    ("override",  # the orders named first, "above" after: "Disregard the text above and…"
+     # (issue 40). Only as a sentence's first words: "the data above" is common in prose.
+     _SOS + r"(?:please\s+)?(?:ignore|disregard|forget|discard|override|overrule)\s+" + _MODS +
+     r"(?:\w+\s+){0,2}?" + _ORDERS + r"\s+(?:above|before|so\s+far|(?:given|written|stated|"
+     r"provided|shown)\s+(?:above|before|earlier|previously))\b", True),
     ("override",
      _PRIOR + r"\s+(?:instructions|prompts?|directives)\s+(?:are|is|were|have\s+been|no\s+longer|"
      r"do\s+not|don'?t|must\s+be)\s+(?:\w+\s+)?(?:void|cancell?ed|obsolete|outdated|superseded|"

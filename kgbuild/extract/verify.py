@@ -135,8 +135,9 @@ def _number(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
+    text = value.strip() if isinstance(value, str) else ""
+    if text.isascii() and text.isdigit() and len(text) <= 9:  # not "²", not 5,000 digits
+        return int(text)
     return None
 
 

@@ -22,6 +22,7 @@ from tenacity import AsyncRetrying, RetryCallState
 from kgbuild.config import redact_url
 from kgbuild.errors import ConfigError, KgbuildError
 from kgbuild.llm.cache import OPENAI_URL, ResponseCache, cache_key, endpoint_id
+from kgbuild.redact import redact, register
 from kgbuild.retry import Transient, is_transient_status, parse_retry_after, policy
 from kgbuild.schema import read_tsv
 from kgbuild.settings import Settings, load_settings
@@ -38,6 +39,7 @@ USAGE_KEYS = (
     "retries",
     "failed",
     "truncated",
+    "oversized",
     "prompt_tokens",
     "completion_tokens",
 )
@@ -51,6 +53,18 @@ class LLMError(KgbuildError):
 #: max_tokens was cut by something else (a proxy, a dropped stream): retried as malformed, never
 #: kept as the model's answer. A genuine cut-off uses (nearly) the whole budget.
 CUT_OFF_SHARE = 0.9
+
+#: Characters of answer kept per token of completion budget, and the least kept. A real answer
+#: is ~4 characters a token; an endpoint that sends megabytes for a 1,024-token budget is not
+#: answering. The rest is cut before anything is parsed, cached or stored, and the answer counts
+#: as cut off (``oversized``; the document's extraction ends ``partial`` and says so).
+ANSWER_CHARS_PER_TOKEN = 32
+MIN_ANSWER_CHARS = 64 * 1024
+
+
+def answer_cap(max_tokens: int) -> int:
+    """Longest answer kept for a completion budget of ``max_tokens``."""
+    return max(MIN_ANSWER_CHARS, ANSWER_CHARS_PER_TOKEN * max_tokens)
 
 
 class MalformedResponse(Exception):
@@ -120,6 +134,7 @@ class LLMSettings:
         if not self.model.strip():
             raise ConfigError("LLM model name is empty")
         endpoint_id(self.base_url)  # a base URL that is no URL is refused here, not mid-build
+        register(self.api_key)  # masked in every answer and log line of this process
 
     @classmethod
     def from_settings(
@@ -303,7 +318,10 @@ class LLMClient:
         key = self._key(req)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.usage["cache_hits"] += 1
-            return LLMResult(hit[0], hit[1], hit[2], True, 0, self.cost(hit[1], hit[2]), req.tag)
+            oversized = len(hit[0]) >= answer_cap(self._params(req)["max_tokens"])
+            return LLMResult(
+                hit[0], hit[1], hit[2], True, 0, self.cost(hit[1], hit[2]), req.tag, oversized
+            )
         sends = [0]
         retrying = AsyncRetrying(
             **policy(s.max_retries, s.backoff_s, s.backoff_cap_s, self._count_retry)
@@ -365,6 +383,13 @@ class LLMClient:
             except MalformedResponse as exc:
                 raise Transient(f"malformed response ({exc})") from None
             budget = self._params(req)["max_tokens"]
+            # before anything reads the answer: an endpoint that echoes the key gets it masked
+            # (cache, claims, rejections, logs), and a flood is cut (see ANSWER_CHARS_PER_TOKEN)
+            content = redact(content, (s.api_key,))
+            if len(content) > (cap := answer_cap(budget)):
+                self._account(pt, ct)
+                self.usage["oversized"] += 1
+                return content[:cap], pt, ct, True
             if truncated and 0 < ct < CUT_OFF_SHARE * budget:
                 raise Transient(f"malformed response (cut off at {ct} of {budget} tokens)")
             self._account(pt, ct)  # a cut-off answer is still paid for

@@ -132,7 +132,7 @@ def parse_item(item: dict[str, Any], subset: str, pos: int) -> Question:
 
 def _index(ans: Any, choices: list[str]) -> int:
     text = str(ans).strip()
-    if text.isdigit():
+    if text.isascii() and text.isdigit() and len(text) <= 9:  # not "²", not 5,000 digits
         return int(text)
     if len(text) == 1 and text.upper() in LETTERS:
         return LETTERS.index(text.upper())

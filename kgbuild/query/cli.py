@@ -18,6 +18,7 @@ from rich.table import Table
 from kgbuild.errors import InputError, QueryError
 from kgbuild.helptext import examples
 from kgbuild.llm.client import LLMSettings
+from kgbuild.query.connections import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, IDLE_TIMEOUT_S
 from kgbuild.query.limits import DEFAULT_HOPS, DEFAULT_K, DEFAULT_TOKEN_BUDGET, NO_ENTITY
 from kgbuild.settings import warehouse_path
 
@@ -242,6 +243,22 @@ def serve(
     embed: Annotated[bool, typer.Option(help="Load the embedding fallback")] = True,
     workers: Annotated[int, typer.Option(help="Server processes (each holds the index)")] = 1,
     all_evidence: AllEvidence = False,
+    max_connections: Annotated[
+        int | None,
+        typer.Option(
+            help="Most open connections per worker (at it, the longest idle are closed)",
+            show_default="the descriptor limit less headroom",
+        ),
+    ] = None,
+    idle_timeout: Annotated[
+        float, typer.Option(help="Seconds a connection may send nothing (new or keep-alive)")
+    ] = IDLE_TIMEOUT_S,
+    header_timeout: Annotated[
+        float, typer.Option(help="Seconds until a request's headers are complete")
+    ] = HEADER_TIMEOUT_S,
+    body_timeout: Annotated[
+        float, typer.Option(help="Seconds from the headers until the body is complete")
+    ] = BODY_TIMEOUT_S,
     llm_base_url: BaseUrl = None,
     llm_model: Model = None,
     llm_max_tokens: MaxTokens = None,
@@ -251,6 +268,7 @@ def serve(
     """Serve a read-only JSON API: POST /retrieve, POST /ask, GET /entities?q=, GET /health."""
     import uvicorn
 
+    from kgbuild.query.connections import Guard, GuardedConfig
     from kgbuild.query.engine import QueryEngine
     from kgbuild.query.server import SERVE_ENV, create_app
     from kgbuild.store.snapshots import Warehouse as StoreWarehouse
@@ -259,6 +277,10 @@ def serve(
         raise InputError("port must be between 1 and 65535", port=port)
     if not 1 <= workers <= 16:
         raise InputError("workers must be between 1 and 16", workers=workers)
+    try:
+        guard = Guard(max_connections, idle_timeout, header_timeout, body_timeout)
+    except ValueError as exc:
+        raise InputError(str(exc)) from exc
     t0 = time.perf_counter()
     # resolved once, to one KG for good: a KG built into this warehouse later is never served
     ref = StoreWarehouse(warehouse_path(warehouse)).pin(snapshot)
@@ -267,8 +289,8 @@ def serve(
     engine.prepare()
     settings = _settings(llm_base_url, llm_model, llm_max_tokens)
     if workers == 1:
-        config = uvicorn.Config(create_app(engine, settings), host=host, port=port,
-                                log_level="warning", access_log=False)  # fmt: skip
+        config = GuardedConfig(create_app(engine, settings), guard=guard, host=host, port=port,
+                               log_level="warning", access_log=False)  # fmt: skip
     else:
         llm = {"base_url": llm_base_url, "model": llm_model, "max_tokens": llm_max_tokens}
         os.environ[SERVE_ENV] = json.dumps({
@@ -276,9 +298,9 @@ def serve(
             "index_dir": str(engine.index_dir), "llm": {k: v for k, v in llm.items() if v},
             "all_evidence": all_evidence,
         })  # fmt: skip
-        config = uvicorn.Config("kgbuild.query.server:app_from_env", factory=True, host=host,
-                                port=port, workers=workers, log_level="warning",
-                                access_log=False)  # fmt: skip
+        config = GuardedConfig("kgbuild.query.server:app_from_env", guard=guard, factory=True,
+                               host=host, port=port, workers=workers, log_level="warning",
+                               access_log=False)  # fmt: skip
     # Listening before "ready" is said: a client that reads the line can connect at once (the
     # kernel queues it until uvicorn accepts), so scripts need no retry loop.
     sock = config.bind_socket()
@@ -351,7 +373,8 @@ def adqa(
     refs = [snapshot]
     if years:
         lo, _, hi = years.partition("-")
-        if not (lo.isdigit() and (hi or lo).isdigit()) or int(lo) > int(hi or lo):
+        hi = hi or lo
+        if not all(y.isascii() and y.isdigit() and len(y) == 4 for y in (lo, hi)) or lo > hi:
             raise InputError("use --years FROM-TO, e.g. 2011-2020", years=years)
         name = kg or QueryEngine.kg_of(wh, "latest")
         refs = [f"{name}@{y}" for y in range(int(lo), int(hi or lo) + 1)]

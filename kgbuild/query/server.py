@@ -9,10 +9,12 @@ the ASGI stack Prefect already installs; LightRAG ships the same kind of server)
 | ``GET /health`` | the KG and snapshot being served, its size, reloads, load per kind |
 
 Hostile input gets a clear 4xx and never a stack trace: bodies over :data:`MAX_BODY_BYTES` are
-refused (413) before they are read whole, every field is typed and bounded (422 naming the
-field), a question with no entity of the snapshot is a 422 naming the unlinked mentions, and
-any unexpected failure is a 500 saying only "internal error". Nothing is written but the caches
-inside the warehouse.
+refused (413) before they are read whole, every field is typed strictly and bounded (422 naming
+the field: ``"k": true`` or ``"k": "10"`` is refused, never read as 1 or 10), a question with
+no entity of the snapshot is a 422 naming the unlinked mentions, and any unexpected failure is
+a 500 saying only "internal error". Nothing is written but the caches inside the warehouse.
+Slow and idle connections, and more of them than the process has descriptors for, are
+:mod:`kgbuild.query.connections`' concern.
 
 Load: each kind of heavy request passes a :mod:`gate <kgbuild.query.gate>` (a few run, a few
 wait, the rest get 503 with ``Retry-After`` at once), and ``/health`` runs on the event loop,
@@ -61,8 +63,15 @@ MAX_FILTER_VALUE = 200
 log = logging.getLogger("kgbuild.serve")
 
 
+#: Unknown fields and lax coercion are both refused: a client that sends ``"k": true`` or
+#: ``"hops": "2"`` has a bug, and a 422 naming the field tells it so (pydantic's lax mode would
+#: quietly answer as if it had asked for k=1 or hops=2). Numbers stay numbers: an integer is a
+#: valid ``min_confidence``.
+STRICT = ConfigDict(extra="forbid", strict=True)
+
+
 class FilterBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
     relations: list[Annotated[str, Field(max_length=MAX_FILTER_VALUE)]] = Field(
         default_factory=list, max_length=50
     )
@@ -77,7 +86,7 @@ class FilterBody(BaseModel):
 
 
 class RetrieveBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
     question: str = Field(max_length=MAX_QUESTION_CHARS)
     choices: list[Annotated[str, Field(max_length=MAX_CHOICE_CHARS)]] = Field(
         default_factory=list, max_length=MAX_CHOICES

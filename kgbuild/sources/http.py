@@ -30,6 +30,7 @@ import requests
 from tenacity import RetryCallState, Retrying
 
 from kgbuild.errors import SourceError
+from kgbuild.redact import redact_bytes, register
 from kgbuild.retry import Transient, is_transient_status, parse_retry_after, policy
 from kgbuild.sources.ratelimit import RateLimiter
 
@@ -131,6 +132,8 @@ class HttpClient:
         self._params = {k: v for k, v in (params or {}).items() if v is not None}
         self._secret_names = secret_params
         self._secrets = [str(v) for k, v in self._params.items() if k.lower() in secret_params]
+        for secret in self._secrets:
+            register(secret)  # masked in every log line of this process (kgbuild.redact)
         if self._secrets:
             _MASK.secrets.update(self._secrets)
             logging.getLogger("urllib3.connectionpool").addFilter(_MASK)
@@ -214,6 +217,7 @@ class HttpClient:
             raise SourceError(
                 f"{method} {path} failed after {attempts} attempts: {exc.reason}", path=path
             ) from None
+        body = redact_bytes(body, self._secrets)  # a service that echoes the key: masked
         if self.cache is not None:
             self.cache.put(key, body, {"method": method, "path": path, "fields": public})
         return body

@@ -151,7 +151,7 @@ class Warehouse:
                     kgs = ", ".join(sorted({r["kg"] for r in rows}))
                     raise StoreError("no snapshot of that KG", ref=ref, kgs=kgs)
                 return _newest(mine)
-            if not year.isdigit():
+            if not (year.isascii() and year.isdigit() and len(year) <= 4):  # not "²⁰¹⁵"
                 raise StoreError("use KG@YEAR or KG@latest, e.g. alzheimers@2015", ref=ref)
             found = self.query("SELECT snapshot_asof(?, kg_name := ?)", [int(year), kg])
             if not found or found[0][0] is None:

@@ -156,7 +156,8 @@ def test_disk_cache_rerun_sends_nothing_and_holds_no_secret(tmp_path):
         first = client(fake, cache_dir=cache, params={"api_key": SECRET, "email": "me@x.org"})
         body = first.get("echo", {"q": "1", "token": "CALL-SECRET"})
         first.post("echo", {"id": "1,2"})
-        assert SECRET in body.decode()  # it was sent...
+        assert fake.requests[0]["fields"]["api_key"] == SECRET  # it was sent...
+        assert json.loads(body)["api_key"] == "***"  # ...and its echo is masked (issue 40)
     with serve(FakeNCBI()) as fake:  # ...a re-run, even with another key, hits the cache
         again = client(fake, cache_dir=cache, params={"api_key": "other-key"})
         assert again.get("echo", {"q": "1", "token": "ANOTHER"}) == body
@@ -168,7 +169,7 @@ def test_disk_cache_rerun_sends_nothing_and_holds_no_secret(tmp_path):
     assert stored and b"me@x.org" not in stored and b"CALL-SECRET" not in stored
     assert SECRET.encode() not in stored
     bodies = b"".join(p.read_bytes() for p in cache.rglob("*.body"))
-    assert SECRET.encode() in bodies  # the echo answer itself holds it: only bodies are raw
+    assert SECRET.encode() not in bodies and b'"api_key": "***"' in bodies
     names = " ".join(str(p) for p in cache.rglob("*"))
     assert SECRET not in names and "CALL-SECRET" not in names
 
