@@ -28,7 +28,14 @@ from typing import Any
 from kgbuild.errors import InputError
 from kgbuild.sources.files import open_regular
 from kgbuild.sources.record import SourceRecord, finish, make_mention
-from kgbuild.sources.values import MAX_DIGITS, parse_year, pmid_problem, whole_number
+from kgbuild.sources.values import (
+    MAX_DIGITS,
+    normal_pmid,
+    padded_pmid_problem,
+    parse_year,
+    pmid_problem,
+    whole_number,
+)
 
 #: Largest BioC-JSON file read (bytes). ``json`` parses a whole file at once, taking several
 #: times its size in memory; PubTator3 answers 100 abstracts in well under 1 MB, and a year of
@@ -117,14 +124,20 @@ def _id_text(value: Any) -> str:
     return _scalar(value)
 
 
-def doc_pmid(doc: dict[str, Any]) -> str:
-    """A BioC document's PMID: ``pmid``, else the PMID half of PubTator3's ``_id``
+def raw_pmid(doc: dict[str, Any]) -> str:
+    """A BioC document's PMID as written: ``pmid``, else the PMID half of PubTator3's ``_id``
     (``"28041912|None"``, kept when ``id`` was replaced by a DOI), else ``id``."""
     pmid = _id_text(doc.get("pmid"))
     if pmid:
         return pmid
     head = _scalar(doc.get("_id")).split("|", 1)[0].strip()
     return head if re.fullmatch(r"[0-9]+", head) else _id_text(doc.get("id"))
+
+
+def doc_pmid(doc: dict[str, Any]) -> str:
+    """A BioC document's PMID (:func:`raw_pmid`) as PubMed writes it: ``0091000001`` is
+    ``91000001`` (:func:`kgbuild.sources.values.normal_pmid`), in every reader alike."""
+    return normal_pmid(raw_pmid(doc))
 
 
 def _year(doc: dict[str, Any], passages: list[dict[str, Any]]) -> tuple[int | None, str | None]:
@@ -157,7 +170,8 @@ def bioc_record(
     try:
         if not isinstance(doc, dict):
             raise Malformed(f"document is a {type(doc).__name__}, not an object: {short(doc)}")
-        pmid = doc_pmid(doc)
+        written = raw_pmid(doc)
+        pmid = normal_pmid(written)
         if not pmid:
             rec.reject_reason = "BioC document without id/pmid"
             return rec
@@ -165,6 +179,8 @@ def bioc_record(
         if why:
             raise Malformed(why)
         rec.pmid = pmid
+        if padded := padded_pmid_problem(written, pmid):
+            rec.problem(record_no, "normalized", padded)
         _read_document(rec, doc, annotator, file_year)
     except Malformed as exc:
         rec.reject_reason = f"malformed BioC document: {exc}"

@@ -40,13 +40,14 @@ class Corpus(Protocol):
 
 
 class LocalCorpus:
-    """A folder of per-year PubTator / BioC-JSON files (or one file).
+    """A folder of per-year PubTator / BioC-JSON / BioC XML files (or one file).
 
     ``warehouse``: the build's warehouse, never read as input even when it sits inside
     ``source`` (``--source .`` with the default ``./warehouse``); any other folder that looks
     like a warehouse is skipped too. Files whose records are rejected whatever year they are
-    read in (a refused FIFO or link, ``0000.pubtator``) are read with the first year, so they
-    leave the corpus's years known before reading and an unchanged re-run publishes nothing.
+    read in (a refused FIFO or link, a file of no corpus format, a folder named ``2018.pubtator``,
+    ``0000.pubtator``) are read with the first year, so they make no year of their own, leave the
+    corpus's years known before reading, and an unchanged re-run publishes nothing.
     """
 
     def __init__(
@@ -78,7 +79,7 @@ class LocalCorpus:
         self.yearless = [f for f in files if f.year is None and not f.rejected_anyway]
         self.by_year: dict[int, list[SourceFile]] = {}
         for f in files:
-            if f.year is not None:
+            if f.year is not None and not f.rejected_anyway:
                 self.by_year.setdefault(f.year, []).append(f)
         riders = [f for f in files if f.rejected_anyway]
         if self.by_year:

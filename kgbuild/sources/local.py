@@ -1,4 +1,4 @@
-"""A local corpus: a folder of per-year PubTator / BioC-JSON files, or single files.
+"""A local corpus: a folder of per-year PubTator / BioC-JSON / BioC XML files, or single files.
 
 The year of a record comes from its file name (``2014.pubtator``, as in DALK's ``by_year``
 folder) or, failing that, from the record itself (BioC ``year`` infon / ``date``) or a default.
@@ -10,7 +10,9 @@ A year is published only if it is within 1800..next year (:mod:`kgbuild.sources.
 records of ``0000.pubtator``, ``9999.pubtator`` or ``2099.pubtator`` end ``rejected`` with the
 reason, and so do records whose own year is out of range. The folder is walked as
 :func:`kgbuild.sources.files.walk` does: no link followed out of it, no FIFO or device opened
-(each is one rejected record with a problem row), no warehouse read as input.
+(each is one rejected record with a problem row), no warehouse read as input. Every other entry
+of the folder (a file of no corpus format, a folder named ``2018.pubtator``) is one rejected
+record too, read with the first year like any file that is never opened (issue 40).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path
 from kgbuild.errors import InputError, IntegrityError, KgbuildError
 from kgbuild.records import DocStatus, Document, Mention, Problem, SourceRelation
 from kgbuild.sources.bioc import read_bioc
+from kgbuild.sources.bioc_xml import read_bioc_xml
 from kgbuild.sources.files import Refusal, open_regular, walk
 from kgbuild.sources.pubtator_files import count_records_in, read_pubtator
 from kgbuild.sources.record import MAX_DOCUMENT_CHARS, SourceRecord
@@ -35,12 +38,16 @@ _YEAR_IN_NAME = re.compile(r"(?<![0-9])((?:19|20)[0-9][0-9])(?![0-9])")
 _YEAR_NAME = re.compile(r"^([0-9]{4})(?:\.|$)")
 _PUBTATOR_SUFFIXES = {".pubtator", ".txt", ".pubtator.txt"}
 _BIOC_SUFFIXES = {".json", ".bioc", ".biocjson"}
+#: BioC XML (BioRED's ``Test.BioC.XML``, PubTator3's downloads); names are compared lower-cased.
+_BIOC_XML_SUFFIXES = {".xml"}
+#: What the walk reads, for the reason a file of any other name is not read.
+FORMATS = "PubTator (.pubtator, .txt), BioC-JSON (.json, .bioc, .biocjson) or BioC XML (.xml)"
 
 
 @dataclass(frozen=True, slots=True)
 class SourceFile:
     path: Path
-    fmt: str  # pubtator | bioc
+    fmt: str  # pubtator | bioc | bioc-xml
     year: int | None
     #: Why the file is not read at all (problem kind, detail): it is one rejected record.
     refused: Refusal | None = None
@@ -50,8 +57,10 @@ class SourceFile:
     @property
     def rejected_anyway(self) -> bool:
         """Whether every record of the file ends ``rejected`` whatever year it is read in:
-        such a file needs no year of its own (it is read with the corpus's first year)."""
-        return self.year is None and (self.refused is not None or self.bad_year is not None)
+        such a file needs no year of its own (it is read with the corpus's first year). A file
+        never opened is one, whatever year its name gives: a folder named ``2018.pubtator``
+        or a FIFO makes no 2018 snapshot."""
+        return self.refused is not None or (self.year is None and self.bad_year is not None)
 
     def digest(self) -> str:
         if self.refused:  # never opened: it may be a FIFO, a device, a link out of the source
@@ -82,6 +91,8 @@ def _format(path: Path) -> str | None:
         return "pubtator"
     if any(name.endswith(s) for s in _BIOC_SUFFIXES):
         return "bioc"
+    if any(name.endswith(s) for s in _BIOC_XML_SUFFIXES):
+        return "bioc-xml"
     return None
 
 
@@ -106,7 +117,7 @@ def discover(source: Path, exclude: Iterable[Path] = ()) -> list[SourceFile]:
     if source.is_dir():
         if any(Path(p).resolve() == source.resolve() for p in exclude):
             raise InputError("the warehouse is the source folder; give it a folder of its own")
-        found = walk(source, lambda name: _format(Path(name)) is not None, exclude)
+        found = walk(source, lambda name: _format(Path(name)) is not None, exclude, FORMATS)
     elif source.is_file():  # named by the user: a link is followed, but it must be a file
         found = [(source, None)]
     else:
@@ -116,10 +127,8 @@ def discover(source: Path, exclude: Iterable[Path] = ()) -> list[SourceFile]:
         year, bad_year = name_year(p.name)
         fmt = _format(p) or "pubtator"  # a folder link out of the source: refused anyway
         files.append(SourceFile(p, fmt, year, refused, bad_year))
-    if not files:
-        raise InputError(
-            "no PubTator (.pubtator/.txt) or BioC-JSON (.json) files found", path=source
-        )
+    if all(f.refused and f.refused[0] == "unknown_format" for f in files):  # none, or no corpus
+        raise InputError(f"no {FORMATS} files found", path=source)
     return files
 
 
@@ -134,7 +143,9 @@ def read_file(sf: SourceFile, root: Path) -> Iterator[SourceRecord]:
 
 
 def _refused(sf: SourceFile, label: str, kind: str, detail: str) -> SourceRecord:
-    rec = SourceRecord(pmid="", source_file=label, record_no=0, line_no=0, year=sf.year)
+    """The one record of an entry that is not read: rejected with why, and year-less, so it
+    rides with the first year slice (:attr:`SourceFile.rejected_anyway`)."""
+    rec = SourceRecord(pmid="", source_file=label, record_no=0, line_no=0, year=None)
     rec.problem(0, kind, detail)
     rec.reject_reason = f"file not read: {detail}"
     return rec
@@ -146,6 +157,9 @@ def _records(sf: SourceFile, label: str) -> Iterator[SourceRecord]:
         return
     if sf.fmt == "bioc":  # one record per document entry, by construction
         yield from read_bioc(sf.path, year=sf.year, label=label)
+        return
+    if sf.fmt == "bioc-xml":  # one record per <document>, and one for a bad end of file
+        yield from read_bioc_xml(sf.path, year=sf.year, label=label)
         return
     try:
         expected, n = count_records_in(sf.path), 0

@@ -35,6 +35,7 @@ from kgbuild.sources.pubmed_xml import (
     parse_pubmed_xml,
     to_source_record,
 )
+from kgbuild.sources.values import normal_pmid
 
 __all__ = [
     "RETRACTED",
@@ -133,7 +134,8 @@ def _esearch_result(body: bytes) -> dict[str, Any]:
         raise ValueError("no esearchresult in ESearch answer")
     if result.get("ERROR"):
         raise EutilsError(f"ESearch error: {result['ERROR']}", path=ESEARCH)
-    if not str(result.get("count", "")).isdigit() or not result.get("webenv"):
+    count = str(result.get("count", ""))
+    if not (count.isascii() and count.isdigit() and len(count) <= 18) or not result.get("webenv"):
         raise ValueError("ESearch answer lacks count or webenv")
     return result
 
@@ -249,7 +251,7 @@ def fetch_pmids(
     PMIDs EFetch does not return are logged (PubMed omits unknown and deleted ids)."""
     if not 1 <= batch <= MAX_PER_REQUEST:
         raise ValueError(f"batch must be 1..{MAX_PER_REQUEST}, got {batch}")
-    ids = list(dict.fromkeys(str(p).strip() for p in pmids if str(p).strip()))
+    ids = list(dict.fromkeys(normal_pmid(str(p).strip()) for p in pmids if str(p).strip()))
     for i in range(0, len(ids), batch):
         chunk = ids[i : i + batch]
         send = client.post if len(chunk) > post_over else client.get

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from kgbuild.errors import SourceError
 from kgbuild.sources.record import SourceRecord, finish
+from kgbuild.sources.values import normal_pmid
 
 RETRACTION_NOTICE = "retraction notice (PubMed publication type 'Retraction of Publication')"
 RETRACTED = "retracted publication"
@@ -62,7 +63,7 @@ def _article(el: ET.Element) -> PubMedArticle:
     cit = el.find("MedlineCitation")
     art = cit.find("Article") if cit is not None else None
     if cit is None or art is None:
-        return PubMedArticle(pmid=_text(el.find(".//PMID")))
+        return PubMedArticle(pmid=normal_pmid(_text(el.find(".//PMID"))))
     sections = []
     for part in art.findall("Abstract/AbstractText"):
         text, label = _text(part), (part.get("Label") or "").strip()
@@ -72,7 +73,7 @@ def _article(el: ET.Element) -> PubMedArticle:
     types = [_text(p) for p in art.findall("PublicationTypeList/PublicationType")]
     refs = cit.findall("CommentsCorrectionsList/CommentsCorrections")
     return PubMedArticle(
-        pmid=_text(cit.find("PMID")),
+        pmid=normal_pmid(_text(cit.find("PMID"))),  # as every reader: 0091000001 is 91000001
         title=_text(art.find("ArticleTitle")) or _text(art.find("VernacularTitle")),
         abstract=" ".join(sections),
         year=_year(art),

@@ -6,29 +6,41 @@ relation lines ``PMID\\ttype\\tid1\\tid2[...]``; a blank line ends a document.
 
 The reader never raises on content: each undecodable byte, malformed line or stray annotation
 becomes a Problem attached to its record (or to a placeholder record when no document owns it).
-Line endings (CRLF, CR-only) and byte-order marks (UTF-8, UTF-16) are normalized before lines are
-split: a CR-only file read as one line would lose all but its first record, and a BOM glued to
-the first PMID makes a second, bogus one. :func:`count_records` counts record starts in the raw
-bytes independently of the parser, so a reader that loses a record is caught (see
-:func:`kgbuild.sources.local.read_slices`).
+Line endings and byte-order marks (UTF-8, UTF-16) are normalized before lines are split: CR,
+CRLF and LF are each one line break, in any mix (a CR-only file read as one line would lose all
+but its first record; a lone CR in an LF file glued each title to its abstract, issue 40), and
+a BOM glued to the first PMID makes a second, bogus one. :func:`count_records` counts record
+starts in the raw bytes independently of the parser, so a reader that loses a record is caught
+(see :func:`kgbuild.sources.local.read_slices`).
 
 A file is read in blocks, never whole (issue 23): a newline-free multi-GB file costs one line cap
 (:data:`MAX_LINE_BYTES`) of memory and ends as one rejected record, and UTF-16 and CR-only files
 are converted block by block. Offsets are checked as text before ``int()`` sees them (5,000
 digits, ``NaN``, ``1e5``, superscripts are problem rows naming the value), and a PMID that names
-no document (5,000 digits, ``-0``) rejects its record (:mod:`kgbuild.sources.values`).
+no document (5,000 digits, ``-0``) rejects its record (:mod:`kgbuild.sources.values`); a
+zero-padded PMID (``0091000001``) is read as PubMed writes it (``91000001``), so it is the same
+document as its plain spelling.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
-from kgbuild.sources.files import CHUNK_BYTES, blocks, bounded_lines, open_regular
+from kgbuild.sources.files import blocks, bounded_lines, line_breaks, open_regular
 from kgbuild.sources.record import SourceRecord, finish, make_mention
-from kgbuild.sources.values import pmid_problem, shown, too_long, whole_number
+from kgbuild.sources.values import (
+    normal_pmid,
+    padded_pmid_problem,
+    pmid_problem,
+    shown,
+    too_long,
+    whole_number,
+)
 
 _TEXT_LINE = re.compile(r"^([^|\t]+)\|([ta])\|(.*)$")
 #: A title line in raw bytes (a BOM allowed): what :func:`count_records` counts.
@@ -46,53 +58,59 @@ MAX_LINE_BYTES = 8 << 20
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """How a PubTator file must be read: its encoding and line separator, and the notes that
-    become problem rows of its first record (issue 11: CR-only files, UTF-16, BOMs)."""
+    """How a PubTator file must be read: its encoding, and the notes that become problem rows
+    of its first record (issue 11: CR-only files, UTF-16, BOMs; issue 40: mixed line ends)."""
 
     utf16: bool
-    sep: bytes
     notes: tuple[str, ...]
 
 
 def survey(path: Path) -> Layout:
-    """One pass in blocks over the file (decoded if UTF-16): whether it has LF line ends, CR
-    only, and how many lines start with a byte-order mark."""
+    """One pass in blocks over the file (decoded if UTF-16): which line breaks it has (CR,
+    CRLF, LF) and how many lines start with a byte-order mark."""
     with open_regular(path) as fh:
-        utf16 = fh.read(2) in (b"\xff\xfe", b"\xfe\xff")
-        fh.seek(0)
-        lf = cr = False
-        boms = {b"\n": 0, b"\r": 0}
-        tail = b""
-        for i, block in enumerate(blocks(fh, utf16)):
+        utf16 = _is_utf16(fh)
+        breaks: Counter[str] = Counter()
+        boms, tail = 0, b""
+        for i, block in enumerate(line_breaks(blocks(fh, utf16), breaks)):
             if i == 0 and block.startswith(_BOM):
-                boms[b"\n"] += 1
-                boms[b"\r"] += 1
-            lf, cr = lf or b"\n" in block, cr or b"\r" in block
-            window = tail + block  # a separator + BOM may straddle two blocks
-            for sep in boms:
-                boms[sep] += window.count(sep + _BOM)  # 4 bytes: none lies inside tail
+                boms += 1
+            window = tail + block  # a line break + BOM may straddle two blocks
+            boms += window.count(b"\n" + _BOM)  # 4 bytes: none lies inside tail
             tail = window[-3:]
-    sep = b"\r" if cr and not lf else b"\n"
+    cr, crlf, lf = breaks["cr"], breaks["crlf"], breaks["lf"]
     notes = ["UTF-16 file read as UTF-8"] if utf16 else []
-    notes += ["CR-only line endings read as LF"] if sep == b"\r" else []
-    notes += [f"{boms[sep]} byte-order mark(s) removed from line starts"] if boms[sep] else []
-    return Layout(utf16, sep, tuple(notes))
+    if cr and not (crlf or lf):
+        notes.append("CR-only line endings read as LF")
+    elif cr:
+        notes.append(
+            f"mixed line endings ({cr:,} CR, {crlf:,} CRLF, {lf:,} LF): each read as one line break"
+        )
+    notes += [f"{boms} byte-order mark(s) removed from line starts"] if boms else []
+    return Layout(utf16, tuple(notes))
+
+
+def _is_utf16(fh: BinaryIO) -> bool:
+    """Whether the open file starts with a UTF-16 byte-order mark (either order); the file is
+    left at its start."""
+    utf16 = fh.read(2) in (b"\xff\xfe", b"\xfe\xff")
+    fh.seek(0)
+    return utf16
 
 
 def count_records_in(path: Path, cap: int = MAX_LINE_BYTES) -> int:
-    """:func:`count_records` of a file, read in blocks (a line's first ``cap`` bytes held)."""
+    """:func:`count_records` of a file, read in blocks (a line's first ``cap`` bytes held),
+    UTF-16 decoded as the reader decodes it."""
     with open_regular(path) as fh:
-        lf = any(b"\n" in block for block in iter(lambda: fh.read(CHUNK_BYTES), b""))
-        fh.seek(0)
-        lines = bounded_lines(blocks(fh), b"\n" if lf else b"\r", cap)
+        lines = bounded_lines(line_breaks(blocks(fh, _is_utf16(fh))), b"\n", cap)
         return sum(bool(_TITLE_LINE.match(head)) for head, _ in lines)
 
 
 def count_records(data: bytes) -> int:
-    """Title lines in the raw ``data`` (LF or CRLF lines, or CR lines in a file without LF; a
-    BOM or not): every one starts a record, so a reader yielding fewer records lost some."""
-    sep = b"\n" if b"\n" in data else b"\r"
-    return sum(bool(_TITLE_LINE.match(line)) for line in data.split(sep))
+    """Title lines in the raw ``data`` (lines end in CR, CRLF or LF, in any mix; a BOM or
+    not): every one starts a record, so a reader yielding fewer records lost some."""
+    lines = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+    return sum(bool(_TITLE_LINE.match(line)) for line in lines)
 
 
 def decode_line(raw: bytes) -> tuple[str, bool]:
@@ -128,11 +146,10 @@ def read_pubtator(
             yield finish(rec)
 
     with open_regular(path) as fh:
-        lines = bounded_lines(blocks(fh, layout.utf16), layout.sep, max_line)
+        lines = bounded_lines(line_breaks(blocks(fh, layout.utf16)), b"\n", max_line)
         for line_no, (raw, size) in enumerate(lines, start=1):
             raw = raw.removeprefix(_BOM)
             overlong = size > max_line
-            raw = raw if overlong else raw.rstrip(b"\r")
             line, ok = decode_line(raw)
             if not line.strip() and not overlong:
                 yield from close()
@@ -140,7 +157,8 @@ def read_pubtator(
                 continue
             m = _TEXT_LINE.match(line)
             if m:
-                pmid, kind, text = m.group(1).strip(), m.group(2), m.group(3)
+                raw_pmid, kind, text = m.group(1).strip(), m.group(2), m.group(3)
+                pmid = normal_pmid(raw_pmid)
                 if kind == "t" or rec is None or rec.pmid != pmid:
                     yield from close()
                     record_no += 1
@@ -152,6 +170,8 @@ def read_pubtator(
                         year=year,
                     )
                     rec.reject_reason = pmid_problem(pmid)
+                    if padded := padded_pmid_problem(raw_pmid, pmid):
+                        rec.problem(line_no, "normalized", padded)
                     if kind == "a":
                         rec.problem(line_no, "missing_title", "abstract line without a title line")
                     if record_no == 1:
@@ -197,7 +217,7 @@ def _annotation_line(rec: SourceRecord, line_no: int, line: str, annotator: str)
     if rec.record_no < 0:
         rec.problem(line_no, "orphan_line", f"no document before this line: {line[:80]!r}")
         return
-    if parts[0].strip() != rec.pmid:
+    if normal_pmid(parts[0].strip()) != rec.pmid:
         detail = f"line PMID {shown(parts[0])} inside {shown(rec.pmid)}"
         rec.problem(line_no, "pmid_mismatch", detail)
         return

@@ -7,6 +7,7 @@ input, it records :class:`~kgbuild.records.Problem` rows and, when the record is
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from kgbuild import settings
@@ -18,6 +19,9 @@ from kgbuild.sources.values import missing_pmid_problem
 OFFSET_REPAIR_WINDOW = 64
 #: Longest title + abstract built (``--max-doc-chars``, :mod:`kgbuild.settings`).
 MAX_DOCUMENT_CHARS = settings.MAX_DOCUMENT_CHARS
+#: C0 control characters other than tab and line feed (NUL, BEL, ESC, a CR left in BioC text…):
+#: no abstract means them, and they reach prompts, exports and terminals (issue 40).
+CONTROL_CHARS = re.compile("[\x00-\x08\x0b-\x1f]")
 
 
 @dataclass(slots=True)
@@ -112,9 +116,32 @@ def nearest_occurrence(doc_text: str, text: str, start: int, end: int) -> int:
     return best
 
 
+def scrub_controls(rec: SourceRecord) -> None:
+    """Replace each control character (:data:`CONTROL_CHARS`) of the title and abstract, and
+    of the mentions that quote them, by a space, with a ``control_chars`` problem row per field
+    naming how many and which. A space, not a deletion: offsets into the text stay right."""
+    hit = False
+    for what in ("title", "abstract"):
+        value: str = getattr(rec, what)
+        found = CONTROL_CHARS.findall(value)
+        if not found:
+            continue
+        hit = True
+        setattr(rec, what, CONTROL_CHARS.sub(" ", value))
+        which = ", ".join(f"U+{ord(c):04X}" for c in list(dict.fromkeys(found))[:5])
+        plural = "s" if len(found) > 1 else ""
+        detail = f"{what}: {len(found):,} control character{plural} ({which}) replaced by spaces"
+        rec.problem(rec.line_no, "control_chars", detail)
+    if hit:
+        rec.warnings.append("control characters replaced by spaces")
+        for m in rec.mentions:
+            m.text = CONTROL_CHARS.sub(" ", m.text)
+
+
 def finish(rec: SourceRecord) -> SourceRecord:
-    """Final per-record checks shared by all sources (an id that names no document, empty
-    text, empty abstract)."""
+    """Final per-record checks shared by all sources (control characters in the text, an id
+    that names no document, empty text, empty abstract)."""
+    scrub_controls(rec)
     if why := missing_pmid_problem(rec.pmid):
         rec.reject_reason = rec.reject_reason or why
     if not rec.title.strip() and not rec.abstract.strip():

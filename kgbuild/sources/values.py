@@ -23,6 +23,7 @@ MAX_DIGITS = 18
 #: A document id we accept: what PubMed, PMC and DOI-style ids look like, bounded in length.
 _ID = re.compile(r"^[\w.:/()\-]{1,64}$")
 _WHOLE = re.compile(r"^[+-]?[0-9]+$", re.ASCII)
+_DIGITS = re.compile(r"^[0-9]+$", re.ASCII)
 #: How missing values are spelled in an ID column by spreadsheets and dataframes (pandas'
 #: default NA strings, lower-cased): a PMID read back from a spreadsheet can be ``NaN``.
 MISSING_VALUES = frozenset(
@@ -88,12 +89,31 @@ def parse_year(value: str) -> tuple[int | None, str | None]:
 def pmid_problem(pmid: str) -> str | None:
     """Why ``pmid`` cannot identify a document, or None. Ids need not be numbers (PMC, DOI),
     but a number must be a positive one without a sign: ``-0``, ``+5`` and ``0`` name no
-    document, and two spellings of one number would make two documents."""
+    document, and two spellings of one number would make two documents (leading zeros are
+    dropped before: :func:`normal_pmid`)."""
     if not _ID.match(pmid):
         return f"document id {shown(pmid)} is not an identifier (1-64 letters, digits, .:/()-)"
     if _WHOLE.match(pmid) and (pmid[0] in "+-" or not pmid.strip("0")):
         return f"document id {shown(pmid)} is not a positive number"
     return None
+
+
+def normal_pmid(pmid: str) -> str:
+    """``pmid`` as PubMed writes it: a PMID of ASCII digits without its leading zeros
+    (``0091000001`` → ``91000001``), so two spellings of one record are one document and the
+    second a ``duplicate`` (issue 40). Anything else (an id that is not a number, all zeros,
+    a sign, 5,000 digits) is returned as given, for :func:`pmid_problem` to judge."""
+    text = pmid.strip()
+    if len(text) > 1 and text[0] == "0" and _DIGITS.match(text) and text.strip("0"):
+        return text.lstrip("0")
+    return pmid
+
+
+def padded_pmid_problem(raw: str, pmid: str) -> str | None:
+    """The detail of the ``normalized`` problem row a zero-padded PMID gets, or None."""
+    if raw.strip() == pmid or not pmid:
+        return None
+    return f"PMID {shown(raw.strip())} read as {pmid!r} (leading zeros dropped)"
 
 
 def missing_pmid_problem(pmid: str) -> str | None:

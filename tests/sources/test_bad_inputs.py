@@ -228,3 +228,31 @@ def test_year_settings_outside_the_range_are_one_clear_line(tmp_path):
         assert proc.returncode == 2, (option, proc.stderr[-500:])
         lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
         assert "Traceback" not in proc.stderr and "1800-" in lines[-1], (option, lines)
+
+
+def test_inputs_that_left_no_trace_end_with_their_status(bad_build):
+    """Issue 40's classes in the hostile corpus: mixed line endings build each record whole,
+    BioC XML is read, an entity bomb, a folder named ``2018.pubtator`` and a ``.docx`` are one
+    rejected record each (no 2018 snapshot), a zero-padded PMID is its plain spelling (the
+    second a duplicate), and a NUL in a title is a space with a problem row."""
+    _, wh, report = bad_build
+    assert [y.year for y in report.years] == [2015]
+    rows = statuses(wh, "2015_mixed_eol.pubtator")
+    assert [(p, s) for p, s, _ in rows] == [("9971", "built"), ("9972", "built"), ("9973", "built")]
+    assert wh.query("SELECT title FROM documents WHERE pmid = '9972'") == [
+        ("APOE and amyloid beta in Alzheimer's disease.",)
+    ]  # fmt: skip
+    assert [(p, s) for p, s, _ in statuses(wh, "2015_bioc.xml")] == [
+        ("9974", "built"), ("9975", "built")
+    ]  # fmt: skip
+    assert wh.query("SELECT count(*) FROM mentions WHERE pmid = '9974'") == [(4,)]
+    for name, kind in (("2015_laughs.xml", "unsafe_xml"), ("2018.pubtator", "not_regular"),
+                       ("2015_notes.docx", "unknown_format")):  # fmt: skip
+        ((pmid, status, reason),) = statuses(wh, name)
+        assert (pmid, status) == ("", "rejected") and reason, name
+        assert wh.query("SELECT kind FROM problems WHERE source_file = ?", [name]) == [(kind,)]
+    rows = statuses(wh, "2015_zero_pmids.pubtator")
+    assert [(p, s) for p, s, _ in rows] == [("99760001", "built"), ("99760001", "duplicate")]
+    ((title,),) = wh.query("SELECT title FROM documents WHERE pmid = '9977'")
+    assert title == "APOE and amyloid beta    Alzheimer's disease."  # same length: same offsets
+    assert wh.query("SELECT kind FROM problems WHERE pmid = '9977'") == [("control_chars",)]

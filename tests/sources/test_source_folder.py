@@ -51,6 +51,7 @@ def test_links_fifos_and_sockets_are_skipped_with_a_problem_row(tmp_path):
         "2015_zero.pubtator": "outside_source",
         "linked": "outside_source",
         "2015_broken.pubtator": "broken_link",
+        "dead": "broken_link",  # a dead link of any name is said (issue 40)
         "pipe.pubtator": "not_regular",
         "2015_socket.pubtator": "not_regular",
     }
@@ -59,6 +60,7 @@ def test_links_fifos_and_sockets_are_skipped_with_a_problem_row(tmp_path):
     (src / "2015_zero.pubtator").symlink_to("/dev/zero")
     (src / "linked").symlink_to(outside / "more", target_is_directory=True)
     (src / "2015_broken.pubtator").symlink_to(src / "missing.dat")
+    (src / "dead").symlink_to(src / "missing.dat")
     (src / "2015_extra.pubtator").symlink_to(Path("raw") / "extra.dat")  # inside: read once
     (src / "2015_again.pubtator").symlink_to("2015.pubtator")  # read where it is, not twice
     os.mkfifo(src / "pipe.pubtator")
@@ -88,6 +90,8 @@ def test_links_fifos_and_sockets_are_skipped_with_a_problem_row(tmp_path):
         assert w.query("SELECT kind FROM problems WHERE source_file = ?", [name]) == [(kind,)]
     built = w.query("SELECT source_file, status FROM doc_status WHERE pmid LIKE '100%'")
     assert sorted(built) == [("2015.pubtator", "built"), ("2015_extra.pubtator", "built")]
+    # read through its link, raw/extra.dat is no file of unknown format
+    assert w.query("SELECT count(*) FROM doc_status WHERE source_file LIKE 'raw%'") == [(0,)]
     details = " ".join(d for (d,) in w.query("SELECT detail FROM problems"))
     assert "root:" not in details and "Secret" not in details and str(outside) not in details
     assert len(w.snapshots("t")) == 1

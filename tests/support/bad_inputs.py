@@ -1,4 +1,4 @@
-"""A corpus of hostile inputs, one file per class of trouble (issues 11, 23), written on demand.
+"""A corpus of hostile inputs, one file per class of trouble (issues 11, 23, 40), written on demand.
 
 Used by ``tests/sources/test_bad_inputs.py`` and ``bench/reliability_drill.py``. Each entry
 says how many records its file holds (``records``), so "every record ends with a status" is
@@ -13,11 +13,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 
 @dataclass(frozen=True, slots=True)
 class BadInput:
-    name: str  # file name (its year is in the name)
+    name: str  # file (or folder) name: its records' ``source_file`` (its year is in the name)
     records: int  # records the file holds: each must end with a status
     what: str
 
@@ -180,7 +181,67 @@ def write_bad_corpus(folder: Path, dense_chars: int = 2_000_000) -> list[BadInpu
     put("2015_top_string.json", json.dumps("just a string"), 1, "JSON that is not BioC")
     put("2015_not_json.json", b'{"PubTator3": [ {"pmid": ', 1, "truncated JSON")
     _hostile_values(put)
+    _untraced(folder, put, out)
     return out
+
+
+def bioc_xml(*docs: tuple[str, str, str, list[tuple[str, str, str]]]) -> str:
+    """A BioC XML collection (the BioC DTD's layout) of ``(pmid, title, abstract, [(needle,
+    type, identifier)])``; each needle is annotated where it first occurs in title + " " +
+    abstract."""
+    out = ['<?xml version="1.0" encoding="UTF-8"?>', '<!DOCTYPE collection SYSTEM "BioC.dtd">',
+           "<collection><source>kgbuild bad inputs</source><date>20250101</date>"
+           "<key>BioC.key</key>"]  # fmt: skip
+    for pmid, title, abstract, anns in docs:
+        text = f"{title} {abstract}"
+        out.append(f"<document><id>{pmid}</id>")
+        for kind, offset, part in (("title", 0, title), ("abstract", len(title) + 1, abstract)):
+            out.append(f'<passage><infon key="type">{kind}</infon><offset>{offset}</offset>'
+                       f"<text>{escape(part)}</text>")  # fmt: skip
+            for i, (needle, typ, cid) in enumerate(anns):
+                at = text.index(needle)
+                if offset <= at < offset + len(part):
+                    out.append(
+                        f'<annotation id="{i}"><infon key="identifier">{cid}</infon>'
+                        f'<infon key="type">{typ}</infon>'
+                        f'<location offset="{at}" length="{len(needle)}"/>'
+                        f"<text>{escape(needle)}</text></annotation>"
+                    )
+            out.append("</passage>")
+        out.append("</document>")
+    return "\n".join([*out, "</collection>"]) + "\n"
+
+
+def _untraced(folder: Path, put: Callable[[str, bytes | str, int, str], None],
+              out: list[BadInput]) -> None:  # fmt: skip
+    """Inputs that used to leave no trace (issue 40): each ends with a status now. Entries
+    that are not read (a folder, a file of no corpus format, an unsafe XML file) are one
+    rejected record each, whose ``source_file`` is the entry's name, so the drill's count per
+    name (``bad_inputs_with_status``) sees them like any file."""
+    text = good_record("9971") + good_record("9972") + good_record("9973")
+    lines = text.split("\n")
+    endings = ("\r", "\r\n", "\n")  # line i ends in endings[i % 3]
+    mixed = "".join(ln + endings[i % 3] for i, ln in enumerate(lines[:-1])) + lines[-1]
+    put("2015_mixed_eol.pubtator", mixed, 3, "CR, CRLF and LF line endings mixed in one file")
+    title = "APOE and amyloid beta in Alzheimer's disease."
+    abstract = "APOE binds amyloid beta. Donepezil treats Alzheimer's disease."
+    anns = [("APOE", "Gene", "348"), ("amyloid beta", "Gene", "351"),
+            ("Alzheimer's disease", "Disease", "MESH:D000544"),
+            ("Donepezil", "Chemical", "MESH:D000077265")]  # fmt: skip
+    put("2015_bioc.xml", bioc_xml(("9974", title, abstract, anns), ("9975", title, abstract, [])),
+        2, "BioC XML beside the PubTator files")  # fmt: skip
+    laughs = '<!ENTITY l0 "ha">' + "".join(
+        f'<!ENTITY l{i} "{f"&l{i - 1};" * 10}">' for i in range(1, 10)
+    )
+    put("2015_laughs.xml", f"<!DOCTYPE collection [{laughs}]><collection>&l9;</collection>", 1,
+        "BioC XML with a billion-laughs entity bomb")  # fmt: skip
+    (folder / "2018.pubtator").mkdir(exist_ok=True)
+    out.append(BadInput("2018.pubtator", 1, "a folder named like a corpus file (and a year)"))
+    put("2015_notes.docx", b"PK\x03\x04 not a corpus file", 1, "a file of no corpus format")
+    put("2015_zero_pmids.pubtator", good_record("0099760001") + good_record("99760001"), 2,
+        "one PMID spelled with and without leading zeros (the second is a duplicate)")  # fmt: skip
+    nul = good_record("9977").replace(" in ", " \x00\x07 ", 1)  # same length: same offsets
+    put("2015_nul.pubtator", nul, 1, "NUL and BEL inside a title")
 
 
 #: A number no parser should take: ``int()`` raises past 4,300 digits (issue 23).

@@ -1,0 +1,135 @@
+"""Issue 40's trust drill: no input is lost without a trace, read off a real ``kgbuild build``.
+
+A small hostile source folder is written and built by the CLI (co-occurrence, offline, no
+embedding model), the way a user runs it; every figure is read off the warehouse the build
+wrote and compared with what the folder holds, never off the build's own report:
+
+* ``files_without_status``: files in the folder (any name, any depth) and folders named like a
+  corpus file (``2018.pubtator/``) with no ``doc_status`` row under their name. The folder holds
+  PubTator text with CR, CRLF and LF line ends mixed, BioC XML beside it, a folder named
+  ``2018.pubtator``, a ``.docx`` and a ``kgbuild.toml``.
+* ``merged_title_abstract``: documents whose stored title holds their abstract (a lone CR that
+  was not a line break glued each title to its abstract, and left the abstract empty).
+* ``duplicate_pmids_built``: documents beyond the first of one PMID (``0099000001`` and
+  ``99000001`` are one PubMed record).
+* ``control_chars_kept``: documents whose title or abstract still holds a C0 control character
+  other than tab and newline (a NUL and a BEL were written into a title).
+
+Each must be 0. Also given, to read them beside: ``entries``, ``documents``, ``statuses``,
+``triples`` (the mixed-line-ending file's co-occurrence edges) and ``build_exit``.
+
+    .venv/bin/python bench/trust_inputs.py [--workdir DIR]
+
+Ends with one JSON line. About 20 s (one CLI build).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from kgbuild.store.snapshots import Warehouse  # noqa: E402
+from tests.support.bad_inputs import bioc_xml, good_record  # noqa: E402
+
+#: good_record's text: what each built document's title and abstract must be.
+TITLE = "APOE and amyloid beta in Alzheimer's disease."
+ABSTRACT = "APOE binds amyloid beta. Donepezil treats Alzheimer's disease."
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f]")
+CORPUS_NAME = re.compile(r"\.(pubtator|txt|json|bioc|biocjson|xml)$", re.IGNORECASE)
+ENV = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "KGBUILD_", "NCBI_"))}
+ENV.update({"HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT), "DO_NOT_TRACK": "1"})
+
+
+def mixed_endings(text: str) -> bytes:
+    """``text`` with its lines ending in CR, CRLF and LF in turn."""
+    lines = text.split("\n")
+    ends = ("\r", "\r\n", "\n")
+    return ("".join(ln + ends[i % 3] for i, ln in enumerate(lines[:-1])) + lines[-1]).encode()
+
+
+def hostile_folder(src: Path) -> None:
+    """The source folder: one entry per class of issue 40, beside good records."""
+    src.mkdir(parents=True)
+    (src / "2015.pubtator").write_bytes(
+        mixed_endings("".join(good_record(f"{99000001 + i}") for i in range(4)))
+    )
+    anns = [("APOE", "Gene", "348"), ("amyloid beta", "Gene", "351"),
+            ("Alzheimer's disease", "Disease", "MESH:D000544")]  # fmt: skip
+    (src / "2015.xml").write_text(
+        bioc_xml(("99000011", TITLE, ABSTRACT, anns), ("99000012", TITLE, ABSTRACT, anns))
+    )
+    (src / "2018.pubtator").mkdir()
+    (src / "notes.docx").write_bytes(b"PK\x03\x04 a word-processor file")
+    (src / "kgbuild.toml").write_text('[kgbuild]\nwarehouse = "elsewhere"\n')
+    nul = good_record("99000021").replace(" in ", " \x00\x07 ", 1)  # same length, same offsets
+    (src / "2016.pubtator").write_text(
+        good_record("0099000001") + good_record("0000099000011") + nul
+    )
+
+
+def entries(src: Path) -> list[str]:
+    """What must each end with a status: every file, and every folder named like a corpus
+    file, as ``doc_status.source_file`` names them (relative to the source folder)."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(src):
+        here = Path(dirpath)
+        out += [str((here / n).relative_to(src)) for n in filenames]
+        out += [str((here / n).relative_to(src)) for n in dirnames if CORPUS_NAME.search(n)]
+    return sorted(out)
+
+
+def drill(workdir: Path) -> dict[str, int]:
+    """Write the hostile folder under ``workdir``, build it with the CLI, and count what was
+    lost or kept that should not be (each count must be 0)."""
+    src, wh = workdir / "src", workdir / "wh"
+    hostile_folder(src)
+    cmd = [sys.executable, "-m", "kgbuild.cli", "build", "--source", str(src), "--kg", "trust",
+           "-w", str(wh), "--extractor", "cooccurrence", "--embed-model", "none"]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=workdir, env=ENV, capture_output=True, text=True, timeout=300)
+    listed = entries(src)
+    out = {"entries": len(listed), "build_exit": proc.returncode}
+    if proc.returncode != 0 or not (wh / "kg.duckdb").exists():
+        print(proc.stderr[-2000:], file=sys.stderr)
+        return {**out, "files_without_status": len(listed), "merged_title_abstract": -1,
+                "duplicate_pmids_built": -1, "control_chars_kept": -1}  # fmt: skip
+    w = Warehouse(wh)
+    named = {f for (f,) in w.query("SELECT DISTINCT source_file FROM doc_status")}
+    docs = w.query("SELECT pmid, title, abstract FROM documents")
+    pmids = [p.lstrip("0") for p, _, _ in docs]
+    out.update(
+        files_without_status=sum(name not in named for name in listed),
+        merged_title_abstract=sum(
+            ABSTRACT in title or "|a|" in title or (a and a in title) for _, title, a in docs
+        ),
+        duplicate_pmids_built=len(pmids) - len(set(pmids)),
+        control_chars_kept=sum(bool(CONTROL.search(t + a)) for _, t, a in docs),
+        documents=len(docs),
+        statuses=w.query("SELECT count(*) FROM doc_status")[0][0],
+        triples=w.query("SELECT count(*) FROM kg_edges")[0][0],
+    )
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--workdir", type=Path, help="keep the folder and warehouse here")
+    args = ap.parse_args()
+    if args.workdir:
+        args.workdir.mkdir(parents=True, exist_ok=True)
+        print(json.dumps(drill(args.workdir)))
+        return
+    with tempfile.TemporaryDirectory(prefix="trust-") as d:
+        print(json.dumps(drill(Path(d))))
+
+
+if __name__ == "__main__":
+    main()
