@@ -278,7 +278,8 @@ def _annotation(rec: SourceRecord, ann: Any, base: int, ours: int, annotator: st
         end = start + _int(loc.get("length"), "annotation length")
         text = _text(ann.get("text"), "annotation text")
         source_type = _scalar(infons.get("type"))
-        raw_id = infons.get("identifier")
+        # PubTator/BioRED name the ID "identifier"; BC5CDR's BioC files name it "MESH"
+        raw_id = infons.get("identifier", infons.get("MESH"))
     except Malformed as exc:
         rec.problem(rec.record_no, "malformed_annotation", f"{exc}: {short(ann)}")
         return

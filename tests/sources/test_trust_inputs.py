@@ -18,6 +18,7 @@ import pytest
 from kgbuild.pipeline.build import build_kg
 from kgbuild.pipeline.options import ExtractionOptions
 from kgbuild.sources.bioc import read_bioc
+from kgbuild.sources.bioc_xml import read_bioc_xml
 from kgbuild.sources.files import CHUNK_BYTES
 from kgbuild.sources.local import discover, read_file
 from kgbuild.sources.pubmed_xml import PubMedArticle, parse_pubmed_xml, to_source_record
@@ -420,3 +421,25 @@ def test_the_trust_drill_finds_nothing_lost(tmp_path):
              "control_chars_kept", "build_exit")  # fmt: skip
     assert {k: out[k] for k in zeros} == dict.fromkeys(zeros, 0), out
     assert out["entries"] == 6 and out["documents"] == 7 and out["statuses"] == 12, out
+
+
+def test_bc5cdr_bioc_names_its_ids_mesh_and_they_are_kept(tmp_path):
+    """BC5CDR's BioC files write the ID as ``<infon key="MESH">`` (PubTator and BioRED:
+    ``identifier``); its test split must read unchanged, IDs included, as XML and as JSON."""
+    xml = (
+        '<?xml version="1.0" encoding="UTF-8"?><collection><source>CDR</source><date/><key/>'
+        '<document><id>123</id><passage><infon key="type">title</infon><offset>0</offset>'
+        '<text>Lithium causes tremor.</text><annotation id="0"><infon key="MESH">D008094'
+        '</infon><infon key="type">Chemical</infon><location offset="0" length="7"/>'
+        "<text>Lithium</text></annotation></passage></document></collection>"
+    )
+    (tmp_path / "2015.BioC.xml").write_text(xml)
+    (rec,) = list(read_bioc_xml(tmp_path / "2015.BioC.xml", 2015))
+    assert [(m.text, m.concept_id) for m in rec.mentions] == [("Lithium", "MESH:D008094")]
+    doc = {"documents": [{"id": "123", "passages": [{"offset": 0, "infons": {"type": "title"},
+           "text": "Lithium causes tremor.", "annotations": [{"id": "0", "infons": {
+               "type": "Chemical", "MESH": "D008094"}, "text": "Lithium",
+               "locations": [{"offset": 0, "length": 7}]}]}]}]}  # fmt: skip
+    (tmp_path / "2015.json").write_text(json.dumps(doc))
+    (rec,) = list(read_bioc(tmp_path / "2015.json", 2015))
+    assert [(m.text, m.concept_id) for m in rec.mentions] == [("Lithium", "MESH:D008094")]
