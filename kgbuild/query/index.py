@@ -11,14 +11,22 @@ evidence sentence with the triples it supports (and its BM25 index,
 A snapshot is immutable, so its content hash names its index for good: a second open reads
 those files (no DuckDB, no SQL) and only rebuilds the adjacency arrays.
 
-Arrow and ``.npy`` files are read without pickle: a tampered cache can give wrong answers,
-never run code.
+A cache is never trusted blindly (issue 40): each component (the tables, the BM25 arrays, the
+node vectors) has a sidecar, written last, naming the snapshot's content hash and the SHA-256
+of each of its files (:mod:`kgbuild.store.cache_seal`). Opening hashes the bytes it parses; a
+file that does not match, or a sidecar of another snapshot or index version, is rebuilt from
+the snapshot with one log line saying why, never served. Hashing costs 1–2 ms per MB on 2
+shared cores (0.03–0.06 s for the DALK snapshot's 27 MB; a warm open 0.17 → 0.20 s): cheap
+enough to do on every open.
+Arrow and ``.npy`` files are read without pickle: a cache file is data, never code.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
+import logging
 import os
 import shutil
 import time
@@ -35,12 +43,24 @@ from kgbuild.query.aliases import build_aliases
 from kgbuild.query.graph import Graph
 from kgbuild.query.sentences import SentenceIndex
 from kgbuild.query.text import is_content, tokens
-from kgbuild.store.confidence import model_digest
+from kgbuild.store.cache_seal import (
+    BM25_DIR,
+    BM25_SIDECAR,
+    INDEX_VERSION,
+    TABLES_SIDECAR,
+    CacheMismatch,
+    entry,
+    index_folder_name,
+    read_sidecar,
+    read_verified,
+    write_sidecar,
+)
 from kgbuild.store.snapshots import Warehouse
 
-#: Bump when the files' layout or meaning changes: older caches are then rebuilt.
-INDEX_VERSION = 4  # 4: sentences, their BM25 index, node document counts (issue 26)
+log = logging.getLogger("kgbuild.query")
 _TABLES = ("nodes", "edges", "evidence", "aliases", "sentences", "sentence_edges")
+#: The BM25 arrays saved beside the tables (the format of :meth:`SentenceIndex.save`).
+_BM25_ARRAYS = ("data", "indices", "indptr")
 
 
 @dataclass(slots=True)
@@ -98,21 +118,26 @@ class SnapshotIndex:
         return self.sentence_edges["edge"][int(self.sent_ptr[row]) : int(self.sent_ptr[row + 1])]
 
     def ensure_lexical(self) -> SentenceIndex:
-        """The BM25 index of the sentences: loaded from the index folder, else built (and saved
-        there when the folder is writable)."""
+        """The BM25 index of the sentences: loaded from the index folder when its sidecar
+        vouches for it, else built (and saved there when the folder is writable)."""
         if self.lexical is not None:
             return self.lexical
-        n = len(self.sentences["sentence"])
-        folder = self.path / "bm25" if self.path is not None else None
-        got = SentenceIndex.load(folder, n) if folder is not None else None
+        got = None
+        if self.path is not None:
+            try:
+                got = _load_bm25(self.path, self.snapshot_id, self.content_hash,
+                                 len(self.sentences["sentence"]))  # fmt: skip
+            except CacheMismatch as exc:
+                if (self.path / BM25_DIR).exists():  # absent is not news; anything else is
+                    log.warning("query cache %s rebuilt: %s", self.path / BM25_DIR, exc)
         if got is None:
             t0 = time.perf_counter()
             got = SentenceIndex.build(self.sentences["sentence"])
             self.timings["bm25_build_s"] = round(time.perf_counter() - t0, 4)
-            if folder is not None:
+            if self.path is not None:
                 # a read-only index folder: the index lives in memory only
                 with contextlib.suppress(OSError):
-                    got.save(folder)
+                    _save_bm25(self.path, self.snapshot_id, self.content_hash, got)
         self.lexical = got
         return got
 
@@ -180,18 +205,18 @@ def open_index(
     (``kg_edges_all``), whatever the sentence does with the claim, in its own cache folder."""
     m = wh.manifest(snapshot_id)
     # the edges' confidence comes from the calibrated model: another model, another cache
-    name = f"{snapshot_id}-{m['content_hash'][:16]}-{model_digest()[:8]}" + (
-        "-all" if all_evidence else ""
-    )
-    folder = index_dir_for(wh.root, index_dir) / name
+    folder = index_dir_for(wh.root, index_dir) / index_folder_name(m, all_evidence)
     if cache and folder.exists():
         t0 = time.perf_counter()
-        idx = _read(folder, m)
-        if idx is not None:
+        try:
+            idx = _read(folder, m)
+        except CacheMismatch as exc:  # stale, damaged or edited: rebuilt below, never served
+            log.warning("query cache %s rebuilt: %s", folder, exc)
+            shutil.rmtree(folder, ignore_errors=True)
+        else:
             idx.ensure_lexical()
             idx.timings["load_s"] = round(time.perf_counter() - t0, 4)
             return idx
-        shutil.rmtree(folder, ignore_errors=True)  # stale or damaged: rebuilt below
     t0 = time.perf_counter()
     tables = _from_warehouse(wh, snapshot_id, all_evidence)
     idx = SnapshotIndex(snapshot_id, m["kg"], m["as_of_year"], m["content_hash"], **tables)
@@ -334,18 +359,31 @@ def _from_arrow(table: pa.Table) -> dict[str, Any]:
     return out
 
 
+def _arrow_bytes(cols: dict[str, Any]) -> pa.Buffer:
+    """One table as the bytes of an Arrow IPC file (hashed, then written: the sidecar's hash
+    is of exactly what is on disk)."""
+    table = _to_arrow(cols)
+    sink = pa.BufferOutputStream()
+    with ipc.new_file(sink, table.schema) as w:
+        w.write_table(table)
+    return sink.getvalue()
+
+
 def _write(folder: Path, idx: SnapshotIndex) -> Path | None:
-    """Write the index atomically (a temp folder renamed into place); None if the folder is not
-    writable (the index then lives in memory only, and the next open builds it again)."""
+    """Write the index atomically (a temp folder renamed into place), its sidecar last; None if
+    the folder is not writable (the index then lives in memory only, and the next open builds
+    it again)."""
     tmp = folder.parent / f".tmp-{uuid.uuid4().hex}"
     try:
         tmp.mkdir(parents=True)
+        files = {}
         for name in _TABLES:
-            with ipc.new_file(
-                str(tmp / f"{name}.arrow"), _to_arrow(getattr(idx, name)).schema
-            ) as w:
-                w.write_table(_to_arrow(getattr(idx, name)))
-        (tmp / "meta.json").write_text(json.dumps(idx.meta(), indent=1, sort_keys=True))
+            data = _arrow_bytes(getattr(idx, name))
+            (tmp / f"{name}.arrow").write_bytes(data)
+            files[f"{name}.arrow"] = entry(data)
+        meta = idx.meta()
+        write_sidecar(tmp / TABLES_SIDECAR, meta.pop("snapshot_id"), meta.pop("content_hash"),
+                      files, **meta)  # fmt: skip
         try:
             os.replace(tmp, folder)
         except OSError:  # another process published the same index first: theirs is as good
@@ -356,21 +394,25 @@ def _write(folder: Path, idx: SnapshotIndex) -> Path | None:
         return None
 
 
-def _read(folder: Path, manifest: dict[str, Any]) -> SnapshotIndex | None:
-    """The cached index, or None when it is from another index version or snapshot, or
-    damaged (a tampered or half-copied cache is rebuilt, never trusted)."""
+def read_table(folder: Path, name: str, sidecar: dict[str, Any]) -> dict[str, Any]:
+    """One cached table's columns, from bytes its sidecar vouches for
+    (:class:`CacheMismatch` otherwise)."""
+    data = read_verified(folder, f"{name}.arrow", sidecar)
     try:
-        meta = json.loads((folder / "meta.json").read_text())
-        if (
-            meta.get("index_version") != INDEX_VERSION
-            or meta.get("snapshot_id") != manifest["snapshot_id"]
-            or meta.get("content_hash") != manifest["content_hash"]
-        ):
-            return None
-        tables = {}
-        for name in _TABLES:
-            with pa.memory_map(str(folder / f"{name}.arrow")) as src:
-                tables[name] = _from_arrow(ipc.open_file(src).read_all())
+        return _from_arrow(ipc.open_file(pa.py_buffer(data)).read_all())
+    except (ValueError, pa.ArrowException) as exc:  # hashes match, yet not Arrow: a bug
+        raise CacheMismatch(f"{name}.arrow does not read: {str(exc)[:80]}") from None
+
+
+def _read(folder: Path, manifest: dict[str, Any]) -> SnapshotIndex:
+    """The cached index if its sidecar names this snapshot and index version and every table's
+    bytes match their SHA-256; else :class:`CacheMismatch` saying why (a tampered, stale or
+    half-copied cache is rebuilt, never trusted — an edit that keeps every row count
+    included)."""
+    meta = read_sidecar(folder / TABLES_SIDECAR, manifest["snapshot_id"],
+                        manifest["content_hash"])  # fmt: skip
+    tables = {name: read_table(folder, name, meta) for name in _TABLES}
+    try:
         idx = SnapshotIndex(
             manifest["snapshot_id"],
             manifest["kg"],
@@ -378,18 +420,67 @@ def _read(folder: Path, manifest: dict[str, Any]) -> SnapshotIndex | None:
             manifest["content_hash"],
             **tables,
         )
-    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError,
-            pa.ArrowException):  # fmt: skip
-        return None  # unreadable or inconsistent: the caller rebuilds it
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+        raise CacheMismatch(f"tables inconsistent: {str(exc)[:80]}") from None
     if (
         idx.n_edges != meta.get("edges")
         or idx.n_nodes != meta.get("nodes")
         or len(idx.sentences["pmid"]) != meta.get("sentences")
         or not _links_ok(idx)
     ):
-        return None
+        raise CacheMismatch("row counts or sentence links do not match the sidecar")
     idx.path = folder
     return idx
+
+
+def _bm25_files(lexical: SentenceIndex) -> dict[str, bytes]:
+    """The BM25 index as file bytes, in :meth:`SentenceIndex.save`'s layout."""
+    out = {}
+    for name in _BM25_ARRAYS:
+        buf = io.BytesIO()
+        np.save(buf, getattr(lexical, name), allow_pickle=False)
+        out[f"{BM25_DIR}/{name}.npy"] = buf.getvalue()
+    vocab = {"n_docs": lexical.n_docs, "vocab": lexical.vocab}
+    out[f"{BM25_DIR}/vocab.json"] = json.dumps(vocab, sort_keys=True).encode()
+    return out
+
+
+def _save_bm25(folder: Path, snapshot_id: str, content_hash: str, lexical: SentenceIndex) -> None:
+    """Write the BM25 files and their sidecar (last) into a temp folder renamed onto
+    ``<folder>/bm25``."""
+    files = _bm25_files(lexical)
+    tmp = folder / f".tmp-{uuid.uuid4().hex}"
+    try:
+        for rel, data in files.items():
+            path = tmp / rel.removeprefix(f"{BM25_DIR}/")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        write_sidecar(tmp / BM25_SIDECAR.removeprefix(f"{BM25_DIR}/"), snapshot_id, content_hash,
+                      {rel: entry(data) for rel, data in files.items()})  # fmt: skip
+        shutil.rmtree(folder / BM25_DIR, ignore_errors=True)
+        os.replace(tmp, folder / BM25_DIR)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _load_bm25(folder: Path, snapshot_id: str, content_hash: str, n_docs: int) -> SentenceIndex:
+    """The saved BM25 index if its sidecar names this snapshot and its files' bytes match; else
+    :class:`CacheMismatch`."""
+    seal = read_sidecar(folder / BM25_SIDECAR, snapshot_id, content_hash)
+    try:
+        arrays = [
+            np.load(io.BytesIO(read_verified(folder, f"{BM25_DIR}/{n}.npy", seal)),
+                    allow_pickle=False)
+            for n in _BM25_ARRAYS
+        ]  # fmt: skip
+        meta = json.loads(read_verified(folder, f"{BM25_DIR}/vocab.json", seal))
+        vocab = {str(k): int(v) for k, v in meta["vocab"].items()}
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise CacheMismatch(f"BM25 files do not read: {str(exc)[:80]}") from None
+    data, indices, indptr = arrays
+    if meta.get("n_docs") != n_docs or len(indptr) != len(vocab) + 1 or len(data) != len(indices):
+        raise CacheMismatch("BM25 arrays do not fit the sentences")
+    return SentenceIndex(vocab, data, indices, indptr, n_docs)
 
 
 def _links_ok(idx: SnapshotIndex) -> bool:

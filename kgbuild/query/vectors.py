@@ -1,11 +1,18 @@
 """Node-name embeddings of one snapshot, computed once and cached beside its index.
 
-The vectors come from the resolution stage's :class:`~kgbuild.resolve.embed.Embedder` (its
-SQLite cache means a name embedded for one yearly snapshot is never encoded again for the next)
-and are saved as ``vectors-<model>.npy`` in the snapshot's index folder, so a re-open reads one
-array and never imports torch. The model itself loads only when a text must be encoded (a new
-question's phrase), on the first such call, or at a server's start (``QueryEngine.prepare``).
-Query texts are remembered in memory only (no disk write on the request path).
+The vectors come from the resolution stage's :class:`~kgbuild.resolve.embed.Embedder` model and
+are saved as ``vectors-<model>.npy`` in the snapshot's index folder, with a sidecar written last
+(``vectors-<model>.seal.json``: the snapshot's content hash, the model, a hash of the names in
+row order and the file's SHA-256; :mod:`kgbuild.store.cache_seal`). A re-open reads one array,
+after checking those, and never imports torch; a file the sidecar does not vouch for is
+recomputed (one log line says why), never used (issue 40). Recomputing takes each name's
+vector from another snapshot's vectors file of the same model that its sidecar vouches for
+(the names read from that snapshot's verified nodes table), so a new yearly snapshot encodes
+only its new names; the rest go through the model itself. The Embedder's SQLite text cache is
+not read here: nothing could vouch for a row of it (a vector edited in it would be served).
+The model loads only when a text must be encoded (a new question's phrase, a new name), on the
+first such call, or at a server's start (``QueryEngine.prepare``). Query texts are remembered
+in memory only (no disk write on the request path).
 
 Nearest-node search goes through FAISS (issue 26): an exact inner-product index up to
 :data:`ANN_MIN_NODES` names, an HNSW graph (Malkov & Yashunin 2018) above it, where a brute
@@ -16,16 +23,32 @@ FAISS's own index files are a binary format we would have to trust.
 
 from __future__ import annotations
 
+import io
+import json
+import logging
 import re
 import threading
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from kgbuild.query.index import read_table
 from kgbuild.resolve.embed import Embedder
+from kgbuild.store.cache_seal import (
+    SEAL_SUFFIX,
+    TABLES_SIDECAR,
+    CacheMismatch,
+    digest,
+    entry,
+    read_sidecar,
+    read_verified,
+    write_atomic,
+    write_sidecar,
+)
+
+log = logging.getLogger("kgbuild.query")
 
 #: Texts embedded per query are few; their vectors are remembered for this many texts.
 QUERY_CACHE = 65536
@@ -35,6 +58,8 @@ ANN_MIN_NODES = 50_000
 HNSW_M = 32
 HNSW_EF_CONSTRUCTION = 80
 HNSW_EF_SEARCH = 64
+#: Other snapshots' vectors files (newest first) whose rows a recomputation may reuse.
+REUSE_SIBLINGS = 3
 
 
 #: Torch threads once query texts are being encoded. One: a request encodes a few short texts,
@@ -77,40 +102,128 @@ class NodeVectors:
         return self.folder / f"vectors-{slug}.npy"
 
     def ready(self) -> np.ndarray:
-        """The node matrix (n_nodes × dim), loaded or computed on first use."""
+        """The node matrix (n_nodes × dim): loaded when its sidecar vouches for the file,
+        else computed (and saved, sidecar last) on first use."""
         with self._lock:
             if self.matrix is not None:
                 return self.matrix
             t0 = time.perf_counter()
             path = self._file()
-            if path is not None and path.is_file():
-                m = np.load(path, allow_pickle=False)
-                if m.shape[0] == len(self.names):
-                    self.matrix = m
-                    self.timings["vectors_load_s"] = round(time.perf_counter() - t0, 4)
-                    return m
-            m = self.embedder.embed(self.names) if self.names else np.zeros((0, 1), np.float32)
-            self.matrix = np.ascontiguousarray(m, dtype=np.float32)
-            self.timings["vectors_build_s"] = round(time.perf_counter() - t0, 4)
             if path is not None:
                 try:
-                    tmp = path.with_name(f".tmp-{uuid.uuid4().hex}.npy")
-                    np.save(tmp, self.matrix, allow_pickle=False)
-                    tmp.replace(path)
-                except OSError:
-                    pass  # a read-only index folder: vectors stay in memory
+                    self.matrix = self._load(path)
+                except CacheMismatch as exc:
+                    if path.exists() or _seal(path).exists():  # absent is not news
+                        log.warning("query cache %s recomputed: %s", path, exc)
+                else:
+                    self.timings["vectors_load_s"] = round(time.perf_counter() - t0, 4)
+                    return self.matrix
+            self.matrix = self._compute()
+            self.timings["vectors_build_s"] = round(time.perf_counter() - t0, 4)
+            if path is not None:
+                self._save(path, self.matrix)
             return self.matrix
 
+    def _identity(self) -> tuple[str, str]:
+        """(snapshot id, content hash) of this index folder, from its tables' sidecar."""
+        assert self.folder is not None
+        meta = read_sidecar(self.folder / TABLES_SIDECAR)
+        return str(meta["snapshot_id"]), str(meta["content_hash"])
+
+    def _load(self, path: Path) -> np.ndarray:
+        """The saved matrix if its sidecar names this snapshot, model and names and the file's
+        bytes match; else :class:`CacheMismatch`."""
+        seal = read_sidecar(_seal(path), *self._identity())
+        if seal.get("model") != self.embedder.model_id:
+            raise CacheMismatch(f"vectors of model {seal.get('model')!r}")
+        if seal.get("names_sha256") != _names_digest(self.names):
+            raise CacheMismatch("vectors of other node names")
+        try:
+            m = np.load(io.BytesIO(read_verified(path.parent, path.name, seal)),
+                        allow_pickle=False)  # fmt: skip
+        except ValueError as exc:
+            raise CacheMismatch(f"{path.name} does not read: {str(exc)[:80]}") from None
+        if m.ndim != 2 or m.shape[0] != len(self.names) or m.dtype != np.float32:
+            raise CacheMismatch(f"{path.name} has shape {m.shape}, not one row per node")
+        return m
+
+    def _save(self, path: Path, m: np.ndarray) -> None:
+        """The matrix, then its sidecar (last), each by temp file + rename; nothing when the
+        folder is read-only or its tables have no sidecar to name the snapshot from."""
+        try:
+            snapshot_id, content_hash = self._identity()
+            buf = io.BytesIO()
+            np.save(buf, m, allow_pickle=False)
+            data = buf.getvalue()
+            write_atomic(path, data)
+            write_sidecar(_seal(path), snapshot_id, content_hash, {path.name: entry(data)},
+                          model=self.embedder.model_id, names_sha256=_names_digest(self.names),
+                          rows=int(m.shape[0]), dim=int(m.shape[1]))  # fmt: skip
+        except (OSError, CacheMismatch):
+            pass  # a read-only index folder: vectors stay in memory
+
+    def _compute(self) -> np.ndarray:
+        """One row per name: reused from other snapshots' vouched-for vectors where the name
+        is there, encoded by the model otherwise."""
+        if not self.names:
+            return np.zeros((0, 1), np.float32)
+        known = self._reusable() if self.folder is not None else {}
+        todo = [n for n in dict.fromkeys(self.names) if n not in known]
+        self.timings["vectors_reused"] = sum(n in known for n in self.names)
+        if todo:
+            known.update(zip(todo, self._encode_fresh(todo), strict=True))
+        return np.ascontiguousarray(np.stack([known[n] for n in self.names]), dtype=np.float32)
+
+    def _encode_fresh(self, texts: list[str]) -> np.ndarray:
+        """Texts through the model itself, in a throwaway in-memory cache: node vectors are
+        saved as this folder's vouched-for file, not as rows of a shared SQLite file."""
+        self.embedder.load()
+        fresh = Embedder(self.embedder.model_name, cache_path=None)
+        fresh.model = self.embedder.model
+        try:
+            return fresh.embed(texts)
+        finally:
+            fresh.close()
+
+    def _reusable(self) -> dict[str, np.ndarray]:
+        """Name → vector from the newest :data:`REUSE_SIBLINGS` other index folders holding
+        this model's vectors, each verified as :meth:`_load` verifies its own (sidecar, model,
+        bytes) and paired with names read from that folder's verified nodes table."""
+        path = self._file()
+        assert path is not None and self.folder is not None
+        seals = [s for s in self.folder.parent.glob(f"*/{_seal(path).name}")
+                 if s.parent != self.folder]  # fmt: skip
+        out: dict[str, np.ndarray] = {}
+        for seal_path in sorted(seals, key=_mtime, reverse=True)[:REUSE_SIBLINGS]:
+            other = seal_path.parent
+            try:
+                seal = read_sidecar(seal_path)
+                names = read_table(other, "nodes", read_sidecar(other / TABLES_SIDECAR))["display"]
+                if seal.get("model") != self.embedder.model_id or seal.get(
+                    "names_sha256"
+                ) != _names_digest(names):
+                    continue
+                m = np.load(io.BytesIO(read_verified(other, path.name, seal)), allow_pickle=False)
+            except (CacheMismatch, ValueError, KeyError):
+                continue
+            if m.ndim == 2 and m.shape[0] == len(names) and m.dtype == np.float32:
+                for n, row in zip(names, m, strict=True):
+                    out.setdefault(n, row)
+        return out
+
     def encode(self, texts: list[str]) -> np.ndarray:
-        """Query texts' vectors: from this process's memo, else the embedder (and its cache)."""
+        """Query texts' vectors: from this process's memo, else the model (through an
+        in-memory embedder)."""
         todo = [t for t in dict.fromkeys(texts) if t not in self._memo]
         if todo:
             q = self.queries
-            if q is not None and q.model is None:
+            if q is None:  # never the SQLite cache: nothing vouches for its rows
+                q = self.queries = Embedder(self.embedder.model_name, cache_path=None)
+            if q.model is None:
                 self.embedder.load()
                 q.model = self.embedder.model
                 _single_thread_torch()
-            vecs = (q or self.embedder).embed(todo)
+            vecs = q.embed(todo)
             with self._lock:
                 if len(self._memo) + len(todo) > QUERY_CACHE:
                     self._memo.clear()
@@ -163,3 +276,20 @@ def build_ann(matrix: np.ndarray) -> Any:
         index.hnsw.efSearch = HNSW_EF_SEARCH
     index.add(m)
     return index
+
+
+def _seal(path: Path) -> Path:
+    """A vectors file's sidecar: ``vectors-<model>.npy`` → ``vectors-<model>.seal.json``."""
+    return path.with_name(path.stem + SEAL_SUFFIX)
+
+
+def _names_digest(names: list[str]) -> str:
+    """SHA-256 of the names in row order: vectors belong to exactly these names."""
+    return digest(json.dumps(list(names), ensure_ascii=False).encode())
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0

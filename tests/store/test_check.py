@@ -127,3 +127,100 @@ def test_check_compares_the_catalog_with_the_manifests(corpus, warehouse, tmp_pa
     problems = {(d.path, d.problem) for d in report.damaged}
     assert (rel, "the catalog lists this part; the snapshot's manifest does not") in problems
     assert any("the catalog does not" in p for _, p in problems)
+
+
+# ---- issue 40: query caches, and what a build really cleans up --------------------------------
+AD_Q = "Which gene is the main genetic risk factor of Alzheimer's disease?"
+
+
+def _rename_nodes(path):
+    """Every node's names changed inside a cached nodes.arrow; same rows, same types."""
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
+    table = ipc.open_file(pa.py_buffer(path.read_bytes())).read_all()
+    for col in ("name", "display"):
+        i = table.schema.get_field_index(col)
+        table = table.set_column(i, col, pa.array(["iron oxide"] * table.num_rows, pa.string()))
+    with ipc.new_file(str(path), table.schema) as w:
+        w.write_table(table)
+
+
+@pytest.mark.slow  # CLI processes
+def test_check_reports_an_edited_query_cache_and_the_next_ask_rebuilds_it(warehouse):
+    from tests.support.query_kg import build_query_kg
+
+    build_query_kg(warehouse)
+    ask = ("ask", AD_Q, "--choices", "APOE;APP", "--no-llm", "--embed", "off", "--json")
+    first = cli(*ask, warehouse=warehouse)
+    assert first.returncode == 0, first.stderr
+    (folder,) = [p for p in (warehouse / "index").iterdir() if p.is_dir()]
+    assert json.loads(cli("check", "--json", warehouse=warehouse).stdout)["caches"] == 1
+    _rename_nodes(folder / "nodes.arrow")
+
+    text = cli("check", warehouse=warehouse)
+    assert text.returncode == 1 and "Traceback" not in text.stderr
+    flat = " ".join(text.stdout.split())  # the table folds long cells
+    assert "query cache" in flat and "nodes.arrow" in flat
+    report = json.loads(cli("check", "--json", warehouse=warehouse).stdout)
+    (d,) = report["damaged"]
+    assert not report["ok"] and d["path"] == f"index/{folder.name}/nodes.arrow"
+    assert d["problem"].startswith("bytes do not match its sidecar (sha256); never served")
+    assert d["problem"].endswith(f"never served: the next `kgbuild serve`/`ask` on snapshot "
+                                 f"{folder.name[:20]} rebuilds it first")  # fmt: skip
+
+    again = cli(*ask, warehouse=warehouse)  # what the line promised
+    assert again.returncode == 0 and "iron oxide" not in again.stdout
+    assert json.loads(again.stdout) == json.loads(first.stdout) | {
+        "timings_ms": json.loads(again.stdout)["timings_ms"]}  # fmt: skip
+    assert [ln for ln in again.stderr.splitlines() if "query cache" in ln and "rebuilt" in ln]
+    assert cli("check", warehouse=warehouse).returncode == 0
+    assert check_warehouse(warehouse).ok
+
+
+def test_check_promises_a_clean_up_only_for_what_a_build_removes(corpus, warehouse):
+    """Each kind of stray file check reports is planted; after check, a build runs; what check
+    said would go is gone, what it said stays is there — in its report, its notes and the
+    CLI's own lines."""
+    build_kg(corpus, kg="t", warehouse=warehouse)
+    part = first_year_part(warehouse, "triples")
+    planted = {
+        # the next build removes these (Warehouse.repair, the build's scratch clean-up)
+        "parts/evidence/.tmp-deadbeef.parquet": True,
+        "snapshots/.tmp-cafe.json": True,
+        "scratch/20260101T000000Z-dead/seen.duckdb": True,
+        # and leaves these: each must say so
+        f"parts/triples/{'0' * 32}.parquet": False,  # named like a part, no manifest names it
+        "parts/evidence/sub/.tmp-deep.parquet": False,  # a temp name, not where writers put one
+        "parts/.tmp-top.parquet": False,
+        "parts/stray.parquet": False,
+        "parts/triples/notes.txt": False,
+        "index/.tmp-0123/nodes.arrow": False,  # a killed query-cache writer's folder
+        "index/0000000000-0000000000000000-00000000/nodes.arrow": False,  # no snapshot's
+    }
+    for rel in planted:
+        (warehouse / rel).parent.mkdir(parents=True, exist_ok=True)
+        (warehouse / rel).write_bytes(part.read_bytes() if rel.endswith(".parquet") else b"x")
+    report = check_warehouse(warehouse)
+    assert report.ok  # strays are not damage: no reader reads them
+    said = {}
+    for x in report.leftovers:
+        top = x.path if x.path in planted else next(r for r in planted if r.startswith(x.path))
+        said[top] = x.removed_by_build
+        assert (x.fate == "the next `kgbuild build` removes them") == x.removed_by_build
+    assert said == planted  # every planted file is reported, with its true fate
+    notes = report.notes()
+    proc = cli("check", warehouse=warehouse)
+    printed = " ".join(proc.stdout.split())  # the CLI prints the notes (however it wraps)
+    assert notes and all(" ".join(line.split()) in printed for line in notes), proc.stdout
+    assert "the next build cleans up" not in printed
+
+    build_kg(corpus, kg="t", warehouse=warehouse)
+    gone = {rel: not (warehouse / rel).exists() for rel in planted}
+    assert gone == planted  # removed exactly when check said the build removes it
+    for line in notes:  # each note's paths went, or stayed, as the note said
+        paths = line.rsplit(": ", 1)[1].split(", ")
+        removed = {not (warehouse / p).exists() for p in paths}
+        assert removed == {"the next `kgbuild build` removes them" in line}, line
+    left = check_warehouse(warehouse).leftovers
+    assert {x.path for x in left} == {x.path for x in report.leftovers if not x.removed_by_build}
