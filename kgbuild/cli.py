@@ -626,7 +626,9 @@ def sql(
     query: Annotated[str, typer.Argument(help="SELECT … (read-only)")],
     fmt: Annotated[str, typer.Option("--format", help="table | csv | json")] = "table",
     max_rows: Annotated[int, typer.Option(help="Rows shown in table format")] = 100,
-    timeout: Annotated[float, typer.Option(help="Seconds before the query is interrupted")] = 60.0,
+    timeout: Annotated[
+        float, typer.Option(help="Seconds the command may take, query and printing included")
+    ] = 60.0,
     kg: KgOpt = None,
     snapshot: Annotated[
         str | None, typer.Option(help="Pin the views to this snapshot (id, prefix, KG@YEAR)")
@@ -638,23 +640,21 @@ def sql(
     The statement runs confined: it can read the warehouse's tables, views and macros and
     nothing else (no other file, URL, extension or environment variable), and write nothing.
     The views show one KG: --kg, --snapshot, or the only one in the warehouse."""
-    from kgbuild.store.sql_output import csv_text, json_chunks, table_rows
+    from kgbuild.store.sql_print import SqlDeadline, print_result
     from kgbuild.store.sql_run import Limits, open_confined
 
     if fmt not in ("table", "csv", "json"):
         raise InputError("--format must be table, csv or json", format=fmt)
-    table = fmt == "table"  # csv/json stream every row; the time limit covers printing them
+    table = fmt == "table"  # every format streams its rows: memory stays bounded
     limits = Limits(timeout_s=timeout, keep_rows=max_rows if table else None, result_chars=None)
-    wh = _wh(warehouse)
-    pinned = wh.resolve(snapshot) if snapshot is not None else None
-    with open_confined(wh.root, query, limits, kg=_kg(kg), snapshot=pinned) as res:
-        if table:
-            cols, rows, cut = table_rows(res.columns, res.rows())  # cut before: cut here too
-            out.print(_table(f"{res.total_rows:,} rows", cols, rows))
-        else:
-            chunks = json_chunks if fmt == "json" else csv_text
-            sys.stdout.writelines(chunks(res.columns, res.rows()))
-            cut = res.cut_cells
+    # One deadline for the whole command (issue 40): start-up, query, fetch, format, write.
+    with SqlDeadline.for_command(limits.timeout_s) as deadline:
+        wh = _wh(warehouse)
+        pinned = wh.resolve(snapshot) if snapshot is not None else None
+        with open_confined(
+            wh.root, query, limits, kg=_kg(kg), snapshot=pinned, deadline=deadline.at
+        ) as res:
+            cut = print_result(res, fmt, deadline, width=out.width)
     if cut:  # stderr: stdout stays parseable
         err.print(f"note: {cut:,} value(s) were cut short (they end in …)", markup=False)
 

@@ -46,7 +46,8 @@ from kgbuild.store.sql_output import visible
 #: Memory a user's statement may use (DuckDB's ``memory_limit``), in MiB; it cannot spill.
 MEMORY_LIMIT_MB = 2048
 MEMORY_LIMIT = f"{MEMORY_LIMIT_MB}MiB"
-#: Seconds a user's statement may run before it is interrupted.
+#: Seconds a user's SQL may take, its child's start-up included (``kgbuild sql``: the whole
+#: command, printing included; see :mod:`kgbuild.store.sql_print`).
 TIMEOUT_S = 60.0
 
 

@@ -16,9 +16,11 @@ import io
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator
-from itertools import chain
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain, islice
 from typing import Any
+
+from rich.cells import cell_len, chop_cells, set_cell_size
 
 #: DEL, C1 controls, and the Unicode characters that move or reorder text on a terminal (line
 #: and paragraph separators, bidi embeddings, overrides and isolates).
@@ -68,8 +70,8 @@ def _strict(value: Any) -> Any:
 
 
 def json_chunks(columns: list[str], rows: Iterable[list[Any]]) -> Iterator[str]:
-    """Rows as a strict JSON array of objects, one object per line as the rows arrive;
-    terminal controls as ``\\uXXXX`` escapes."""
+    """Rows as a strict JSON array of objects, one object per line as the rows arrive (head
+    ``[``, one chunk per row, tail ``]``); terminal controls as ``\\uXXXX`` escapes."""
     names = unique_names(columns)
     yield "["
     for i, row in enumerate(rows):
@@ -84,8 +86,8 @@ def _json_escape(match: re.Match[str]) -> str:
 
 
 def csv_text(columns: list[str], rows: Iterable[list[Any]]) -> Iterator[str]:
-    """CSV lines (header first), cells with terminal controls escaped (newlines and tabs
-    stay: CSV quotes them)."""
+    """CSV lines (header first, then one chunk per row, then an empty tail), cells with
+    terminal controls escaped (newlines and tabs stay: CSV quotes them)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     for row in chain([columns], rows):
@@ -93,20 +95,125 @@ def csv_text(columns: list[str], rows: Iterable[list[Any]]) -> Iterator[str]:
         yield buf.getvalue()
         buf.seek(0)
         buf.truncate()
+    yield ""  # the tail: every format yields head, one chunk per row, tail (sql_print counts)
 
 
-def table_rows(
-    columns: list[str], rows: Iterable[Iterable[Any]], width: int = TABLE_CELL_CHARS
-) -> tuple[list[str], list[list[str]], int]:
-    """Header and cells as display text (escaped; a cell cut to ``width`` characters with an
-    ellipsis) and how many cells were cut."""
-    out, cut = [], 0
-    for row in rows:
-        cells = []
+class TableText:
+    """A table printed as its rows arrive, in memory bounded by a few rows (issue 40).
+
+    Rich lays a table out only once it holds every row: 300,000 rows took 3 minutes and 800 MB
+    before the first line appeared, and a time limit cannot stop one ``print`` call. Here the
+    column widths come from the header and the first :data:`TABLE_SAMPLE_ROWS` rows, fitted to
+    ``width`` like rich does (the widest columns shrink first). A later row with a wider cell
+    widens its column while the table still fits, under a rule drawn at the new widths (as
+    ``psql`` re-aligns each batch of a streamed result); a cell that cannot fit folds onto
+    more lines within its column. No styles: a table cut off by the time limit leaves no
+    colour or attribute switched on in the terminal.
+    """
+
+    def __init__(self, columns: list[str], width: int, cell_chars: int = TABLE_CELL_CHARS) -> None:
+        self.header = [visible(c) for c in columns]
+        self.width, self.cell_chars = width, cell_chars
+        #: Cells cut to :attr:`cell_chars` characters (with an ellipsis).
+        self.cut = 0
+
+    def cells(self, row: Iterable[Any]) -> list[str]:
+        """A row's values as display text: escaped, tabs expanded, cut with an ellipsis."""
+        out = []
         for v in row:
             text = "" if v is None else visible(str(v))
-            if len(text) > width:
-                text, cut = text[: width - 1] + "…", cut + 1
-            cells.append(text)
-        out.append(cells)
-    return [visible(c) for c in columns], out, cut
+            if len(text) > self.cell_chars:
+                text, self.cut = text[: self.cell_chars - 1] + "…", self.cut + 1
+            out.append(text.expandtabs(8))
+        return out
+
+    def chunks(self, rows: Iterable[Iterable[Any]], footer: Callable[[], str]) -> Iterator[str]:
+        """The head (top border, header), then one chunk per row, then the tail (bottom
+        border and ``footer()``, called once the rows are exhausted)."""
+        it = iter(rows)
+        first = [self.cells(r) for r in islice(it, TABLE_SAMPLE_ROWS)]
+        if not self.header:  # a statement without columns: nothing to draw
+            yield ""
+            yield from ("" for _ in it)
+            yield footer() + "\n"
+            return
+        widths = self._fit(
+            [max(1, *map(_cell_width, col)) for col in zip(self.header, *first, strict=True)]
+        )
+        yield (_rule("┏━┳┓", widths) + _lines(self.header, widths, "┃┃┃") + _rule("┡━╇┩", widths))
+        for cells in chain(first, map(self.cells, it)):
+            # ASCII on one line (the common case) is as wide as it is long: 5x faster.
+            simple = all(c.isascii() and "\n" not in c for c in cells)
+            need = list(map(len if simple else _cell_width, cells))
+            fits = all(n <= w for n, w in zip(need, widths, strict=True))
+            if not fits:
+                grown = self._grow(widths, need)
+                if grown != widths:
+                    widths = grown
+                    yield _rule("├─┼┤", widths) + _lines(cells, widths, "│││")
+                    continue
+            if simple and fits:
+                yield "│ " + " │ ".join(map(str.ljust, cells, widths)) + " │\n"
+            else:
+                yield _lines(cells, widths, "│││")
+        yield _rule("└─┴┘", widths) + footer() + "\n"
+
+    def _room(self, columns: int) -> int:
+        """Characters the cells of a table this wide may take (borders and padding apart)."""
+        return max(columns, self.width - 3 * columns - 1)
+
+    def _grow(self, widths: list[int], need: list[int]) -> list[int]:
+        """Widths that give the columns a row overflows what room the table has left, never
+        narrowing another column (two rows could then re-rule the table in turn). A quarter
+        more than asked, so a growing id widens its column rarely."""
+        free, out = self._room(len(widths)) - sum(widths), list(widths)
+        for i, (n, w) in enumerate(zip(need, widths, strict=True)):
+            if n > w and free > 0:
+                add = min(n + n // 4 - w, free)
+                out[i], free = w + add, free - add
+        return out
+
+    def _fit(self, natural: list[int]) -> list[int]:
+        """Column widths: ``natural`` ones, shrunk (widest columns first) until the table fits
+        in :attr:`width`."""
+        room = self._room(len(natural))
+        if sum(natural) <= room:
+            return natural
+        widths, left = list(natural), room
+        order = sorted(range(len(natural)), key=natural.__getitem__)
+        for k, i in enumerate(order):
+            widths[i] = max(1, min(natural[i], left // (len(order) - k)))
+            left -= widths[i]
+        return widths
+
+
+#: Rows a streamed table measures its column widths on before it prints its first line.
+TABLE_SAMPLE_ROWS = 200
+
+
+def _cell_width(text: str) -> int:
+    return max(cell_len(line) for line in text.split("\n"))
+
+
+def _rule(box: str, widths: list[int]) -> str:
+    """A border line: ``box`` is left end, fill, junction, right end."""
+    left, fill, join, right = box
+    return left + join.join(fill * (w + 2) for w in widths) + right + "\n"
+
+
+def _lines(cells: list[str], widths: list[int], bars: str) -> str:
+    """One table row: each cell folded to its column's width, as many lines as the tallest."""
+    left, mid, right = bars
+    folded = [
+        [part for line in text.split("\n") for part in (chop_cells(line, w) or [""])]
+        for text, w in zip(cells, widths, strict=True)
+    ]
+    height = max(len(f) for f in folded)
+    out = []
+    for k in range(height):
+        parts = (
+            set_cell_size(f[k] if k < len(f) else "", w)
+            for f, w in zip(folded, widths, strict=True)
+        )
+        out.append(f"{left} " + f" {mid} ".join(parts) + f" {right}\n")
+    return "".join(out)

@@ -10,9 +10,11 @@ billion characters a 1 s limit for 9.6 s). The statements therefore run in a chi
 - gives it none of the parent's environment but what Python needs (no API key to read), and
   does not put the working folder on ``sys.path`` (``-P``);
 - reads its rows as a stream of JSON batches (data, never code) through a small queue, so
-  neither process holds more than a few batches, and the time limit covers fetching *and*
-  printing: past it the child is killed (:data:`GRACE_S` after its own interrupt), even
-  inside one function call;
+  neither process holds more than a few batches;
+- holds one deadline, set when the caller starts (``--timeout`` after it): waiting for the
+  child to start, for its rows, and the caller's own time between rows (printing them,
+  :mod:`kgbuild.store.sql_print`) all count, and at the deadline the child is killed, even
+  inside one function call (the child also interrupts itself then, in case this side is gone);
 - gets every string cut at :attr:`Limits.cell_chars` (a 20 MB cell cannot flood a terminal).
 """
 
@@ -29,7 +31,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
@@ -40,9 +42,8 @@ from kgbuild.store.sql import MEMORY_LIMIT_MB, TIMEOUT_S, check_statements
 #: Address space the child may use beyond DuckDB's memory limit (its Python objects and the
 #: batches it is converting), in MiB.
 HEADROOM_MB = 1024
-#: Seconds past the time limit before a child that has not answered is killed.
-GRACE_S = 2.0
-#: Seconds the child may take to open the catalog (it waits while a publish holds the file).
+#: Seconds the child may take to open the catalog (it waits while a publish holds the file),
+#: within the time limit.
 SETUP_S = 60.0
 #: The longest time limit accepted: a day.
 MAX_TIMEOUT_S = 86_400.0
@@ -88,6 +89,10 @@ class SqlResult:
     cut_cells: int = 0
 
 
+class TimeLimit(QueryError):
+    """The time limit passed (the caller may say how much it had printed by then)."""
+
+
 def interrupted(limits: Limits) -> str:
     return f"query interrupted after its {limits.timeout_s:g} s time limit"
 
@@ -98,15 +103,18 @@ def out_of_memory(limits: Limits) -> str:
 
 class SqlStream:
     """The child's answer as it arrives: :attr:`columns`, then :meth:`rows`; the totals are
-    set once the rows are exhausted."""
+    set (and :attr:`finished`) once the rows are exhausted. Waiting past ``deadline`` (a
+    :func:`time.monotonic` time) raises :class:`TimeLimit`."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], errors: IO[bytes], limits: Limits) -> None:
-        self.proc, self.errors, self.limits = proc, errors, limits
+    def __init__(
+        self, proc: subprocess.Popen[bytes], errors: IO[bytes], limits: Limits, deadline: float
+    ) -> None:
+        self.proc, self.errors, self.limits, self.deadline = proc, errors, limits, deadline
         self.columns: list[str] = []
         self.total_rows = self.cut_cells = 0
+        self.finished = False
         self._lines: queue.Queue[bytes | None] = queue.Queue(maxsize=4)  # backpressure
         self._pump = threading.Thread(target=self._read, daemon=True)
-        self._deadline = time.monotonic() + SETUP_S
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -124,8 +132,7 @@ class SqlStream:
             self.proc.stdin.close()
         except BrokenPipeError:
             pass  # it died: the next message says how
-        self._next(setup=True)
-        self._deadline = time.monotonic() + self.limits.timeout_s + GRACE_S
+        self._next(until=min(self.deadline, time.monotonic() + SETUP_S))
         self.columns = self._next()["columns"]
 
     def rows(self) -> Iterator[list[Any]]:
@@ -134,18 +141,21 @@ class SqlStream:
             if "end" in message:
                 self.total_rows = message["end"]["total_rows"]
                 self.cut_cells = message["end"]["cut_cells"]
+                self.finished = True
                 return
             yield from message["rows"]
 
-    def _next(self, setup: bool = False) -> dict[str, Any]:
-        """The next message; QueryError past the deadline (the consumer's time counts too)."""
+    def _next(self, until: float | None = None) -> dict[str, Any]:
+        """The next message; :class:`TimeLimit` past the deadline (the consumer's time counts
+        too), QueryError past ``until`` (the catalog stayed busy)."""
+        until = self.deadline if until is None else until
         try:
-            line = self._lines.get(timeout=max(0.0, self._deadline - time.monotonic()))
+            line = self._lines.get(timeout=max(0.0, until - time.monotonic()))
         except queue.Empty:
             self.close()
-            if setup:
+            if until < self.deadline:
                 raise QueryError(f"the query did not start within {SETUP_S:g} s") from None
-            raise QueryError(interrupted(self.limits)) from None
+            raise TimeLimit(interrupted(self.limits)) from None
         if line is None:
             self.proc.wait()
             self.errors.seek(0)
@@ -172,14 +182,25 @@ def open_confined(
     limits: Limits | None = None,
     kg: str | None = None,
     snapshot: str | None = None,
+    deadline: float | None = None,
 ) -> Iterator[SqlStream]:
-    """A user's SQL over the warehouse at ``root``, running in a bounded child process."""
+    """A user's SQL over the warehouse at ``root``, running in a bounded child process, all of
+    it (start-up included) before ``deadline`` (a :func:`time.monotonic` time; default: the
+    time limit from now)."""
     limits = limits or Limits()
+    if deadline is None:
+        deadline = time.monotonic() + limits.timeout_s
     statements = check_statements(sql)  # refuse early, without a process
     if not (Path(root) / "kg.duckdb").is_file():
         raise NoWarehouse(root)
     root = Path(root).resolve()
-    request = {"root": str(root), "statements": statements, "limits": asdict(limits),
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeLimit(interrupted(limits))
+    # The child interrupts itself when the time left now has passed since it was ready (a
+    # little after this side's deadline): the second line, should this process be gone.
+    own = asdict(replace(limits, timeout_s=min(limits.timeout_s, left)))
+    request = {"root": str(root), "statements": statements, "limits": own,
                "kg": kg, "snapshot": snapshot}  # fmt: skip
     env = environment_subset(_ENV_KEPT)
     with tempfile.TemporaryFile() as errors:
@@ -191,7 +212,7 @@ def open_confined(
             env=env,
             cwd=root,
         )
-        stream = SqlStream(proc, errors, limits)
+        stream = SqlStream(proc, errors, limits, deadline)
         try:
             stream.start(json.dumps(request).encode())
             yield stream
