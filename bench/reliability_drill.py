@@ -20,6 +20,15 @@ process, builds are `kgbuild build` processes (the user's path), killed with SIG
    corpus folder and one in the working folder, a second endpoint, an obedient model, one
    hostile value or file per build (the dense abstract among them), a shadow ``parts/`` folder
    and ``kgbuild serve`` under 60 heavy clients.
+7. Round 3 of the hostile cases (issue 40), one module each, every count must be 0:
+   ``bench/trust_secrets.py`` (``keys_stored``, ``oversized_answers_stored``,
+   ``reference_tracebacks``), ``bench/trust_inputs.py`` (``files_without_status``,
+   ``merged_title_abstract``, ``duplicate_pmids_built``, ``control_chars_kept``),
+   ``bench/trust_server.py`` (``health_unanswered``, ``idle_connections_left_open``,
+   ``slowloris_left_open``, ``traceback_lines_logged``, ``coerced_fields_accepted``),
+   ``bench/trust_cache.py`` (``tampered_cache_served``, ``tampered_cache_passed_check``,
+   ``false_cleanup_claims``) and ``bench/trust_sql.py`` (``sql_timeouts_overrun``,
+   ``sql_unbounded_output``). Each also runs on its own and prints its JSON line.
 
 ``repeated_llm_calls``: answers delivered (HTTP 200, complete) for a request that had already
 been delivered before. Answers are cached as they arrive, so these can only be requests in
@@ -28,7 +37,7 @@ flight at the instant of a kill (at most the client's concurrency per kill);
 kill that ended its build — answers the build had received, asked again (must be 0).
 
     .venv/bin/python bench/reliability_drill.py [--kills 20] [--fault-rate 0.2] [--years 2011-2020]
-        [--scenarios kills,bad-inputs,hostile]
+        [--scenarios kills,bad-inputs,hostile,round3]
 
 Ends with one JSON line: kill_points, resumed_builds, hash_matches, repeated_llm_calls,
 half_snapshots_seen, bad_inputs, bad_inputs_with_status, tracebacks, keys_sent_elsewhere,
@@ -300,6 +309,25 @@ def bad_inputs(tmp: Path, log: dict[str, Any]) -> None:
     print(f"bad inputs: {ok} of {len(files)} files have a status for every record")
 
 
+SCENARIOS = ("kills", "bad-inputs", "hostile", "round3")
+#: Issue 40's drills: module under bench/, one per class of hostile case.
+ROUND3 = ("trust_secrets", "trust_inputs", "trust_server", "trust_cache", "trust_sql")
+
+
+def round3(tmp: Path) -> dict[str, int]:
+    """Issue 40's classes, each module's counts (all must be 0) merged into the log."""
+    import importlib
+
+    out: dict[str, int] = {}
+    for name in ROUND3:
+        t0 = time.perf_counter()
+        (tmp / name).mkdir(parents=True)
+        counts = importlib.import_module(f"bench.{name}").drill(tmp / name)
+        print(f"{name}: {json.dumps(counts)} in {time.perf_counter() - t0:.0f}s", flush=True)
+        out.update(counts)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kills", type=int, default=20, help="kill points per scenario")
@@ -308,13 +336,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument(
         "--scenarios",
-        default="kills,bad-inputs,hostile",
-        help="which parts to run (comma-separated): kills, bad-inputs, hostile",
+        default=",".join(SCENARIOS),
+        help=f"which parts to run (comma-separated): {', '.join(SCENARIOS)}",
     )
     args = ap.parse_args()
     parts = set(args.scenarios.split(","))
-    if parts - {"kills", "bad-inputs", "hostile"}:
-        raise SystemExit(f"unknown scenarios: {sorted(parts - {'kills', 'bad-inputs', 'hostile'})}")
+    if parts - set(SCENARIOS):
+        raise SystemExit(f"unknown scenarios: {sorted(parts - set(SCENARIOS))}")
     if "kills" in parts and not DALK.exists():
         raise SystemExit(f"needs DALK's corpus and recordings under {DALK}")
     log: dict[str, Any] = dict.fromkeys(
@@ -344,6 +372,8 @@ def main() -> None:
             log["tracebacks"] += hostile.pop("tracebacks")
             log.update(hostile)
             print(f"hostile environment in {time.perf_counter() - t0:.0f}s", flush=True)
+        if "round3" in parts:
+            log.update(round3(tmp / "round3"))
     log["kills_by_phase"] = dict(log["kills_by_phase"])
     del log["kill_times"]
     log["scenarios_run"] = len(log["scenarios"])

@@ -63,10 +63,16 @@ FD_HEADROOM = 256
 UNLIMITED_FDS = 1 << 20
 #: Connections accepted per wake-up of a listening socket (the loop's other work runs between).
 ACCEPT_BATCH = 128
-#: Most connections closed at once to admit new ones at the cap.
+#: Most connections closed at once to admit new ones at the cap (or a quarter of the cap, if
+#: more): a burst queued in the kernel behind the cap drains in a few rounds, not dozens.
 EVICT_BATCH = 64
 #: How long accepting pauses at the cap with nothing idle to close, or after an accept error.
 ACCEPT_RETRY_S = 0.1
+#: A connection younger than this is never evicted: its request may be in the kernel's buffer,
+#: not yet read (a ``/health`` probe accepted amid a burst of idle connections was closed before
+#: its first read). Older waiters are closed first; at the cap with only young ones, accepting
+#: pauses for :data:`ACCEPT_RETRY_S`.
+MIN_EVICT_AGE_S = 0.25
 #: A condition is over (and its summary logged) once it has not recurred for this long.
 QUIET_S = 10.0
 
@@ -256,11 +262,15 @@ class Guard:
 
     def evict(self) -> int:
         """Close up to :data:`EVICT_BATCH` connections, those waiting longest for their client
-        first; how many. Their descriptors are free once the loop has closed them."""
-        n = min(EVICT_BATCH, max(1, self.cap // 8), len(self.waiting))
-        for proto in list(islice(self.waiting, n)):
+        first, none younger than :data:`MIN_EVICT_AGE_S`; how many. Their descriptors are free
+        once the loop has closed them."""
+        n = min(max(EVICT_BATCH, self.cap // 4), len(self.waiting))
+        assert self._loop is not None
+        old_enough = self._loop.time() - MIN_EVICT_AGE_S
+        chosen = [p for p in islice(self.waiting, n) if p._since <= old_enough]
+        for proto in chosen:
             proto.expire("evicted")
-        return n
+        return len(chosen)
 
     def _pause(self) -> None:
         """Stop reading the listening sockets (the kernel queues new clients) until a
