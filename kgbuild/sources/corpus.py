@@ -46,8 +46,9 @@ class LocalCorpus:
     ``source`` (``--source .`` with the default ``./warehouse``); any other folder that looks
     like a warehouse is skipped too. Files whose records are rejected whatever year they are
     read in (a refused FIFO or link, a file of no corpus format, a folder named ``2018.pubtator``,
-    ``0000.pubtator``) are read with the first year, so they make no year of their own, leave the
-    corpus's years known before reading, and an unchanged re-run publishes nothing.
+    ``0000.pubtator``) are read with the corpus's first year (a ``--years`` range without it reads
+    none of them), so they make no year of their own, leave the corpus's years known before
+    reading, a build split into runs equals one go, and an unchanged re-run publishes nothing.
     """
 
     def __init__(
@@ -81,10 +82,15 @@ class LocalCorpus:
         for f in files:
             if f.year is not None and not f.rejected_anyway:
                 self.by_year.setdefault(f.year, []).append(f)
-        riders = [f for f in files if f.rejected_anyway]
-        if self.by_year:
-            self.by_year[min(self.by_year)].extend(riders)
-        else:
+        # Riders go with the corpus's first year whatever --years says (a year of their own
+        # name, as pmid-2016.txt, is no reason to move them), so the first year's snapshot is
+        # the same in a full build and in one split into runs; a run without that year has none.
+        riders = [f for f in everything if f.rejected_anyway]
+        first = min((f.year for f in everything if f.year is not None and not f.rejected_anyway),
+                    default=None)  # fmt: skip
+        if first is not None and first in self.by_year:
+            self.by_year[first].extend(riders)
+        elif not self.by_year:
             self.yearless.extend(riders)
         self.reusable = not self.yearless  # year-less files: years known only after parsing
         self._digests: dict[SourceFile, str] = {}

@@ -215,11 +215,14 @@ def _unknown_files(root: Path, paths: list[Path], formats: str) -> list[tuple[Pa
     for path in paths:
         parts = path.relative_to(root).parts
         at = next((i for i, part in enumerate(parts[:-1]) if part.startswith(".")), None)
-        if at is None:
-            why = f"{path.name!r} is not named as {formats}; not read"
-            out.append((path, ("unknown_format", why)))
-        else:
+        if at is not None:
             hidden.setdefault(root.joinpath(*parts[: at + 1]), []).append(path)
+            continue
+        if path.name.lower().startswith("pmid-"):  # DALK ships its PMID lists beside the corpus
+            why = f"{path.name!r} is a PMID list (pmid-*), not a corpus file; not read"
+        else:
+            why = f"{path.name!r} is not named as {formats}; not read"
+        out.append((path, ("unknown_format", why)))
     for folder, inside in hidden.items():
         n, first = len(inside), str(inside[0].relative_to(folder))
         why = f"hidden folder with {n:,} file{'s' if n > 1 else ''} not named as {formats}"
