@@ -168,14 +168,17 @@ def verify_part(root: Path, table: str, op: str, pid: str, rel: str) -> tuple[in
     return len(stored), ""
 
 
-def check_warehouse(root: Path, full: bool = True) -> CheckReport:
+def check_warehouse(root: Path, full: bool = True, kg: str | None = None) -> CheckReport:
     """Verify every part of every snapshot (``full``: re-hash every row and every snapshot's
     tables; else the quick footer check only) and the query caches in ``index/`` (``full``:
     hash every cached file; else compare sizes), and list what no snapshot needs with what
-    happens to it."""
+    happens to it. ``kg``: re-hash that KG's snapshots only and report their damage (and the
+    warehouse's own); the catalog, caches and leftovers are still judged against every snapshot
+    (another KG's parts are not leftovers)."""
     root = Path(root)
     report = CheckReport()
-    found, report.damaged = manifests(root)
+    every, report.damaged = manifests(root)
+    found = [m for m in every if kg is None or m["kg"] == kg]
     report.snapshots = len(found)
     users: dict[tuple[str, str, str, str], list[str]] = defaultdict(list)
     for m in found:
@@ -196,13 +199,16 @@ def check_warehouse(root: Path, full: bool = True) -> CheckReport:
     if full and not report.damaged:
         report.damaged += _snapshot_content(root, found)
     damaged_tables = {d.table for d in report.damaged}
-    report.damaged += catalog_reads(root, found, skip=damaged_tables)
-    report.leftovers += part_leftovers(root, {k[3] for k in users})
+    report.damaged += catalog_reads(root, every, skip=damaged_tables)
+    report.leftovers += part_leftovers(root, {p["path"] for m in every for p in m["parts"]})
     report.temp_files = [x.path for x in report.leftovers if x.path.startswith("parts/")
                          and x.removed_by_build]  # fmt: skip
-    cache_damage, cache_leftovers, report.caches = query_caches(root, found, full)
+    cache_damage, cache_leftovers, report.caches = query_caches(root, every, full)
     report.damaged += cache_damage
     report.leftovers += cache_leftovers
+    if kg is not None:  # another KG's damage is not this check's (the warehouse's own is)
+        mine = {m["snapshot_id"] for m in found}
+        report.damaged = [d for d in report.damaged if not d.snapshots or mine & set(d.snapshots)]
     return report
 
 

@@ -74,6 +74,30 @@ class _TableState:
     written: list[str] = field(default_factory=list)
 
 
+def _cut(ref: str, most: int = 60) -> str:
+    """A reference as quoted in an error: a 5,000-character one does not flood the terminal."""
+    return repr(ref if len(ref) <= most else ref[:most] + "…")
+
+
+def _years(rows: list[dict[str, Any]]) -> str:
+    """The as-of years of ``rows`` as runs: "2011–2020", "2015, 2017–2018"."""
+    runs: list[list[int]] = []
+    for y in sorted({int(r["as_of_year"]) for r in rows}):
+        if runs and y == runs[-1][1] + 1:
+            runs[-1][1] = y
+        else:
+            runs.append([y, y])
+    return ", ".join(str(a) if a == b else f"{a}–{b}" for a, b in runs)
+
+
+def _inventory(rows: list[dict[str, Any]]) -> str:
+    """What a warehouse holds, for an error about a reference to nothing: ``KG@YEARS`` per KG."""
+    by_kg: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_kg[r["kg"]].append(r)
+    return "; ".join(f"{kg}@{_years(mine)}" for kg, mine in sorted(by_kg.items()))
+
+
 def _newest(rows: list[dict[str, Any]]) -> str:
     """The most recently published of ``rows`` (the catalog's ``head_snapshot`` order)."""
     return str(max(rows, key=lambda r: (r["created_at"], r["depth"]))["snapshot_id"])
@@ -139,30 +163,72 @@ class Warehouse:
             kgs = sorted({r["kg"] for r in rows})
             if len(kgs) > 1:
                 raise StoreError(
-                    "this warehouse holds several KGs: name one (KG@latest, KG@YEAR or --kg)",
-                    kgs=", ".join(kgs),
+                    f"this warehouse holds several KGs ({', '.join(kgs)}): name one with "
+                    "--kg NAME (or KG@latest, KG@YEAR)"
                 )
             return _newest(rows)
         if "@" in ref:
             kg, _, year = ref.partition("@")
+            mine = [r for r in rows if r["kg"] == kg]
+            if year != "latest" and not (year.isascii() and year.isdigit() and len(year) <= 4):
+                raise StoreError(
+                    f"use KG@YEAR or KG@latest, e.g. alzheimers@2015 (not {_cut(ref)})"
+                )
+            if not mine:
+                raise StoreError(
+                    f"no snapshot of that KG{'' if year == 'latest' else ' at or before that year'}"
+                    f": {_cut(ref)} (KGs here: {', '.join(sorted({r['kg'] for r in rows}))})"
+                )
             if year == "latest":
-                mine = [r for r in rows if r["kg"] == kg]
-                if not mine:
-                    kgs = ", ".join(sorted({r["kg"] for r in rows}))
-                    raise StoreError("no snapshot of that KG", ref=ref, kgs=kgs)
                 return _newest(mine)
-            if not (year.isascii() and year.isdigit() and len(year) <= 4):  # not "²⁰¹⁵"
-                raise StoreError("use KG@YEAR or KG@latest, e.g. alzheimers@2015", ref=ref)
             found = self.query("SELECT snapshot_asof(?, kg_name := ?)", [int(year), kg])
             if not found or found[0][0] is None:
-                raise StoreError("no snapshot of that KG at or before that year", ref=ref)
+                raise StoreError(
+                    f"no snapshot of that KG at or before that year: {_cut(ref)} "
+                    f"({kg} has {_years(mine)})"
+                )
             return found[0][0]
         hits = [r["snapshot_id"] for r in rows if r["snapshot_id"].startswith(ref)]
-        if len(hits) != 1:
+        if not hits and ref.isascii() and ref.isdigit() and len(ref) == 4:  # a bare year
+            kgs = sorted({r["kg"] for r in rows})
+            if len(kgs) == 1:  # as unambiguous as ``latest`` is here
+                return self.resolve(f"{kgs[0]}@{ref}")
             raise StoreError(
-                "unknown snapshot" if not hits else "ambiguous snapshot prefix", ref=ref
+                f"a year alone names no KG here ({', '.join(kgs)}): add --kg NAME or write KG@{ref}"
             )
+        if len(hits) != 1:
+            what = "unknown snapshot" if not hits else "ambiguous snapshot prefix"
+            raise StoreError(f"{what} {_cut(ref)}: snapshots here are {_inventory(rows)}")
         return hits[0]
+
+    def scope(self, ref: str | None, kg: str | None) -> str:
+        """``ref`` read within KG ``kg`` (a command's ``--kg``): the reference to resolve.
+
+        No ``kg``: ``ref`` as given (``latest`` when None). With one: ``latest`` (or None)
+        becomes ``KG@latest`` and a bare year ``KG@YEAR``; a ``KG@…`` of the same KG or an id of
+        one of its snapshots stays as it is; a reference to another KG's snapshot is an error,
+        never silently one or the other."""
+        if kg is None:
+            return "latest" if ref is None else ref
+        ref = "latest" if ref is None else ref.strip()
+        kgs = sorted({r["kg"] for r in self.snapshots()})
+        if kg not in kgs:  # said as `kgbuild sql --kg` says it
+            raise StoreError(f"no KG named {kg!r} here (KGs: {', '.join(kgs) or 'none'})")
+        if ref == "latest" or (ref.isascii() and ref.isdigit() and len(ref) == 4):
+            return f"{kg}@{ref}"
+        if "@" in ref:
+            other = ref.partition("@")[0]
+            if other != kg:
+                raise StoreError(
+                    f"snapshot {_cut(ref)} belongs to KG {other!r}, not --kg {kg}: give one of them"
+                )
+            return ref
+        other = self.query("SELECT kg FROM snapshots WHERE snapshot_id = ?", [self.resolve(ref)])[
+            0
+        ][0]
+        if other != kg:
+            raise StoreError(f"snapshot {_cut(ref)} belongs to KG {other!r}, not --kg {kg}")
+        return ref
 
     def pin(self, ref: str) -> str:
         """The reference a long-lived reader (``kgbuild serve``) follows for ``ref``: bound to
