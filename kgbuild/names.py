@@ -8,6 +8,7 @@ possessives and punctuation; :func:`variants` adds the readings entity linkers t
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -105,3 +106,44 @@ def greek_symbol(text: str) -> str | None:
     for g, letter in _GREEK_SYMBOL:
         low = low.replace(g, letter.lower())
     return low.upper()
+
+
+#: Greek letters that abstracts write as HTML entities, with or without the ";" ("A&beta",
+#: "TNF-&alpha;"): :func:`html.unescape` needs the ";", so these are spelled out first.
+_GREEK_ENTITY = re.compile(
+    r"&(alpha|beta|gamma|delta|epsilon|kappa|lambda|mu|tau|omega);?", re.IGNORECASE
+)
+#: Leading characters no name starts with: quotes, dashes, list bullets and stray closers.
+_LEADING_JUNK = re.compile(r"^[\s\"'“”‘’`´\-–—−_,.;:!?*•·/\\|)\]}>]+")
+#: Trailing characters no name ends with (a trailing ")" closes "(Abeta)": kept).
+_TRAILING_JUNK = re.compile(r"[\s\"“”`,;:/\\|&(\[{<–—_-]+$")
+#: A list number an abstract's or an LLM's enumeration left in front of a name: "49 Alzheimer's
+#: disease dementia", "3) tau" — digits then a capitalized word, or digits with "." or ")".
+_LEADING_NUMBER = re.compile(r"^\d{1,3}(?:[.)]\s+|\s+(?=[A-Z][a-z]{2}))")
+
+
+@lru_cache(maxsize=1 << 16)
+def clean_alias(text: str) -> str:
+    """A surface form as a person should read it: HTML entities unescaped ("A&beta" → "Aβ",
+    "&amp;" → "&"), leading punctuation, quotes and list numbers dropped ('"amyloid-beta',
+    "-amyloid beta", "49 Alzheimer's disease dementia"), a dangling trailing "&", dash or quote
+    dropped, white space collapsed. "" when nothing readable is left. Only what is *shown*
+    changes: matching keys (:func:`norm`, the query side's tokens) fold these characters anyway."""
+    s = html.unescape(_GREEK_ENTITY.sub(lambda m: _GREEK_LETTER[m.group(1).lower()], text))
+    s = " ".join(s.split())
+    for _ in range(3):  # "1. "Abeta": a number, then a quote
+        before = s
+        s = _LEADING_NUMBER.sub("", _LEADING_JUNK.sub("", s))
+        s = _TRAILING_JUNK.sub("", s)
+        if s == before:
+            break
+    if s.count('"') == 1:  # an unbalanced quote inside ("amyloid-beta"" fragments)
+        s = s.replace('"', "")
+    if s.endswith("'") and s.count("'") == 1 and not s[-2:-1].isdigit():
+        s = s[:-1]  # a closing quote left by a leading one dropped (a prime "5'" stays)
+    if s.count("(") != s.count(")") and s.endswith(")") and "(" not in s:
+        s = s[:-1]  # a stray closer: "Abeta)"
+    return s.strip()
+
+
+_GREEK_LETTER = {name: letter for letter, name in _GREEK.items()}

@@ -19,7 +19,8 @@ from typing import Any, TypeVar
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "4"
+#: 5: entities.display_name (issue 41).
+SCHEMA_VERSION = "5"
 T = TypeVar("T")
 
 
@@ -115,6 +116,10 @@ class Entity:
     type: str
     aliases: list[str] = field(default_factory=list)
     first_year: int = 0
+    #: The one name shown everywhere (issue 41: :func:`kgbuild.resolve.naming.display_name`);
+    #: "" in records made by hand, and NULL in parts written before it: readers fall back to
+    #: ``name``.
+    display_name: str = ""
 
 
 @table("triples", key=("triple_id",))

@@ -69,7 +69,8 @@ def stream(
 
 #: Graph nodes: every endpoint of a served triple (DALK Table 1's #nodes, of the graph
 #: ``kg_edges`` serves: issue 24), with its entity row when there is one (an endpoint without one
-#: keeps its id as name and no kind; nothing is dropped).
+#: keeps its id as name and no kind; nothing is dropped). ``name`` is the node's display name
+#: (issue 41: ``entity_names_at``), the one SQL, ask and serve show.
 NODES_SQL = """
 WITH served AS (
     SELECT head_id, tail_id FROM triples_at($sid)
@@ -79,9 +80,9 @@ deg AS (
     SELECT id, count(*) AS degree FROM (
         SELECT head_id AS id FROM served UNION ALL SELECT tail_id FROM served)
     GROUP BY id)
-SELECT e.id, coalesce(n.name, e.id) AS name, coalesce(n.type, '') AS kind,
+SELECT e.id, coalesce(n.display_name, e.id) AS name, coalesce(n.type, '') AS kind,
        coalesce(n.aliases, []::VARCHAR[]) AS aliases, n.first_year, deg.degree
-FROM ends e LEFT JOIN entities_at($sid) n USING (id) JOIN deg USING (id)
+FROM ends e LEFT JOIN entity_names_at($sid) n USING (id) JOIN deg USING (id)
 ORDER BY e.id
 """
 

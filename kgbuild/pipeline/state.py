@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from kgbuild.names import most_frequent
+from kgbuild.names import clean_alias, most_frequent
 from kgbuild.records import Entity, Mention, Resolution, SnapshotCounts
 from kgbuild.resolve.entities import Resolver
 from kgbuild.resolve.idcheck import spreads
 from kgbuild.resolve.junk import is_junk_alias
-from kgbuild.resolve.naming import node_name
+from kgbuild.resolve.naming import display_name, node_name
 from kgbuild.resolve.orthologs import TALLY_SQL, tally_forms, tally_rows
 from kgbuild.resolve.vocab import reference
 from kgbuild.store import catalog
@@ -90,12 +90,16 @@ class KGState:
         forms, kinds = self.forms[cid], self.kinds[cid]
         kind = most_frequent(kinds)
         name = node_name(cid, forms, kind, self._owners, reference())
-        aliases = sorted(f for f in forms if not is_junk_alias(f))  # issue 24: no "X and Y"
-        return Entity(cid, name, kind, aliases, self.first_year[cid])
+        # issue 24: no "X and Y"; issue 41: shown cleaned ('"amyloid-beta' → "amyloid-beta")
+        aliases = sorted({clean_alias(f) for f in forms if not is_junk_alias(f)} - {""})
+        return Entity(cid, name, kind, aliases, self.first_year[cid], display_name(cid, name))
 
     def free_entity(self, node_id: str) -> Entity:
         forms = sorted(self.free[node_id])
-        return Entity(node_id, forms[0], "", forms, self.first_year[node_id])
+        # aliases as written: a resumed build reads them back as the node's forms (restore)
+        shown = sorted(c for c in map(clean_alias, forms) if c)  # never '"amyloid-beta'
+        return Entity(node_id, forms[0], "", forms, self.first_year[node_id],
+                      shown[0] if shown else forms[0])  # fmt: skip
 
     def counts(self) -> SnapshotCounts:
         """DALK Table 1 figures plus document accounting, for the snapshot registry."""

@@ -5,7 +5,8 @@ node with the largest total, ties broken by node id so the choice never depends 
 
 1. **mentions** — every surface form PubTator linked to a CURIE in the corpus, weighted by how
    often (the strongest evidence there is that a string names a concept);
-2. **names** — each node's display name;
+2. **names** — each node's name, and its display name (both halves of "APP (amyloid beta
+   precursor protein)");
 3. **resolutions** — free-text LLM endpoints the resolution stage merged into a node;
 4. **aliases** — the node's other recorded surface forms;
 5. **abbreviations** — short forms defined in the abstracts (Schwartz & Hearst, via scispaCy),
@@ -27,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from kgbuild.names import clean_alias
 from kgbuild.query.text import STOPWORDS, tokens
 from kgbuild.resolve.junk import is_junk_alias
 
@@ -47,8 +49,24 @@ FREE_MIN_DEGREE = 3
 #: 421, "brain" 299, "cell" 232 on the DALK snapshot): alone it links only when PubTator itself
 #: linked it somewhere in the corpus.
 GENERIC_HEAD_KEYS = 200
+#: Weight of a node's display name and its parts (a vocabulary's symbol and name: HGNC's "APP",
+#: MeSH's "Alzheimer Disease"), in mentions: DALK's abstracts never annotate "APP" itself, and four
+#: "APPs" mislinked to cathepsin B would otherwise take the key "app" from the gene APP.
+VOCABULARY_WEIGHT = 5.0
 _SPLIT_ALNUM = re.compile(r"[a-z]+|[0-9]+")
 SEP = "\x1f"
+
+
+_SYMBOL_AND_NAME = re.compile(r"^(.+?) \((.+)\)$")
+
+
+def display_parts(display: str) -> tuple[str, ...]:
+    """The names inside a display name: "APP (amyloid beta precursor protein)" → the symbol and
+    the gene's approved name; any other display name → itself."""
+    if not display:
+        return ()
+    m = _SYMBOL_AND_NAME.match(display)
+    return (m.group(1), m.group(2)) if m else (display,)
 
 
 def variants(toks: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -82,6 +100,7 @@ class _Candidates:
         self.surfaces: dict[str, set[str]] = defaultdict(set)
 
     def add(self, surface: str, node: int, weight: float, source: str) -> None:
+        surface = clean_alias(surface)  # '"amyloid-beta', "49 Alzheimer's…", "A&beta" (issue 41)
         toks = tokens(surface)
         if not usable(toks, surface) or is_junk_alias(surface):  # issue 24: "Abeta and C5a"
             return
@@ -109,7 +128,10 @@ def build_aliases(
     degree: np.ndarray,
 ) -> tuple[dict[str, Any], list[str]]:
     """The alias table (columns key, node, weight, source, n_nodes, surfaces) and each node's
-    display name. Rows are sorted by key: the same snapshot always gives the same table."""
+    display name. ``ents``: (id, name, type, aliases, first_year[, display_name]) rows; the
+    stored display name (issue 41) is used as it is, so ask and serve show what SQL shows.
+    Surface forms are cleaned (:func:`kgbuild.names.clean_alias`) before they become keys.
+    Rows are sorted by key: the same snapshot always gives the same table."""
     c = _Candidates()
     long_forms: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for cid, text, n in mentions:
@@ -118,9 +140,15 @@ def build_aliases(
             c.add(text, node, float(n), "mention")
             if len(tokens(text)) >= 2:
                 long_forms[node][text] += int(n)
-    for i, (_, name, _, aliases, _) in enumerate(ents):
+    for i, (_, name, _, aliases, _, *stored) in enumerate(ents):
         if name:
             c.add(name, i, 1.0, "name")
+        shown = stored[0] if stored and stored[0] else ""
+        # a vocabulary's names ("APP (amyloid beta precursor protein)": both halves) weigh more
+        # than a display name that is only the node's name cleaned (free text, other IDs)
+        weight = VOCABULARY_WEIGHT if shown and shown != clean_alias(name or "") else 1.0
+        for part in display_parts(shown):
+            c.add(part, i, weight, "name")
         for a in aliases or ():
             c.add(a, i, 0.5, "alias")
     for name, target, _method in merged:
@@ -158,8 +186,11 @@ def build_aliases(
         "surfaces": [SEP.join(sorted(c.surfaces[k])) if k in c.surfaces else "" for k in keys],
     }
     display = []
-    for i, (_, name, *_rest) in enumerate(ents):
-        shown = name or ""
+    for i, (_, name, _, _, _, *stored) in enumerate(ents):
+        if stored and stored[0]:  # computed at build time (issue 41): every place shows it
+            display.append(stored[0])
+            continue
+        shown = name or ""  # a snapshot written before display names: the older heuristic
         forms = long_forms.get(i)
         if forms and len(shown.strip()) <= 5 and sum(ch.isupper() for ch in shown) >= 2:
             long, n = min(forms.items(), key=lambda kv: (-kv[1], kv[0]))

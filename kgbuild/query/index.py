@@ -238,8 +238,12 @@ def _from_warehouse(
         ("kg_edges_all_at", "evidence_status_at") if all_evidence
         else ("kg_edges_at", "served_evidence_at")
     )  # fmt: skip
+    # display_name: computed at build time (issue 41); NULL in parts written before it
     ents = wh.query(
-        "SELECT id, name, type, aliases, first_year FROM entities_at(?) ORDER BY id", [sid]
+        "SELECT id, name, type, aliases, first_year, nullif(display_name, '') FROM ("
+        "  SELECT * FROM entities_at(?) UNION ALL BY NAME"
+        "  SELECT NULL::VARCHAR AS display_name WHERE false) ORDER BY id",
+        [sid],
     )
     node_of = {r[0]: i for i, r in enumerate(ents)}
     edges = wh.query(
@@ -353,10 +357,29 @@ def _from_arrow(table: pa.Table) -> dict[str, Any]:
     for name in table.column_names:
         col = table.column(name)
         if pa.types.is_integer(col.type) or pa.types.is_floating(col.type):
-            out[name] = col.to_numpy()
+            out[name] = _numeric(col)
         else:
             out[name] = col.to_pylist()
     return out
+
+
+#: Arrow's names of float types that are not numpy's.
+_FLOAT_NAMES = {"halffloat": "float16", "float": "float32", "double": "float64"}
+
+
+def _numeric(col: pa.ChunkedArray) -> np.ndarray:
+    """A numeric column as a read-only numpy view of its Arrow buffer — what ``to_numpy()``
+    returns, without its first call importing pandas (0.3–1 s of a ``kgbuild ask`` process
+    that needs nothing of pandas, issue 41). Columns with nulls (none are written) go through
+    ``to_numpy``."""
+    arr = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    if arr.null_count:
+        return col.to_numpy()
+    dtype = np.dtype(_FLOAT_NAMES.get(str(arr.type), str(arr.type)))
+    buf = arr.buffers()[1]
+    if buf is None:  # an empty column
+        return np.zeros(0, dtype)
+    return np.frombuffer(buf, dtype=dtype)[arr.offset : arr.offset + len(arr)]
 
 
 def _arrow_bytes(cols: dict[str, Any]) -> pa.Buffer:

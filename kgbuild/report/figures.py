@@ -105,9 +105,9 @@ def snapshot_figures(wh: Warehouse, sid: str) -> SnapshotFigures:
     )
     hubs = wh.query(
         "WITH ends AS (SELECT head_id AS id, tail_id AS other FROM triples_at(?) UNION ALL "
-        "SELECT tail_id, head_id FROM triples_at(?)) SELECT id, coalesce(e.name, id), "
+        "SELECT tail_id, head_id FROM triples_at(?)) SELECT id, coalesce(e.display_name, id), "
         "coalesce(nullif(e.type, ''), 'unlinked'), count(*) AS triples, count(DISTINCT other) "
-        "FROM ends LEFT JOIN entities_at(?) e USING (id) GROUP BY ALL "
+        "FROM ends LEFT JOIN entity_names_at(?) e USING (id) GROUP BY ALL "
         "ORDER BY triples DESC, id LIMIT ?",
         [sid, sid, sid, TOP_HUBS],
     )

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from kgbuild.names import by_frequency, norm
+from kgbuild.names import by_frequency, clean_alias, norm
 from kgbuild.resolve.junk import is_junk_alias
 from kgbuild.resolve.mixed import foreign_owner, owners_of
 from kgbuild.resolve.vocab import Reference
@@ -65,3 +65,39 @@ def node_name(
         if not foreign_owner(norm(f), cid, kind, owners):
             return f
     return ranked[0]
+
+
+def display_name(cid: str, name: str) -> str:
+    """The one name a person reads for node ``cid`` everywhere (SQL views, ask, serve, exports,
+    report), computed once at build time and stored in ``entities.display_name`` (issue 41).
+
+    The rule, so a reader can predict it:
+
+    - a human gene HGNC knows: ``SYMBOL (approved name)`` — "APP (amyloid beta precursor
+      protein)": the symbol is what biologists say, the name what a newcomer recognizes;
+    - a MeSH descriptor (``MESH:D…``): its preferred heading ("Alzheimer Disease"); a
+      supplementary concept (``MESH:C…``): its MeSH name;
+    - anything else (non-human genes, species, variants, free-text nodes, IDs no installed
+      vocabulary names): the node's name (``name``: the reference name or its most frequent
+      clean surface form, :func:`node_name`), cleaned of stray punctuation, quotes, list
+      numbers and HTML entities (:func:`kgbuild.names.clean_alias`).
+
+    Only vocabularies installed by the project's own files are read (deterministic: the same
+    inputs and the same installed vocabularies give the same names and content hashes); without
+    them every node falls back to its cleaned name.
+    """
+    from kgbuild.resolve.vocabularies import hgnc_names, mesh_names, mesh_supplementary
+
+    if cid.startswith("NCBIGene:"):
+        hgnc = hgnc_names().get(cid)
+        if hgnc and len(hgnc) >= 2 and hgnc[1] != hgnc[0]:
+            return f"{hgnc[0]} ({hgnc[1]})"
+    elif cid.startswith("MESH:D"):
+        heading = mesh_names().get(cid)
+        if heading:
+            return heading
+    elif cid.startswith("MESH:C"):
+        names = mesh_supplementary(cid)
+        if names:
+            return names[0]
+    return clean_alias(name) or name

@@ -44,7 +44,8 @@ from kgbuild.store.confidence import model_digest
 
 #: Bump when the cache's layout or meaning changes: older caches are then rebuilt, never read.
 #: 5: every cached file has its SHA-256 in a sidecar naming the snapshot (issue 40).
-INDEX_VERSION = 5
+#: 6: nodes' display names read from ``entities.display_name``, aliases cleaned (issue 41).
+INDEX_VERSION = 6
 #: The tables' sidecar (it is also the index's description: kg, year, row counts).
 TABLES_SIDECAR = "meta.json"
 #: The BM25 arrays' folder inside an index folder, and its sidecar.

@@ -55,7 +55,9 @@ EPISTEMIC = (
 #: ordered aggregates, so a 1M-triple snapshot's kg_edges streams within an export's memory
 #: limit (issue 28).
 #: 6: evidence.verifier_score (NULL in older parts) and the ``unsupported`` status (issue 39).
-CATALOG_VERSION = "6"
+#: 7: one display name per node (issue 41): ``entity_names_at``, ``kg_nodes``; kg_edges'
+#: head_name/tail_name are display names.
+CATALOG_VERSION = "7"
 TABLES = tuple(SCHEMAS)
 #: The registry's own tables (everything else in the catalog is derived: views and macros).
 REGISTRY_TABLES = (
@@ -348,6 +350,7 @@ def rebuild_views(
         SELECT * FROM evidence_status_at(sid)
         WHERE epistemic IN ('asserted', 'unclassified') AND verified <> 'no'
     """)
+    _name_views(con, create)
     model = load_model()
     for name, source, where in (
         ("kg_edges_at", "served_evidence_at", "WHERE ev.triple_id IS NOT NULL"),
@@ -376,7 +379,7 @@ def rebuild_views(
             FROM {source}(sid) GROUP BY triple_id),
         conf AS (  -- the calibrated model: the best row's P(supported) (kgbuild.store.confidence)
             {edge_confidence_sql(model, "sid", served=bool(where))}),
-        ent AS (SELECT id, name, type FROM entities_at(sid))
+        ent AS (SELECT id, display_name AS name, type FROM entity_names_at(sid))
         SELECT t.triple_id, t.head_id, h.name AS head_name, h.type AS head_type, t.relation,
                t.tail_id, x.name AS tail_name, x.type AS tail_type, t.metaedge,
                coalesce(ev.support, 0) AS support, coalesce(ev.n_evidence, 0) AS n_evidence,
@@ -388,6 +391,7 @@ def rebuild_views(
         """)
     con.execute(f"{create} VIEW kg_edges AS SELECT * FROM kg_edges_at(head_snapshot())")
     con.execute(f"{create} VIEW kg_edges_all AS SELECT * FROM kg_edges_all_at(head_snapshot())")
+    con.execute(f"{create} VIEW kg_nodes AS SELECT * FROM kg_nodes_at(head_snapshot())")
     con.execute(f"""
         {create} MACRO triples_diff(a, b) AS TABLE
         SELECT 'added' AS change, n.* FROM triples_at(b) n
@@ -395,4 +399,29 @@ def rebuild_views(
         UNION ALL
         SELECT 'removed' AS change, o.* FROM triples_at(a) o
         WHERE o.triple_id NOT IN (SELECT triple_id FROM triples_at(b))
+    """)
+
+
+def _name_views(con: duckdb.DuckDBPyConnection, create: str) -> None:
+    """``entity_names_at(sid)``: each node's display name (issue 41), and ``kg_nodes_at(sid)``
+    / ``kg_nodes``: one row per node with it. The name is computed once at build time
+    (``entities.display_name``: :func:`kgbuild.resolve.naming.display_name`); parts written
+    before it have no such column, and their nodes show ``name`` (a rebuild names them)."""
+    con.execute(f"""
+        {create} MACRO entity_names_at(sid) AS TABLE
+        SELECT id, coalesce(nullif(display_name, ''), name, id) AS display_name, name, type,
+               aliases, first_year
+        FROM (SELECT * FROM entities_at(sid) UNION ALL BY NAME
+              SELECT NULL::VARCHAR AS display_name WHERE false)
+    """)
+    con.execute(f"""
+        {create} MACRO kg_nodes_at(sid) AS TABLE
+        WITH ends AS (SELECT head_id AS id, tail_id AS other FROM triples_at(sid)
+                      UNION ALL SELECT tail_id, head_id FROM triples_at(sid)),
+        deg AS (SELECT id, count(*) AS n_triples,
+                       count(DISTINCT other) FILTER (WHERE other <> id) AS degree
+                FROM ends GROUP BY id)
+        SELECT e.id, e.display_name, e.name, e.type, e.first_year, e.aliases,
+               coalesce(deg.degree, 0) AS degree, coalesce(deg.n_triples, 0) AS n_triples
+        FROM entity_names_at(sid) e LEFT JOIN deg USING (id)
     """)

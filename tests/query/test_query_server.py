@@ -53,10 +53,14 @@ def test_health_retrieve_and_entities(served):
         t["relation"] for t in httpx.post(f"{url}/retrieve", json=filtered).json()["triples"]
     } == {"treats"}
     ents = httpx.get(f"{url}/entities", params={"q": "apolipo"}).json()["entities"]
-    assert ents[0]["id"] == "NCBIGene:348" and ents[0]["match"].startswith("prefix:")
+    assert ents[0]["id"] == "NCBIGene:348" and ents[0]["match"] == "prefix"
     assert httpx.get(f"{url}/entities", params={"q": "AD"}).json()["entities"][0]["id"] == (
         "MESH:D000544"
     )
+    fuzzy = httpx.get(f"{url}/entities", params={"q": "alzheimer desease", "type": "Disease"})
+    assert fuzzy.json()["entities"][0]["id"] == "MESH:D000544"
+    none = httpx.get(f"{url}/entities", params={"q": "xyzzyq"})  # no match: 200, empty list
+    assert none.status_code == 200 and none.json()["entities"] == []
 
 
 @pytest.mark.parametrize(
