@@ -5,7 +5,7 @@ the ASGI stack Prefect already installs; LightRAG ships the same kind of server)
 |---|---|
 | ``POST /retrieve`` | retrieval without an LLM: links, paths, ranked triples, context |
 | ``POST /ask`` | the LLM pipeline (entities, rerank, answer citing PMIDs); 503 without LLM |
-| ``GET /entities?q=`` | linking and autocomplete: nodes ``q`` names or starts a name of |
+| ``GET /entities?q=&type=`` | find a node by name, symbol or synonym (exact, prefix, fuzzy) |
 | ``GET /health`` | the KG and snapshot being served, its size, reloads, load per kind |
 
 Hostile input gets a clear 4xx and never a stack trace: bodies over :data:`MAX_BODY_BYTES` are
@@ -24,7 +24,6 @@ built into the same warehouse later is never served in its place.
 
 from __future__ import annotations
 
-import bisect
 import logging
 from typing import Annotated, Any
 
@@ -35,11 +34,13 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.config import env
-from kgbuild.errors import Busy, InputError, KgbuildError, StoreError
+from kgbuild.errors import Busy, KgbuildError, StoreError
 from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.query.answer import answer_question, make_client
 from kgbuild.query.engine import QueryEngine
+from kgbuild.query.entities import find_entities
 from kgbuild.query.explore import Filters
+from kgbuild.query.explorer import add_explorer
 from kgbuild.query.gate import RETRY_AFTER_S, Limit, gates
 from kgbuild.query.limits import (
     DEFAULT_K,
@@ -53,7 +54,6 @@ from kgbuild.query.limits import (
     MIN_TOKEN_BUDGET,
     NO_ENTITY,
 )
-from kgbuild.query.text import key
 
 #: Largest request body read (bytes): a question, its choices and options fit in a few KB.
 MAX_BODY_BYTES = 64 * 1024
@@ -220,8 +220,9 @@ def create_app(
     async def entities(
         q: str = Query(..., min_length=1, max_length=MAX_ENTITY_QUERY),
         limit: int = Query(10, ge=1, le=50),
+        types: Annotated[list[str] | None, Query(alias="type", max_length=40)] = None,
     ) -> Response:
-        found = await gate["entities"].run(lookup_entities, engine, q, limit)
+        found = await gate["entities"].run(lookup_entities, engine, q, limit, types)
         return _json(found)
 
     def _retrieve(body: RetrieveBody) -> Response:
@@ -261,6 +262,7 @@ def create_app(
             )
         return await gate["ask"].run(_ask, body, client)
 
+    add_explorer(app, engine, gate["entities"])  # the browser page at / (issue 41)
     app.add_middleware(BodyLimit)
     return app
 
@@ -283,37 +285,11 @@ def _options(body: RetrieveBody) -> dict[str, Any]:
     }
 
 
-def lookup_entities(engine: QueryEngine, q: str, limit: int = 10) -> dict[str, Any]:
-    """Autocomplete and linking: the node ``q`` names (dictionary links), then nodes with an
-    alias key starting with ``q``'s key, strongest (most connected) first."""
-    if not q.strip():
-        raise InputError("q is empty")
-    st = engine.state()
-    idx, linker = st.index, st.linker
-    links, _ = linker.dictionary(q, "query")
-    found: dict[int, str] = {x.node: "linked" for x in links if x.node is not None}
-    k = key(q)
-    keys = idx.aliases["key"]
-    if k:
-        i = bisect.bisect_left(keys, k)
-        prefix: dict[int, str] = {}
-        while i < len(keys) and keys[i].startswith(k) and len(prefix) < 1000:
-            prefix.setdefault(int(idx.aliases["node"][i]), keys[i])
-            i += 1
-        deg = idx.graph.degree
-        for n in sorted(prefix, key=lambda n: (-int(deg[n]), idx.nodes["id"][n])):
-            found.setdefault(n, f"prefix:{prefix[n]}")
-    out = [
-        {
-            "id": idx.nodes["id"][n],
-            "name": idx.nodes["display"][n],
-            "type": idx.nodes["type"][n],
-            "degree": int(idx.graph.degree[n]),
-            "match": how,
-        }
-        for n, how in list(found.items())[:limit]
-    ]
-    return {"snapshot": idx.snapshot_id, "query": q, "entities": out}
+def lookup_entities(
+    engine: QueryEngine, q: str, limit: int = 10, types: list[str] | None = None
+) -> dict[str, Any]:
+    """``GET /entities``: find a node by name, symbol or synonym (:mod:`kgbuild.query.entities`)."""
+    return find_entities(engine.state().index, q, types or (), limit)
 
 
 #: Environment variable carrying ``kgbuild serve``'s settings to each uvicorn worker process.

@@ -1,0 +1,42 @@
+"""The query tests' toy KG (tests/support/query_kg.py) with a hostile abstract in it: an entity
+whose name, alias and evidence sentence carry markup that would run if a page ever rendered
+them as HTML — ``<script>`` and an ``<img onerror>`` both setting ``window.__pwned`` — and one
+APOE fact first seen in 2020, so an as-of-2019 view shows fewer facts than the latest one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kgbuild.records import Entity, Mention
+from kgbuild.store.snapshots import SnapshotInfo, Warehouse
+from tests.support.query_kg import EDGES_2019, EDGES_2020, MENTIONS, NODES, publish_year
+
+SCRIPT = "<script>window.__pwned=1</script>"
+IMG = '<img src=x onerror="window.__pwned=1;alert(1)">'
+HOSTILE_ID = "MESH:D999999"
+HOSTILE_NAME = f"amyloidosis factor {SCRIPT}{IMG}"
+HOSTILE_SENTENCE = f"APOE binds amyloidosis factor {SCRIPT} and {IMG} in mouse brain."
+HOSTILE_EDGES = [
+    ("NCBIGene:348", "binds", HOSTILE_ID, [("3001", 2019, HOSTILE_SENTENCE, 0.9)]),
+]
+#: APOE's only fact first seen in 2020.
+LATE_EDGES = [
+    ("NCBIGene:348", "interacts", "NCBIGene:4137",
+     [("3002", 2020, "APOE interacts with tau (MAPT) in neurons.", 0.8)]),
+]  # fmt: skip
+
+
+def build_hostile_kg(root: Path, kg: str = "toy") -> list[SnapshotInfo]:
+    """Publish the 2019 and 2020 snapshots into ``root``; returns their infos."""
+    w = Warehouse(root).writer(kg)
+    nodes = [*NODES, (HOSTILE_ID, HOSTILE_NAME, "Disease")]
+    ents = [Entity(i, n, t, [n], 2019) for i, n, t in nodes]
+    mentions = [
+        Mention(f"9{j:03d}", j * 10, j * 10 + len(text), text, "Gene", "Gene", cid, [cid])
+        for cid, text, n in [*MENTIONS, (HOSTILE_ID, f"amyloidosis {IMG}", 2)]
+        for j in range(n)
+    ]
+    w.add("mentions", mentions)
+    first = publish_year(w, 2019, EDGES_2019 + HOSTILE_EDGES, ents)
+    second = publish_year(w, 2020, EDGES_2020 + LATE_EDGES)
+    return [first, second]
