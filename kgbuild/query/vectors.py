@@ -11,8 +11,10 @@ vector from another snapshot's vectors file of the same model that its sidecar v
 only its new names; the rest go through the model itself. The Embedder's SQLite text cache is
 not read here: nothing could vouch for a row of it (a vector edited in it would be served).
 The model loads only when a text must be encoded (a new question's phrase, a new name), on the
-first such call, or at a server's start (``QueryEngine.prepare``). Query texts are remembered
-in memory only (no disk write on the request path).
+first such call, or at a server's start (``QueryEngine.prepare``). A question's texts go through
+:mod:`kgbuild.query.numpy_encoder` where it reproduces the model (the bundled MiniLM): the same
+vectors without importing torch, which cost a ``kgbuild ask`` process 3–20 s (issue 41). Query
+texts are remembered in memory only (no disk write on the request path).
 
 Nearest-node search goes through FAISS (issue 26): an exact inner-product index up to
 :data:`ANN_MIN_NODES` names, an HNSW graph (Malkov & Yashunin 2018) above it, where a brute
@@ -34,7 +36,9 @@ from typing import Any
 
 import numpy as np
 
+from kgbuild.config import env
 from kgbuild.query.index import read_table
+from kgbuild.query.numpy_encoder import numpy_encoder
 from kgbuild.resolve.embed import Embedder
 from kgbuild.store.cache_seal import (
     SEAL_SUFFIX,
@@ -61,6 +65,10 @@ HNSW_EF_SEARCH = 64
 #: Other snapshots' vectors files (newest first) whose rows a recomputation may reuse.
 REUSE_SIBLINGS = 3
 
+
+#: ``torch`` here makes query texts go through sentence-transformers even where the numpy encoder
+#: reproduces the model (a comparison, or a way out should it ever disagree); default ``auto``.
+QUERY_ENCODER_ENV = "KGBUILD_QUERY_ENCODER"
 
 #: Torch threads once query texts are being encoded. One: a request encodes a few short texts,
 #: and on a busy 2-core machine two OpenMP threads wait on each other — measured here at load 5:
@@ -220,15 +228,29 @@ class NodeVectors:
             if q is None:  # never the SQLite cache: nothing vouches for its rows
                 q = self.queries = Embedder(self.embedder.model_name, cache_path=None)
             if q.model is None:
-                self.embedder.load()
-                q.model = self.embedder.model
-                _single_thread_torch()
+                q.model = self._query_model()
             vecs = q.embed(todo)
             with self._lock:
                 if len(self._memo) + len(todo) > QUERY_CACHE:
                     self._memo.clear()
                 self._memo.update(zip(todo, vecs, strict=True))
         return np.stack([self._memo[t] for t in texts])
+
+    def _query_model(self) -> Any:
+        """What encodes query texts: :mod:`kgbuild.query.numpy_encoder` when it reproduces the
+        configured model (no torch: 0.1–0.3 s to load, against 3–20 s for sentence-transformers'
+        imports, issue 41), else the sentence-transformers model the node names went through."""
+        t0 = time.perf_counter()
+        model: Any = None
+        if (env(QUERY_ENCODER_ENV) or "auto") != "torch":
+            model = numpy_encoder(self.embedder.model_name)
+        if model is None:
+            self.embedder.load()
+            model = self.embedder.model
+            _single_thread_torch()
+        self.timings["query_encoder"] = type(model).__name__
+        self.timings["query_encoder_load_s"] = round(time.perf_counter() - t0, 4)
+        return model
 
     def ann(self) -> Any:
         """The FAISS index over the node vectors (see module docstring), built on first use."""
