@@ -3,6 +3,8 @@
 - ``eval re --gold FILE``: build the gold file's abstracts with an extractor and score the
   triples against its relation lines (BioRED, BC5CDR CID);
 - ``eval ner --gold FILE``: score NER models' mentions against the gold mentions;
+- ``eval facts --gold FILE``: ask the questions the gold relations answer, over a KG built from
+  the same abstracts with the relation lines hidden; score the ranked answers;
 - ``eval compare A B``: two runs side by side; ``eval reports``: the runs kept.
 
 Every run writes ``<warehouse>/reports/eval/<run_id>.json`` and ``.md`` and prints the markdown
@@ -186,6 +188,71 @@ def re_(
         seed=seed,
     )
     _emit(report, facts, warehouse, save, as_json)
+
+
+@eval_app.command(
+    "facts",
+    epilog=examples(
+        "kgbuild eval facts --gold ../shared/data/biored/Dev.PubTator --limit 50",
+        "kgbuild eval facts --gold ../shared/data/biored/Dev.PubTator --json",
+        "kgbuild eval facts --gold ../shared/data/biored/Dev.PubTator --out facts.tsv",
+    ),
+)
+def facts(
+    gold: GoldOpt,
+    limit: Annotated[
+        int | None, typer.Option(help="Ask only the first N questions (round-robin over forms)")
+    ] = None,
+    docs: Annotated[
+        int | None, typer.Option(help="Build and ask about only the first N documents")
+    ] = None,
+    embeddings: Annotated[
+        bool, typer.Option(help="Let the query engine embed what its dictionary cannot link")
+    ] = False,
+    all_evidence: Annotated[
+        bool,
+        typer.Option(
+            "--all-evidence",
+            help="Serve every evidence row (background, hedged…), as ask --all-evidence",
+        ),
+    ] = False,
+    scratch: Annotated[
+        Path | None,
+        typer.Option(help="Keep the build input and warehouse here (default: a temporary folder)"),
+    ] = None,
+    out_tsv: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write the per-question rows (TSV) here"),
+    ] = None,
+    resamples: ResamplesOpt = N_RESAMPLES,
+    seed: SeedOpt = SEED,
+    as_json: JsonOpt = False,
+) -> None:
+    """Fact retrieval: build the gold abstracts without their relation lines, ask the questions
+    the gold relations answer ("Which chemicals induce {disease}?"…), score the ranked answers:
+    recall@10, MRR, hits@1 and the share whose shown sentence states the fact."""
+    from kgbuild.evaluate.facts import evaluate_facts
+    from kgbuild.evaluate.facts_report import render, write_rows
+    from kgbuild.evaluate.markdown import _table
+
+    _check_limit(limit)
+    if docs is not None and docs < 1:
+        raise InputError("--docs must be at least 1", docs=docs)
+    if resamples < 1:
+        raise InputError("--bootstrap must be at least 1", given=resamples)
+    report, rows = evaluate_facts(
+        gold, work=scratch, docs=docs, limit=limit, embeddings=embeddings,
+        all_evidence=all_evidence, resamples=resamples, seed=seed,
+    )  # fmt: skip
+    if out_tsv is not None:
+        write_rows(out_tsv, rows)
+        err.print(f"per-question rows: {out_tsv}", highlight=False, markup=False, soft_wrap=True)
+    if as_json:
+        sys.stdout.write(json.dumps(report) + "\n")
+        return
+    for title, header, body in render(report):
+        text = "\n".join([title, *_table(header, body)])
+        out.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 @eval_app.command(

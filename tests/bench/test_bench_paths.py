@@ -156,3 +156,17 @@ def test_the_judgments_bench_runs_every_section_and_names_the_issues_figures(tmp
     assert got["negated_precision"] == 1.0 and got["mislinks_caught"] == got["mislinks_total"]
     if (ROOT.parent / "shared" / "data" / "biored").is_dir():
         assert got["biored_pair_f1"] is not None and got["id_false_removal_biored"] is not None
+
+
+def test_the_facts_bench_runs_on_small_gold_files_and_names_the_issues_figures():
+    """Issue 41, item 5: the fact-retrieval bench, on the hand-written gold fixtures."""
+    facts = FIXTURES / "facts"
+    got = run_bench(
+        "facts.py", "--biored", str(facts / "biored_small.PubTator"),
+        "--cdr", str(facts / "cdr_small.PubTator"), "--limit", "4",
+    )  # fmt: skip
+    keys = {"biored_dev_recall_at_10", "biored_dev_mrr", "cdr_dev_recall_at_10", "cdr_dev_mrr",
+            "stated_share_biored_dev", "stated_share_cdr_dev", "questions_biored_dev",
+            "questions_cdr_dev", "seconds", "machine"}  # fmt: skip
+    assert keys <= set(got)
+    assert got["questions_biored_dev"] == 4 and got["questions_cdr_dev"] == 2
