@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -18,7 +18,6 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from kgbuild.audit.cli import audit_app, quality_tables
-from kgbuild.config import check_kg_name
 from kgbuild.domains import list_domains, load_domain
 from kgbuild.errors import InputError, KgbuildError, disk_full
 from kgbuild.evaluate.cli import eval_app
@@ -29,10 +28,15 @@ from kgbuild.pipeline.build import YearReport, build_kg, estimate_build
 from kgbuild.pipeline.options import ExtractionOptions
 from kgbuild.pipeline.spec import BuildSpec
 from kgbuild.query import cli as query_cli
+from kgbuild.query import entities_cli
+from kgbuild.query.cli_options import KgOpt, kg_name
 from kgbuild.settings import warehouse_path
 from kgbuild.sources.corpus import Corpus
 from kgbuild.store.lock import DEFAULT_WAIT_S
 from kgbuild.store.snapshots import Warehouse
+
+if TYPE_CHECKING:
+    from kgbuild.store.diff import SnapshotDiff
 
 app = typer.Typer(
     add_completion=False,
@@ -52,6 +56,7 @@ app.add_typer(
 # Query stage (kgbuild/query/cli.py): ask a question, serve the HTTP API.
 app.command(epilog=query_cli.ASK_EXAMPLES)(query_cli.ask)
 app.command(epilog=query_cli.SERVE_EXAMPLES)(query_cli.serve)
+app.command(epilog=entities_cli.ENTITIES_EXAMPLES)(entities_cli.entities)
 app.add_typer(audit_app, name="audit", help="Blind precision audits: sample, judge, score.")
 # Piped output keeps whole rows instead of wrapping at rich's 80-column default.
 out = Console(width=None if sys.stdout.isatty() else 200)
@@ -63,7 +68,9 @@ WarehouseOpt = Annotated[
         "--warehouse", "-w", help="Warehouse folder [env KGBUILD_WAREHOUSE; default ./warehouse]"
     ),
 ]
-KgOpt = Annotated[str | None, typer.Option("--kg", help="KG name")]
+BuildKgOpt = Annotated[
+    str | None, typer.Option("--kg", help="Name of the KG to build [default: the domain's]")
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table")]
 
 TABLE1 = [
@@ -99,7 +106,7 @@ def _wh(path: Path | None) -> Warehouse:
 
 
 def _kg(name: str | None) -> str | None:
-    return None if name is None else check_kg_name(name)
+    return kg_name(name)
 
 
 def _table(title: str, cols: list[str], rows: list[Any]) -> Table:
@@ -169,7 +176,7 @@ def build(
     estimate: Annotated[
         bool, typer.Option("--estimate", help="Print LLM calls/tokens/cost per year; spend nothing")
     ] = False,
-    kg: KgOpt = None,
+    kg: BuildKgOpt = None,
     default_year: Annotated[
         int | None, typer.Option(help="Year for records whose file name and record carry none")
     ] = None,
@@ -389,9 +396,9 @@ def stats(
     """DALK Table 1 per snapshot (#corpus, #nodes, #relations, #triples) and document statuses."""
     wh, kg = _wh(warehouse), _kg(kg)
     if snapshot is not None:  # `stats ""` is a mistake to report, not "the default"
-        ids = [wh.resolve(snapshot)]
+        ids = [wh.resolve(wh.scope(snapshot, kg))]
     else:
-        head = wh.resolve(f"{kg}@latest" if kg else "latest")
+        head = wh.resolve(wh.scope(None, kg))
         ids = [
             r[0]
             for r in wh.query(
@@ -494,6 +501,7 @@ def check(
     quick: Annotated[
         bool, typer.Option("--quick", help="Only check that every part exists and reads")
     ] = False,
+    kg: KgOpt = None,
     warehouse: WarehouseOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -504,8 +512,10 @@ def check(
     same inputs rewrites damaged parts."""
     from kgbuild.store.check import check_warehouse
 
-    wh = _wh(warehouse)
-    report = check_warehouse(wh.root, full=not quick)
+    wh, kg = _wh(warehouse), _kg(kg)
+    if kg is not None:
+        wh.scope(None, kg)  # a KG not here: one line naming those that are
+    report = check_warehouse(wh.root, full=not quick, kg=kg)
     if as_json:
         out.print_json(json.dumps(report.to_dict()))
     else:
@@ -549,6 +559,7 @@ def quality(
         Path | None,
         typer.Option(help="Score a head<TAB>relation<TAB>tail KG instead (e.g. DALK's)"),
     ] = None,
+    kg: KgOpt = None,
     warehouse: WarehouseOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -561,7 +572,7 @@ def quality(
         figures = tsv_quality(tsv)
     else:
         wh = _wh(warehouse)
-        figures = snapshot_quality(wh, wh.resolve("latest" if snapshot is None else snapshot))
+        figures = snapshot_quality(wh, wh.resolve(wh.scope(snapshot, _kg(kg))))
     if as_json:
         out.print_json(json.dumps(figures))
         return
@@ -582,37 +593,67 @@ def quality(
 @app.command(
     epilog=examples(
         "kgbuild diff alzheimers@2019 alzheimers@2020 --limit 20",
+        "kgbuild diff 2019 2020 --kg alzheimers --json",
     )
 )
 def diff(
-    a: Annotated[str, typer.Argument(help="Older snapshot (id, prefix, KG@YEAR)")],
+    a: Annotated[str, typer.Argument(help="Older snapshot (id, prefix, KG@YEAR; YEAR with --kg)")],
     b: Annotated[str, typer.Argument(help="Newer snapshot")],
-    limit: Annotated[int, typer.Option(help="Triples listed per side")] = 10,
+    limit: Annotated[int, typer.Option(help="Facts listed per category")] = 10,
+    kg: KgOpt = None,
     warehouse: WarehouseOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Triples added and removed between two snapshots."""
-    wh = _wh(warehouse)
-    sa, sb = wh.resolve(a), wh.resolve(b)
-    counts = dict(wh.query("SELECT change, count(*) FROM triples_diff(?, ?) GROUP BY 1", [sa, sb]))
-    sample = wh.query(
-        "SELECT change, head_id, relation, tail_id FROM triples_diff(?, ?) "
-        "QUALIFY row_number() OVER (PARTITION BY change ORDER BY triple_id) <= ? "
-        "ORDER BY change, head_id, relation, tail_id",
-        [sa, sb, limit],
-    )
-    result = {
-        "from": sa,
-        "to": sb,
-        "added": counts.get("added", 0),
-        "removed": counts.get("removed", 0),
-    }
+    """Facts added, removed and whose support changed between two snapshots of one KG, each
+    with its names, largest change first."""
+    from kgbuild.store.diff import diff_snapshots
+
+    wh, kg = _wh(warehouse), _kg(kg)
+    d = diff_snapshots(wh, wh.resolve(wh.scope(a, kg)), wh.resolve(wh.scope(b, kg)), limit)
     if as_json:
-        out.print_json(json.dumps(result))
+        out.print_json(json.dumps(d.to_dict(), ensure_ascii=False))
         return
-    out.print(f"{sa} → {sb}: +{result['added']:,} triples, -{result['removed']:,} triples")
-    if sample:
-        out.print(_table("sample", ["change", "head", "relation", "tail"], sample))
+    _print_diff(d, limit)
+
+
+def _print_diff(d: SnapshotDiff, limit: int) -> None:
+    n = d.counts
+    out.print(
+        f"{d.kg}@{d.before_year} ({d.before[:10]}) → {d.kg}@{d.after_year} ({d.after[:10]}): "
+        f"{n['added']:,} facts added, {n['removed']:,} removed, {n['changed']:,} with changed "
+        "support (support: distinct PMIDs of served evidence)",
+        highlight=False,
+        markup=False,
+    )
+    titles = {"added": "added facts", "removed": "removed facts", "changed": "support changed"}
+    for change, rows in d.facts.items():
+        if not rows:
+            continue
+        shown = f"the {len(rows):,} that changed most" if len(rows) < n[change] else "all"
+        out.print(
+            _table(
+                f"{titles[change]}: {n[change]:,} ({shown}; --limit {limit})",
+                ["head", "relation", "tail", "support", "change"],
+                [
+                    [
+                        _named(f.head, f.head_id),
+                        f.relation,
+                        _named(f.tail, f.tail_id),
+                        f"{_support(f.support_before)} → {_support(f.support_after)}",
+                        f"{f.delta:+,}",
+                    ]
+                    for f in rows
+                ],
+            )
+        )
+
+
+def _named(name: str | None, node_id: str) -> str:
+    return node_id if not name or name == node_id else f"{name} [{node_id}]"
+
+
+def _support(n: int | None) -> str:
+    return "—" if n is None else f"{n:,}"
 
 
 @app.command(
@@ -649,10 +690,10 @@ def sql(
     limits = Limits(timeout_s=timeout, keep_rows=max_rows if table else None, result_chars=None)
     # One deadline for the whole command (issue 40): start-up, query, fetch, format, write.
     with SqlDeadline.for_command(limits.timeout_s) as deadline:
-        wh = _wh(warehouse)
-        pinned = wh.resolve(snapshot) if snapshot is not None else None
+        wh, kg = _wh(warehouse), _kg(kg)
+        pinned = wh.resolve(wh.scope(snapshot, kg)) if snapshot is not None else None
         with open_confined(
-            wh.root, query, limits, kg=_kg(kg), snapshot=pinned, deadline=deadline.at
+            wh.root, query, limits, kg=kg, snapshot=pinned, deadline=deadline.at
         ) as res:
             cut = print_result(res, fmt, deadline, width=out.width)
     if cut:  # stderr: stdout stays parseable
@@ -681,6 +722,7 @@ def export(
             help="parquet | tsv | kgx | neo4j | ladybug (repeat, or comma-separate)",
         ),
     ] = ["parquet"],  # noqa: B006 (typer reads the default, never mutates it)
+    kg: KgOpt = None,
     warehouse: WarehouseOpt = None,
     verify: Annotated[
         Path | None,
@@ -693,7 +735,9 @@ def export(
     if verify is not None:
         lines = run_verify(verify)
     else:
-        lines = run_export(_wh(warehouse), snapshot, out_opt or out_dir, fmt)
+        wh, kg = _wh(warehouse), _kg(kg)
+        ref = wh.scope(snapshot, kg) if kg is not None else snapshot
+        lines = run_export(wh, ref, out_opt or out_dir, fmt)
     for line in lines:
         out.print(line, highlight=False, markup=False)
 
@@ -710,6 +754,7 @@ def report(
         typer.Argument(help="Snapshots (id, prefix, KG@YEAR, latest); default: each KG's newest"),
     ] = None,
     out_opt: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder")] = None,
+    kg: KgOpt = None,
     warehouse: WarehouseOpt = None,
 ) -> None:
     """One self-contained HTML page (charts and tables) about one or more snapshots."""
@@ -718,7 +763,9 @@ def report(
     wh = _wh(warehouse)  # first: with nothing built, say so rather than ask for --out
     if out_opt is None:
         raise InputError("give an output folder: kgbuild report [SNAPSHOT…] --out DIR")
-    out.print(f"report: {write_report(wh, report_targets(wh, snapshot or []), out_opt)}")
+    kg = _kg(kg)  # --kg: that KG's newest snapshot, or the given ones read in it
+    refs = [wh.scope(r, kg) for r in snapshot or [None]] if kg is not None else snapshot or []
+    out.print(f"report: {write_report(wh, report_targets(wh, refs), out_opt)}")
 
 
 def main() -> None:

@@ -154,7 +154,11 @@ def score_choices(
             )
         cs.sentences = lexical.search(qids, cids or sorted(term_sets[i]), SENTENCES_PER_CHOICE,
                                       sentence_mask, sq)  # fmt: skip
-        _graph(index, pairs, paths, qset, set(choice_nodes[i]) - qset, i, cs)
+        # a choice the question itself names ("Does APOE interact with APP?", choice APOE) is
+        # scored by its facts with the question's *other* entities, not dropped (issue 41)
+        mine = set(choice_nodes[i])
+        cset = (mine - qset) or mine
+        _graph(index, pairs, paths, qset - cset, cset, i, cs)
         if cs.lexical is not None or cs.facts:
             cs.score = round((cs.lexical or 0.0) + W_GRAPH * cs.graph, 6)
         if cs.score is None:

@@ -18,6 +18,7 @@ from rich.table import Table
 from kgbuild.errors import InputError, QueryError
 from kgbuild.helptext import examples
 from kgbuild.llm.client import LLMSettings
+from kgbuild.query.cli_options import KgOpt, snapshot_ref
 from kgbuild.query.connections import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, IDLE_TIMEOUT_S
 from kgbuild.query.limits import DEFAULT_HOPS, DEFAULT_K, DEFAULT_TOKEN_BUDGET, NO_ENTITY
 from kgbuild.settings import warehouse_path
@@ -30,7 +31,9 @@ out = Console(width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True)
 
 Warehouse = Annotated[Path | None, typer.Option("--warehouse", "-w", help="Warehouse folder")]
-Snapshot = Annotated[str, typer.Option("--snapshot", "-s", help="id, prefix, KG@YEAR or latest")]
+Snapshot = Annotated[
+    str, typer.Option("--snapshot", "-s", help="id, prefix, KG@YEAR or latest; YEAR with --kg")
+]
 IndexDir = Annotated[
     Path | None,
     typer.Option(help="Where query indexes are cached [default: <warehouse>/index]"),
@@ -96,6 +99,7 @@ def ask(
     question: Annotated[str, typer.Argument(help="The question")],
     choices: Annotated[str | None, typer.Option(help='Choices separated by ";": "A;B;C;D"')] = None,
     snapshot: Snapshot = "latest",
+    kg: KgOpt = None,
     no_llm: Annotated[bool, typer.Option("--no-llm", help="Retrieval only")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
     k: K = DEFAULT_K,
@@ -120,6 +124,7 @@ def ask(
 
     Prints the linking (surface → CURIE → name), the ranked triples with their PMIDs, the KG
     support per choice and, with an LLM endpoint, the answer citing the context's PMIDs."""
+    snapshot = snapshot_ref(warehouse, snapshot, kg)  # --kg: that KG's (one line if they differ)
     opts = choices.split(";") if choices else []
     if choices is not None and not all(c.strip() for c in opts):
         raise InputError('empty choice in --choices (separate choices with ";")')
@@ -144,10 +149,19 @@ def ask(
         a, data = None, r.to_dict()
     if not r.found:
         raise QueryError(NO_ENTITY, snapshot=r.snapshot_id, unlinked="; ".join(r.unlinked()))
+    from kgbuild.query.marks import annotate
+    from kgbuild.query.verdict import add_statuses, pair_statuses
+
+    # the evidence shown: entity spans marked in each sentence; a yes/no pair's statuses
+    rdict = data["retrieval"] if a is not None else data
+    annotate(engine.state().index, rdict, "any" if all_evidence else "asserted")
+    if rdict.get("verdict"):
+        add_statuses(rdict["verdict"], pair_statuses(engine.wh, r.snapshot_id,
+                                                     *rdict["verdict"]["pair"]))  # fmt: skip
     if as_json:
         out.print_json(json.dumps(data, ensure_ascii=False))
         return
-    _print_retrieval(r)
+    _print_retrieval(r, rdict)
     if a is None:
         if not no_llm:
             out.print("[dim](no LLM endpoint configured: retrieval only; see --llm-base-url)[/dim]")
@@ -173,7 +187,14 @@ def ask(
     )
 
 
-def _print_retrieval(r: Retrieval) -> None:
+def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None) -> None:
+    """The retrieval for a person: linking, what the question asks, the answers or the
+    yes/no verdict, the ranked facts, and each fact's best sentence with «head» and «tail»
+    marked (``rdict``: the JSON with the marked evidence, :func:`kgbuild.query.marks.annotate`).
+    Sentences and names are untrusted text: shown as rich ``Text``/escaped, never as markup."""
+    from rich.text import Text
+
+    rdict = rdict if rdict is not None else r.to_dict()
     out.print(f"snapshot {r.snapshot_id} ({r.kg}@{r.as_of_year})")
     rows = [
         [x.where, x.surface, x.curie, x.name, x.method, x.score]
@@ -189,6 +210,29 @@ def _print_retrieval(r: Retrieval) -> None:
     )
     if r.unlinked():
         out.print(f"unlinked: {escape('; '.join(r.unlinked()))}")
+    it = rdict.get("intent") or {}
+    if it.get("asked") or it.get("answer_type") or it.get("yes_no"):
+        parts = []
+        if it.get("asked"):
+            parts.append(f"relation {', '.join(it['asked'])} (KG: {', '.join(it['relations'])})")
+        if it.get("answer_type"):
+            parts.append(f"answers of kind {it['answer_type']}")
+        if it.get("yes_no"):
+            parts.append("yes/no")
+        out.print(Text("asks: " + "; ".join(parts)))
+    verdict = rdict.get("verdict")
+    if verdict:
+        out.print(Text("verdict: " + verdict["line"], style="bold"))
+        if verdict.get("pmids"):
+            out.print(Text(f"  PMIDs: {', '.join(verdict['pmids'])}", style="dim"))
+    if rdict.get("answers"):
+        rows = [
+            [i, a["name"], a["id"], ", ".join(a["relation"][:3]), a["support"], f"{a['score']:.3f}"]
+            for i, a in enumerate(rdict["answers"][:10], 1)
+        ]
+        title = f"answers ({it.get('answer_type') or 'any kind'}), best first"
+        cols = ["#", "answer", "CURIE", "relations", "PMIDs", "score"]
+        out.print(_table(title, cols, rows))
     rows = [
         [
             t.rank,
@@ -209,6 +253,17 @@ def _print_retrieval(r: Retrieval) -> None:
             rows,
         )
     )
+    shown = [t for t in rdict.get("triples") or [] if t.get("evidence")]
+    if shown:
+        out.print("evidence (best served sentence per fact, «head» … «tail» marked)")
+    for t in shown:
+        ev = t["evidence"][0]
+        line = Text(f"[{t['rank']}] ")
+        line.append(ev.get("excerpt") or ev["sentence"])
+        line.highlight_regex(r"«[^«»]*»", "bold cyan")
+        line.append(f"  PMID {ev['pmid']} ({ev['year']}), {ev.get('status', 'asserted')}, "
+                    f"confidence {t['confidence']:.2f}", style="dim")  # fmt: skip
+        out.print(line)
     if r.choices:
         rows = [
             [
@@ -238,6 +293,7 @@ def _print_retrieval(r: Retrieval) -> None:
 
 def serve(
     snapshot: Snapshot = "latest",
+    kg: KgOpt = None,
     host: Annotated[str, typer.Option(help="Interface to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port")] = 8000,
     embed: Annotated[bool, typer.Option(help="Load the embedding fallback")] = True,
@@ -266,6 +322,13 @@ def serve(
     warehouse: Warehouse = None,
 ) -> None:
     """Serve a read-only JSON API: POST /retrieve, POST /ask, GET /entities?q=, GET /health."""
+    t0 = time.perf_counter()
+
+    def progress(step: str) -> None:  # what start-up is doing, as it does it (issue 41)
+        err.print(f"kgbuild serve: [{time.perf_counter() - t0:.1f}s] {step}", markup=False,
+                  highlight=False, soft_wrap=True)  # fmt: skip
+
+    snapshot = snapshot_ref(warehouse, snapshot, kg)  # --kg: that KG's (one line if they differ)
     import uvicorn
 
     from kgbuild.query.connections import Guard, GuardedConfig
@@ -281,12 +344,16 @@ def serve(
         guard = Guard(max_connections, idle_timeout, header_timeout, body_timeout)
     except ValueError as exc:
         raise InputError(str(exc)) from exc
-    t0 = time.perf_counter()
     # resolved once, to one KG for good: a KG built into this warehouse later is never served
     ref = StoreWarehouse(warehouse_path(warehouse)).pin(snapshot)
+    progress(f"opening snapshot {ref} (its query index is built on the first open, then read)")
     engine = QueryEngine(warehouse_path(warehouse), ref, index_dir, embeddings=embed,
                          background_reload=True, all_evidence=all_evidence)  # fmt: skip
-    engine.prepare()
+    idx = engine.state().index
+    progress(f"index {'read' if 'load_s' in idx.timings else 'built'}: {idx.kg}@"
+             f"{idx.as_of_year}, {idx.n_nodes:,} nodes, {idx.n_edges:,} triples, "
+             f"{len(idx.sentences['pmid']):,} sentences")  # fmt: skip
+    engine.prepare(progress)
     settings = _settings(llm_base_url, llm_model, llm_max_tokens)
     if workers == 1:
         config = GuardedConfig(create_app(engine, settings), guard=guard, host=host, port=port,
@@ -309,7 +376,8 @@ def serve(
               f"(follows {ref}; {idx.n_nodes:,} nodes, {idx.n_edges:,} triples) ready in "
               f"{time.perf_counter() - t0:.1f}s on http://{host}:{port} "
               f"(LLM: {'on' if settings.endpoint_configured else 'off'}, "
-              f"{workers} worker{'s' if workers > 1 else ''})", highlight=False)  # fmt: skip
+              f"{workers} worker{'s' if workers > 1 else ''})", highlight=False,
+              soft_wrap=True)  # fmt: skip
     if workers == 1:
         uvicorn.Server(config).run(sockets=[sock])
         return
@@ -323,7 +391,7 @@ def adqa(
     files: Annotated[list[Path], typer.Argument(help="ADQA files: MedQA, MedMCQA, MMLU, QA4MRE")],
     snapshot: Snapshot = "latest",
     years: Annotated[str | None, typer.Option(help="Every yearly snapshot, e.g. 2011-2020")] = None,
-    kg: Annotated[str | None, typer.Option(help="KG name for --years [default: latest's]")] = None,
+    kg: KgOpt = None,
     k: K = DEFAULT_K,
     hops: Hops = DEFAULT_HOPS,
     embed: Embed = "mentions",
@@ -370,13 +438,13 @@ def adqa(
                 "--llm needs an endpoint: --llm-base-url or OPENAI_BASE_URL / OPENAI_API_KEY"
             )
         client = make_client(settings, wh)
-    refs = [snapshot]
+    refs = [snapshot_ref(warehouse, snapshot, kg)]  # --kg: that KG's; with --years, its years
     if years:
         lo, _, hi = years.partition("-")
         hi = hi or lo
         if not all(y.isascii() and y.isdigit() and len(y) == 4 for y in (lo, hi)) or lo > hi:
             raise InputError("use --years FROM-TO, e.g. 2011-2020", years=years)
-        name = kg or QueryEngine.kg_of(wh, "latest")
+        name = QueryEngine.kg_of(wh, refs[0])
         refs = [f"{name}@{y}" for y in range(int(lo), int(hi or lo) + 1)]
     results, rows = [], []
     try:

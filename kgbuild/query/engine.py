@@ -15,6 +15,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,11 +23,13 @@ from typing import Any
 import numpy as np
 
 from kgbuild.errors import ConfigError, InputError
+from kgbuild.query.answer_entities import rank_answers
 from kgbuild.query.choices import asks_for_exception, kg_answer, score_choices, sentence_dict
 from kgbuild.query.context import build_context
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
 from kgbuild.query.graph import Graph
 from kgbuild.query.index import SnapshotIndex, index_dir_for, open_index
+from kgbuild.query.intent import Intent, infer_answer_type, read_intent, understood, yes_no_pair
 from kgbuild.query.limits import (
     DEFAULT_K,
     DEFAULT_TOKEN_BUDGET,
@@ -35,6 +38,7 @@ from kgbuild.query.link import EMBED_MODES, Link, Linker, unique_nodes
 from kgbuild.query.rank import rank_paths, rank_triples
 from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, validate
 from kgbuild.query.sentences import SENTENCES_PER_CHOICE, SentenceIndex
+from kgbuild.query.verdict import pair_verdict
 from kgbuild.settings import warehouse_path
 from kgbuild.store.snapshots import Warehouse
 
@@ -136,22 +140,38 @@ class QueryEngine:
             self.embedding_error = str(exc)
             return None
 
-    def prepare(self) -> dict[str, float]:
-        """Load (or compute once and cache) the node vectors and load the embedding model now,
-        instead of on the first question that needs them (``kgbuild serve`` does this)."""
+    def prepare(self, progress: Callable[[str], None] | None = None) -> dict[str, float]:
+        """Load (or compute once and cache) the node vectors and load the query encoder now,
+        instead of on the first question that needs them (``kgbuild serve`` does this).
+        ``progress`` is told each step as it starts and ends (serve prints them: a start that
+        computes node vectors for the first time takes a minute, and says so)."""
+        say = progress or (lambda _: None)
         st = self.state()
         out: dict[str, float] = {}
-        if st.linker.vectors is not None:
-            try:
-                t0 = time.perf_counter()
-                st.linker.vectors.ann()
-                out["vectors_s"] = round(time.perf_counter() - t0, 3)
-                t0 = time.perf_counter()
-                st.linker.vectors.encode(["warm-up"])  # loads the model for query texts
-                out["model_load_s"] = round(time.perf_counter() - t0, 3)
-            except ConfigError as exc:
-                self.embedding_error = str(exc)
-                st.linker.vectors = None
+        vec = st.linker.vectors
+        if vec is None:
+            say("embedding fallback off" + (f": {self.embedding_error}"
+                                             if self.embedding_error else ""))  # fmt: skip
+            return out
+        try:
+            say(f"loading node vectors ({len(vec.names):,} names; computed once per snapshot "
+                "when absent) and the nearest-name search")  # fmt: skip
+            t0 = time.perf_counter()
+            vec.ann()
+            out["vectors_s"] = round(time.perf_counter() - t0, 3)
+            how = ("read from the index folder" if "vectors_load_s" in vec.timings
+                   else f"computed ({vec.timings.get('vectors_reused', 0):,} reused)")  # fmt: skip
+            say(f"node vectors {how} in {out['vectors_s']:.1f}s")
+            say("loading the query encoder")
+            t0 = time.perf_counter()
+            vec.encode(["warm-up"])  # loads the model for query texts
+            out["model_load_s"] = round(time.perf_counter() - t0, 3)
+            say(f"query encoder {vec.timings.get('query_encoder', '?')} ready in "
+                f"{out['model_load_s']:.1f}s")  # fmt: skip
+        except ConfigError as exc:
+            self.embedding_error = str(exc)
+            st.linker.vectors = None
+            say(f"embedding fallback off: {exc}")
         return out
 
     def state(self) -> _State:
@@ -251,17 +271,28 @@ class QueryEngine:
 
     def _link(self, st: _State, lexical: SentenceIndex, question: str,
               question_terms: tuple[list[int], np.ndarray], choices: list[str],
-              embed: str) -> tuple[list[Link], int]:  # fmt: skip
+              embed: str) -> tuple[list[Link], int, Intent]:  # fmt: skip
         """Dictionary links of the question and choices, then at most one batched embedding
         call for what is left (issue 26: encoding cost 48.7 ms of a 50 ms median, one call
         per choice). The budget: with ``embed="mentions"`` a choice is embedded only when
         neither the dictionary nor the sentence index finds anything for it; ``all`` also
-        embeds the question's unlinked phrases; ``off`` embeds nothing."""
+        embeds the question's unlinked phrases; ``off`` embeds nothing.
+
+        The question's words that say what it asks (:mod:`kgbuild.query.intent`: "treat",
+        "which drugs", "Does") are read, not linked: never embedded, never reported unlinked;
+        a link of just the answer noun ("drugs") gives way to it."""
         linker = st.linker
         links, q_spans = linker.dictionary(question, "question")
+        intent = read_intent(question, [(x.start, x.end) for x in links])
+        answer_cue = next((c for c in intent.cues if c.kind == "answer"), None)
+        if answer_cue is not None:
+            links = [x for x in links
+                     if not (answer_cue.start <= x.start and x.end <= answer_cue.end)]  # fmt: skip
         todo: list[tuple[str, str, tuple[int, int]]] = []  # (text, where, span) to embed
         rest: list[Link] = []  # what stays unlinked
         for a, b in q_spans:
+            if understood(question, a, b, intent):
+                continue
             if embed == "all":
                 todo.append((question[a:b], "question", (a, b)))
             else:
@@ -285,7 +316,7 @@ class QueryEngine:
                                    [s for _, _, s in todo])  # fmt: skip
         links += rest
         order = {"question": -1, **{f"choice:{i}": i for i in range(len(choices))}}
-        return sorted(links, key=lambda x: (order[x.where], x.start, x.end)), len(todo)
+        return sorted(links, key=lambda x: (order[x.where], x.start, x.end)), len(todo), intent
 
     # ---- retrieval ----------------------------------------------------------------------------
     def retrieve(
@@ -319,7 +350,8 @@ class QueryEngine:
         lexical = idx.ensure_lexical()
         qids = lexical.term_ids(question)
         question_terms = (qids, lexical.scores(qids))
-        links, n_embedded = self._link(st, lexical, question, question_terms, choices, embed)
+        links, n_embedded, intent = self._link(st, lexical, question, question_terms, choices,
+                                               embed)  # fmt: skip
         if not link_question:
             links = [x for x in links if x.where != "question"]
         if entities:
@@ -338,6 +370,25 @@ class QueryEngine:
         ranking = rank_paths(cand, qn, cn, idx.edges["head"][ids], idx.edges["tail"][ids])
         paths = [(p.nodes, p.edges, p.kind) for p in ranking.paths]
         scores = score_choices(idx, lexical, question_terms, choices, qn, cn, ids, paths, smask)
+        answer_type = infer_answer_type(intent, [idx.nodes["type"][n] for n in qn])
+        answers: list[dict[str, Any]] = []
+        if intent.wh and not intent.yes_no and not choices and (answer_type or intent.asked):
+            answers = rank_answers(idx, graph, mask, qn, intent, answer_type, f.as_of_year,
+                                   warehouse=self.wh)  # fmt: skip
+        verdict = None
+        pair = yes_no_pair(intent, [(x.start, x.end, x.node) for x in links
+                                    if x.where == "question" and x.node is not None])  # fmt: skip
+        if pair is not None:
+            verdict = pair_verdict(idx, graph, mask, *pair, intent, f.as_of_year)
+        # the facts behind the answers (or the pair) join the candidates, ranked by answer
+        featured: dict[int, float] = {}
+        for pos, a in enumerate(answers[:k]):
+            for x in a["edges"]:
+                featured.setdefault(x, 1.0 - pos / max(k, 1))
+        for x in verdict["edges"] if verdict else []:
+            featured.setdefault(x, 1.0)
+        for x in featured:
+            cand.add(x, "answer" if answers else "pair")
         # the triples a choice's sentences support join the candidates (sentences → facts)
         for i, cs in enumerate(scores):
             for row, _ in cs.sentences:
@@ -345,7 +396,7 @@ class QueryEngine:
                     if mask is None or mask[x]:
                         cand.add(x, f"sentence:choice:{i}")
         t.lap("choices_ms")
-        ranked_triples = rank_triples(idx, cand, ranking, qn, cn, scores)
+        ranked_triples = rank_triples(idx, cand, ranking, qn, cn, scores, intent, featured)
         t.lap("rank_ms")
         ranked = [(s.edge, s.score, s.reasons) for s in ranked_triples]
         sentences = [(f"choice:{cs.choice}", r, sc) for cs in scores for r, sc in cs.sentences]
@@ -370,6 +421,7 @@ class QueryEngine:
             "filters": filters_dict(f),
             "embedding": "off" if st.linker.vectors is None else embed,
             "embedded_texts": n_embedded if st.linker.vectors is not None else 0,
+            "intent": intent.to_dict(),
         }
         if self.embedding_error and embed != "off":
             diag["embedding_error"] = self.embedding_error
@@ -389,6 +441,14 @@ class QueryEngine:
             choice_scores=[cs.to_dict(idx) for cs in scores],
             sentences=[{"for": w, **sentence_dict(idx, r_, sc)} for w, r_, sc in sentences],
             sentence_rows=sentences,
+            intent={
+                "relations": intent.relations,
+                "asked": intent.asked,
+                "answer_type": answer_type,
+                "yes_no": intent.yes_no,
+            },
+            answers=answers,
+            verdict=verdict,
         )
         t.lap("total_ms", total=True)
         r.timings = t.laps

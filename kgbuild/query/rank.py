@@ -13,7 +13,9 @@
   :func:`kgbuild.query.choices.npmi`: an edge to a hub that co-occurs with everything scores
   ≈ 0 whatever its support — hubs are context, not evidence), what the triple says about the
   choices (the standing of the best-scored choice it bears on, :mod:`kgbuild.query.choices`)
-  and calibrated confidence. Raw support is no longer a weight. Ties break by triple id, so
+  and calibrated confidence; plus, when the question asks a relation, the fact's weight for
+  it and whether it stands behind a ranked answer (issue 41). Raw support is no longer a
+  weight. Ties break by triple id, so
   the order is a function of the snapshot and the question only.
 """
 
@@ -28,6 +30,7 @@ from kgbuild.query.choices import ChoiceScore, npmi
 from kgbuild.query.explore import PATHS_PER_PAIR, Candidates
 from kgbuild.query.graph import personalized_pagerank
 from kgbuild.query.index import SnapshotIndex
+from kgbuild.query.intent import Intent
 
 QUESTION_SEED = 1.0
 CHOICE_SEED = 0.5
@@ -38,6 +41,12 @@ W_PATH = 0.10
 W_SPECIFIC = 0.25
 W_CHOICE = 0.25
 W_CONFIDENCE = 0.10
+#: Added when the question asks a relation (issue 41): × the fact's relation weight for it
+#: (:mod:`kgbuild.query.intent`), so "treats" facts lead "Which drugs treat …?"; and for the
+#: facts behind the ranked answers / the asked pair, × their standing. Without either the
+#: scores are as before.
+W_ASKED = 0.25
+W_ANSWER = 0.35
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +108,13 @@ def rank_triples(
     question_nodes: list[int],
     choice_nodes: list[list[int]],
     scores: list[ChoiceScore],
+    intent: Intent | None = None,
+    featured: dict[int, float] | None = None,
 ) -> list[ScoredTriple]:
-    """Scores for every candidate edge (see module docstring), best first."""
+    """Scores for every candidate edge (see module docstring), best first. ``intent``: what
+    the question asks — a fact of the asked relation gains :data:`W_ASKED` × its weight;
+    ``featured``: edges behind the ranked answers or the asked pair, edge → standing in
+    [0, 1] (:data:`W_ANSWER` × it)."""
     e = index.edges
     edge_ids = sorted(cand.edges)
     heads, tails = e["head"][edge_ids], e["tail"][edge_ids]
@@ -116,6 +130,7 @@ def rank_triples(
         touching = np.asarray(edge_ids)[np.isin(heads, mine) | np.isin(tails, mine)]
         for x in {x for x, _ in cs.facts} | set(touching.tolist()):
             bears[x] = max(bears.get(x, 0.0), standing[i])
+    asked = intent is not None and bool(intent.asked)
     out = []
     for i, h, t in zip(edge_ids, heads.tolist(), tails.tolist(), strict=True):
         reasons = cand.edges[i]
@@ -138,6 +153,10 @@ def rank_triples(
             + W_CHOICE * bears.get(i, 0.0)
             + W_CONFIDENCE * float(e["confidence"][i])
         )
+        if asked:
+            value += W_ASKED * intent.weight(e["relation"][i])  # type: ignore[union-attr]
+        if featured and i in featured:
+            value += W_ANSWER * featured[i]
         out.append(ScoredTriple(i, round(value, 6), tuple(sorted(reasons))))
     triple_ids = e["triple_id"]
     out.sort(key=lambda s: (-s.score, triple_ids[s.edge]))

@@ -50,12 +50,24 @@ class Retrieval:
     #: The same sentences as (found for, sentence row, BM25), to rebuild a context from.
     sentence_rows: list[tuple[str, int, float]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    #: What the question asks (:mod:`kgbuild.query.intent`): relations, answer_type, yes_no.
+    intent: dict[str, Any] = field(default_factory=dict)
+    #: For a "which X …" question: the answer entities, best first
+    #: (:mod:`kgbuild.query.answer_entities`), each a dict with id, name, type, score,
+    #: relation, support, facts, sentence, pmid.
+    answers: list[dict[str, Any]] = field(default_factory=list)
+    #: For a yes/no question about a pair: that pair's evidence (:mod:`kgbuild.query.verdict`).
+    verdict: dict[str, Any] | None = None
 
     @property
     def found(self) -> bool:
         """Something in the snapshot bears on the question: a linked entity or, for a choice
-        that names no node, evidence sentences (issue 26)."""
-        return any(x.node is not None for x in self.links) or bool(self.sentences)
+        that names no node, evidence sentences (issue 26). A question's own BM25 sentences do
+        not count: nearly any words find some, and a question that names nothing in the
+        snapshot is told so (exit 2), not shown unrelated sentences."""
+        return any(x.node is not None for x in self.links) or any(
+            s.get("for", "").startswith("choice") for s in self.sentences
+        )
 
     @property
     def message(self) -> str | None:
@@ -88,11 +100,19 @@ class Retrieval:
             "choice_scores": self.choice_scores,
             "sentences": self.sentences,
             "kg_answer": self.kg_answer,
+            "intent": self.intent,
+            "answers": [public_answer(a) for a in self.answers],
+            "verdict": None if self.verdict is None else public_answer(self.verdict),
             "diagnostics": self.diagnostics,
         }
         if timings:
             d["timings_ms"] = self.timings
         return d
+
+
+def public_answer(a: dict[str, Any]) -> dict[str, Any]:
+    """An answer or verdict as JSON: without the index's internal edge numbers."""
+    return {k: v for k, v in a.items() if k != "edges"}
 
 
 def validate(question: Any, choices: Any, k: int, hops: int, budget: int) -> list[str]:

@@ -1,0 +1,295 @@
+"""What a question asks, read from its words without an LLM: the relation, the answer's kind,
+and whether it is a yes/no question about a pair.
+
+A researcher asks "Which drugs treat Alzheimer's disease?", not "neighbours of MESH:D000544".
+The verb ("treat") says which facts answer it, the noun after "which" ("drugs") says what kind
+of entity the answer is. Both are read here from two small tables in ``data/`` — the wording
+(``question_cues.tsv``: Hetionet metaedge verbs, BioRED relation types, BC5CDR's
+chemical-induced disease) and what each asked relation means in the KG
+(``question_relations.tsv``: a weight per KG relation, since "associated with" is answered by
+``associates`` fully and by a bare ``co_mentioned`` only a little) — so the vocabulary grows by
+adding rows, not code.
+
+Words inside a linked entity's mention are not cues ("heart block" names a disease, it does not
+ask what blocks), and cue words are no longer reported as unlinked: they were understood.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from kgbuild.query.text import STOPWORDS
+from kgbuild.schema import data_dir
+
+CUES_TSV = "question_cues.tsv"
+RELATIONS_TSV = "question_relations.tsv"
+#: Weight of a KG relation an asked relation does not list: the pair is related, but not in
+#: the way asked.
+DEFAULT_WEIGHT = 0.1
+#: The words that open a yes/no question (an auxiliary or modal verb first).
+_YES_NO = re.compile(
+    r"^\s*(?:does|do|did|is|are|was|were|can|could|may|might|will|would|has|have|had|should|"
+    r"must)\b",
+    re.IGNORECASE,
+)
+#: Words that make a question ask for a list of entities.
+_WH = re.compile(r"\b(?:which|what|list|name|identify|find|give|show)\b", re.IGNORECASE)
+#: Words that make a sentence a question; understood, so never reported as unlinked.
+QUESTION_WORDS = frozenset(
+    [
+        "does",
+        "do",
+        "did",
+        "is",
+        "are",
+        "was",
+        "were",
+        "can",
+        "could",
+        "may",
+        "might",
+        "will",
+        "would",
+        "has",
+        "have",
+        "had",
+        "should",
+        "must",
+        "which",
+        "what",
+        "who",
+        "whom",
+        "whose",
+        "how",
+        "when",
+        "where",
+        "why",
+        "list",
+        "name",
+        "identify",
+        "find",
+        "give",
+        "show",
+        "following",
+        "there",
+        "evidence",
+        "known",
+    ]
+)
+#: How far (in words) after a wh-word the answer noun may stand ("which FDA-approved drugs",
+#: "which of the following compounds").
+_NOUN_WINDOW = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Cue:
+    """One phrase of the question read as a relation or an answer kind."""
+
+    kind: str  # relation | answer
+    value: str
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(slots=True)
+class Intent:
+    """What the question asks (empty when its words say nothing about a relation)."""
+
+    #: Asked relations, in the order they appear (``data/question_relations.tsv``'s names).
+    asked: list[str] = field(default_factory=list)
+    #: KG relation → weight: the best weight any asked relation gives it.
+    weights: dict[str, float] = field(default_factory=dict)
+    answer_type: str | None = None
+    yes_no: bool = False
+    #: Asks for a list of entities ("which …", "what does X bind").
+    wh: bool = False
+    cues: list[Cue] = field(default_factory=list)
+
+    @property
+    def relations(self) -> list[str]:
+        """KG relations that state what was asked (weight ≥ 0.8), best first."""
+        return [r for r, w in sorted(self.weights.items(), key=lambda x: (-x[1], x[0]))
+                if w >= 0.8]  # fmt: skip
+
+    def weight(self, relation: str) -> float:
+        """How well a fact of ``relation`` answers the question (1 when nothing is asked)."""
+        if not self.asked:
+            return 1.0
+        return self.weights.get(relation, DEFAULT_WEIGHT)
+
+    def spans(self) -> list[tuple[int, int]]:
+        return [(c.start, c.end) for c in self.cues]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "asked": self.asked,
+            "relations": self.relations,
+            "answer_type": self.answer_type,
+            "yes_no": self.yes_no,
+            "cues": [{"text": c.text, "kind": c.kind, "value": c.value} for c in self.cues],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Tables:
+    relation: list[tuple[re.Pattern[str], str]]
+    answer: list[tuple[re.Pattern[str], str]]
+    infer: dict[str, str]
+    weights: dict[str, dict[str, float]]
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    with open(data_dir() / name, encoding="utf-8", newline="") as fh:
+        lines = [x for x in fh if x.strip() and not x.startswith("#")]
+    return list(csv.DictReader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+@cache
+def tables() -> _Tables:
+    """The two cue tables, compiled once per process."""
+    rel: list[tuple[re.Pattern[str], str]] = []
+    ans: list[tuple[re.Pattern[str], str]] = []
+    infer: dict[str, str] = {}
+    for r in _rows(CUES_TSV):
+        if r["kind"] == "infer":
+            infer[r["pattern"]] = r["value"]
+            continue
+        pat = re.compile(rf"(?<![\w-])(?:{r['pattern']})(?![\w-])", re.IGNORECASE)
+        (rel if r["kind"] == "relation" else ans).append((pat, r["value"]))
+    weights: dict[str, dict[str, float]] = {}
+    for r in _rows(RELATIONS_TSV):
+        weights.setdefault(r["asked"], {})[r["relation"]] = float(r["weight"])
+    return _Tables(rel, ans, infer, weights)
+
+
+def _free(start: int, end: int, taken: list[tuple[int, int]]) -> bool:
+    return all(end <= a or start >= b for a, b in taken)
+
+
+def read_intent(question: str, entity_spans: list[tuple[int, int]] | None = None) -> Intent:
+    """The relation(s), answer kind and yes/no-ness of ``question``; ``entity_spans``: the
+    (start, end) of linked mentions, whose words are never read as cues."""
+    t = tables()
+    taken = list(entity_spans or [])
+    cues: list[Cue] = []
+    # relations: longest match first, so "increase the risk of" wins over "increase"
+    found = []
+    for pat, value in t.relation:
+        for m in pat.finditer(question):
+            found.append((m.start(), m.end(), value, m.group(0)))
+    found.sort(key=lambda x: (-(x[1] - x[0]), x[0]))
+    rel_taken = list(taken)
+    for a, b, value, text in found:
+        if _free(a, b, rel_taken):
+            rel_taken.append((a, b))
+            cues.append(Cue("relation", value, a, b, text))
+    it = Intent(yes_no=bool(_YES_NO.match(question)))
+    wh = None if it.yes_no else _WH.search(question)
+    it.wh = wh is not None
+    if wh is not None:
+        limit = _window_end(question, wh.end())
+        best = None
+        for pat, value in t.answer:
+            for m in pat.finditer(question, wh.end(), limit):
+                # a link of just the noun ("drugs" → pharmaceutical preparations) yields to it:
+                # after "which" the noun names the kind asked for, not an entity
+                wider = [(a, b) for a, b in taken if not (m.start() <= a and b <= m.end())]
+                if not _heads_wh_phrase(question[wh.end() : m.start()]):
+                    continue
+                if _free(m.start(), m.end(), wider) and (best is None or m.start() < best[0]):
+                    best = (m.start(), m.end(), value, m.group(0))
+        if best is not None:
+            it.answer_type = best[2]
+            # a noun may also be a relation cue ("inhibitors": Compound, downregulates)
+            cues.append(Cue("answer", best[2], best[0], best[1], best[3]))
+    cues.sort(key=lambda c: (c.start, c.kind))
+    it.cues = cues
+    it.asked = list(dict.fromkeys(c.value for c in cues if c.kind == "relation"))
+    for asked in it.asked:
+        for rel, w in t.weights.get(asked, {}).items():
+            it.weights[rel] = max(it.weights.get(rel, 0.0), w)
+    return it
+
+
+#: "which of the following drugs", "what kinds of genes": an "of" the answer noun may follow.
+_OF_OK = frozenset(
+    [
+        "following",
+        "kind",
+        "kinds",
+        "type",
+        "types",
+        "class",
+        "classes",
+        "sort",
+        "sorts",
+        "group",
+        "groups",
+    ]
+)
+
+
+def _heads_wh_phrase(between: str) -> bool:
+    """Is a noun after these words still the head of the wh-phrase? Not after "X of" ("What
+    is the prevalence of dementia": dementia is not the kind asked for), unless X is
+    "following", "kind" or such."""
+    words = re.findall(r"[\w'’-]+", between.lower())
+    return all(w != "of" or (i and words[i - 1] in _OF_OK) for i, w in enumerate(words))
+
+
+def infer_answer_type(it: Intent, entity_kinds: list[str]) -> str | None:
+    """The answer kind of "What does donepezil treat?": from the asked relation and the kind of
+    the entity the question names (``question_cues.tsv``'s ``infer`` rows)."""
+    if it.answer_type or not it.wh:
+        return it.answer_type
+    infer = tables().infer
+    for asked in it.asked:
+        for kind in entity_kinds:
+            got = infer.get(f"{asked}:{kind}")
+            if got:
+                return got
+    return None
+
+
+def _window_end(text: str, pos: int) -> int:
+    """The end of the ``_NOUN_WINDOW`` words after ``pos`` (or of the clause)."""
+    for n, m in enumerate(re.finditer(r"\S+", text[pos:]), 1):
+        if n >= _NOUN_WINDOW or re.search(r"[?.;:,]", m.group(0)):
+            return pos + m.end()
+    return len(text)
+
+
+def yes_no_pair(it: Intent, mentions: list[tuple[int, int, int]]) -> tuple[int, int] | None:
+    """The two nodes a yes/no question asks about: the mention nearest before the relation cue
+    and the one nearest after it ("Does APOE interact with APP in AD?" → APOE, APP), else the
+    first two named. ``mentions``: (start, end, node) in text order."""
+    if not it.yes_no:
+        return None
+    nodes = list(dict.fromkeys(n for _, _, n in mentions))
+    if len(nodes) < 2:
+        return None
+    rel = next((c for c in it.cues if c.kind == "relation"), None)
+    if rel is not None:
+        before = [n for a, b, n in mentions if b <= rel.start]
+        after = [n for a, b, n in mentions if a >= rel.end]
+        if before and after and before[-1] != after[0]:
+            return before[-1], after[0]
+    return nodes[0], nodes[1]
+
+
+def understood(text: str, start: int, end: int, it: Intent) -> bool:
+    """Is every word of ``text[start:end]`` (a phrase the dictionary left unlinked) a question
+    word or inside one of the intent's cues? Such a phrase was read, not missed."""
+    spans = it.spans()
+    for m in re.finditer(r"[\w'’-]+", text[start:end]):
+        a, b = start + m.start(), start + m.end()
+        if m.group(0).lower() in QUESTION_WORDS or m.group(0).lower() in STOPWORDS:
+            continue
+        if not any(x <= a and b <= y for x, y in spans):
+            return False
+    return True
