@@ -167,7 +167,7 @@ def test_the_command_prints_names_ids_and_changes(diff_kg):
     ("args", "says"),
     [
         (["diffkg@2019", "other@2020"], "one KG"),
-        (["2019", "other@2020", "--kg", "diffkg"], "different KGs"),
+        (["2019", "other@2020", "--kg", "diffkg"], "belongs to KG 'other'"),
         (["diffkg@2019", "diffkg@2020", "--limit", "-1"], "--limit"),
         (["diffkg@2005", "diffkg@2020"], "diffkg has 2019–2020"),
     ],
