@@ -188,7 +188,7 @@ def annotate(index: SnapshotIndex, rdict: dict[str, Any], status: str = "asserte
             spans = [x for x in (hs, ts) if x is not None]
             ev.update(head_span=list(hs) if hs else None, tail_span=list(ts) if ts else None,
                       marked=mark(s, spans), excerpt=excerpt(s, spans), status=status)  # fmt: skip
-    for a in rdict.get("answers") or []:  # the answer's shown sentence, marked as its fact's
+    for a in (rdict.get("answers") or [])[:SHOWN_ANSWERS]:  # its shown sentence, as its fact's
         first = next((ev for f in a.get("facts") or [] for ev in f.get("evidence") or []), None)
-        if first is not None:
+        if first is not None and "excerpt" in first:
             a["excerpt"] = first["excerpt"]

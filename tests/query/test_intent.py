@@ -207,3 +207,22 @@ def test_ask_shows_answers_marked_sentences_and_exits_2_when_nothing_is_named(hu
         bad = ask(nothing)
         assert bad.returncode == 2 and "no entity of this snapshot found" in bad.stderr
         assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
+
+
+def test_more_answers_than_are_shown_are_annotated_without_error():
+    """A "which X" question over a real KG ranks more answers than ``ask`` shows (DALK: "Which
+    drugs treat Alzheimer's disease?" has dozens); only the shown ones get a marked excerpt,
+    and the rest are left as they are rather than crashing the command."""
+    from types import SimpleNamespace
+
+    from kgbuild.query.marks import SHOWN_ANSWERS, annotate
+
+    def fact(i: int) -> dict:
+        ev = {"sentence": f"drug{i} treats AD in mice.", "pmid": str(100 + i)}
+        return {"head_id": f"X:{i}", "tail_id": "X:AD", "evidence": [ev]}
+
+    answers = [{"id": f"X:{i}", "facts": [fact(i)]} for i in range(SHOWN_ANSWERS + 3)]
+    rdict = {"triples": [], "answers": answers}
+    annotate(SimpleNamespace(node_of={}), rdict)
+    assert all("excerpt" in a for a in answers[:SHOWN_ANSWERS])
+    assert not any("excerpt" in a for a in answers[SHOWN_ANSWERS:])
