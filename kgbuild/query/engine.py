@@ -333,11 +333,14 @@ class QueryEngine:
         embed: str = "mentions",
         hub_degree: int = HUB_DEGREE,
         neighbour_cap: int = NEIGHBOUR_CAP,
+        intent_reader: Callable[[Intent], Intent] | None = None,
     ) -> Retrieval:
         """Link → explore → score the choices → rank → context for one question (no LLM).
         ``entities``: links an LLM named (see :mod:`kgbuild.query.llm`) or recorded ones,
         used beside the dictionary's — or instead of the question's own links when
-        ``link_question`` is False (``eval adqa --replay-entities``)."""
+        ``link_question`` is False (``eval adqa --replay-entities``). ``intent_reader``: given the
+        rule reader's intent (:mod:`kgbuild.query.intent`), the one to use (an LLM's reading
+        merged in); the rule reader's cues still decide which words are not linked."""
         choices = validate(question, choices, k, hops, token_budget)
         if embed not in EMBED_MODES:
             raise InputError(f"embed must be one of {', '.join(EMBED_MODES)}")
@@ -350,8 +353,9 @@ class QueryEngine:
         lexical = idx.ensure_lexical()
         qids = lexical.term_ids(question)
         question_terms = (qids, lexical.scores(qids))
-        links, n_embedded, intent = self._link(st, lexical, question, question_terms, choices,
+        links, n_embedded, rules = self._link(st, lexical, question, question_terms, choices,
                                                embed)  # fmt: skip
+        intent = intent_reader(rules) if intent_reader is not None else rules
         if not link_question:
             links = [x for x in links if x.where != "question"]
         if entities:
