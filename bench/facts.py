@@ -73,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
             f"questions_{name}": o["questions"],
             f"answers_from_{name}": report["answers_from"],
             f"misses_{name}": o.get("misses"),
+            f"found_by_basis_{name}": o.get("found_by_basis"),
             f"build_s_{name}": report["seconds"]["build"],
             f"ask_ms_per_question_{name}": report["seconds"]["per_question_ms"],
         }

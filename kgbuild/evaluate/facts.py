@@ -161,7 +161,8 @@ def _answer(a: Any) -> Ranked:
         first = evidence[0]
         sentence, pmid = _get(first, "sentence") or "", _get(first, "pmid") or ""
     facts = _get(a, "facts")
-    return Ranked(str(_get(a, "id")), str(sentence), str(pmid), facts is None or bool(facts))
+    basis = str(_get(a, "basis") or ("fact" if facts is None or facts else "same_abstract"))
+    return Ranked(str(_get(a, "id")), str(sentence), str(pmid), basis == "fact", basis)
 
 
 # ---- 4. the whole run -----------------------------------------------------------------------
@@ -206,11 +207,12 @@ def score_one(
     gold = list(behind)
     ids = [a.id for a in ranked]
     ranks = ranks_of(gold, ids) if asked else [None] * len(gold)
-    stated, misses, without_fact = [], Counter(), 0
+    stated, misses, without_fact, bases = [], Counter(), 0, []
     for node, rank in zip(gold, ranks, strict=True):
         if rank is not None:
             shown = ranked[rank - 1]
             without_fact += not shown.fact
+            bases.append(shown.basis)
             pmids = set().union(*(q.answers[g] for g in behind[node]))
             answer_texts = set().union(*(texts.get((shown.pmid, g), set()) for g in behind[node]))
             stated.append(
@@ -237,8 +239,8 @@ def score_one(
         else:
             misses["ranked_below_10"] += 1
     return Scored(
-        q.form, q.text, q.entity, gold, ids, ranks, stated, dict(misses), path, without_fact
-    )
+        q.form, q.text, q.entity, gold, ids, ranks, stated, dict(misses), path, without_fact, bases
+    )  # fmt: skip
 
 
 def _read(gold_path: Path) -> GoldCorpus:

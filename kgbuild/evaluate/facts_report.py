@@ -57,8 +57,19 @@ def render(report: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]
         f"extractor {report['build'].get('extractor')}, answers from "
         f"{', '.join(f'{k} ({v})' for k, v in report['answers_from'].items())}"
     )
+    bases = ("fact", "weaker_fact", "same_abstract")
+    basis_rows = [
+        [f, *(str(s.get("found_by_basis", {}).get(b, 0)) for b in bases)]
+        for f, s in [*report["per_form"].items(), ("overall", report["overall"])]
+    ]
     return [
         (title, header, rows),
+        (
+            "gold answers found in the first 10, by what the answer rests on (a served fact; "
+            "a fact whose evidence is not served; a shared abstract)",
+            ["form", *bases],
+            basis_rows,
+        ),
         (
             "gold answers missed from the first 10, by first reason",
             ["form", *MISS_REASONS],

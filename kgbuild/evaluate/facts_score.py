@@ -9,8 +9,9 @@ Per question (one entity asked about, several gold answers):
 - **MRR**: mean over questions of 1/rank of the first gold answer (0 when none is in the
   first 10: MRR@10, Voorhees 1999, TREC-8 QA);
 - **hits@1**: share of questions whose first answer is gold;
-- **recall@10 with a fact**: recall@10 counting only the gold answers a KG fact backs (an
-  engine may also rank entities merely named in the same abstract; they count in recall@10);
+- **recall@10 with a fact**: recall@10 counting only the gold answers a served KG fact backs
+  (an engine may also rank entities joined by a fact whose evidence is not served, or merely
+  named in the same abstract; they count in recall@10, and ``found_by_basis`` says how many);
 - **stated**: of the gold answers in the first 10, the share whose *shown sentence* states the
   fact, by an automatic proxy: the sentence comes from a PMID whose relation lines hold that
   gold pair, and it contains a gold mention text (case-insensitive) of each of the two
@@ -52,14 +53,16 @@ MISS_REASONS = (
 
 @dataclass(frozen=True, slots=True)
 class Ranked:
-    """One ranked answer: its KG node id, the sentence (with its PMID) shown for it, and
-    whether a KG fact backs it (``False``: the engine names it for another reason, e.g. it is
-    only named in the same abstract)."""
+    """One ranked answer: its KG node id, the sentence (with its PMID) shown for it, whether a
+    served KG fact backs it (``False``: the engine names it for another reason — a fact whose
+    evidence is not served, or only a shared abstract), and that reason (the engine's
+    ``basis``: ``fact``, ``weaker_fact``, ``same_abstract``)."""
 
     id: str
     sentence: str = ""
     pmid: str = ""
     fact: bool = True
+    basis: str = ""
 
 
 @dataclass(slots=True)
@@ -76,8 +79,10 @@ class Scored:
     stated: list[bool]
     misses: dict[str, int] = field(default_factory=dict)
     path: str = ""
-    #: Gold answers found in the first 10 whose ranked answer no KG fact backs.
+    #: Gold answers found in the first 10 whose ranked answer no served KG fact backs.
     without_fact: int = 0
+    #: Per gold answer found in the first 10: the basis of its ranked answer.
+    bases: list[str] = field(default_factory=list)
 
     @property
     def found(self) -> int:
@@ -169,6 +174,11 @@ def summarize(rows: list[Scored], resamples: int = N_RESAMPLES, seed: int = SEED
     # a question with more than 10 gold answers cannot find them all in its first 10
     out["recall_at_10_ceiling"] = round(float(np.minimum(c[:, 1], TOP).sum() / c[:, 1].sum()), 4)
     out["stated"] = int(c[:, 5].sum())
+    bases: dict[str, int] = {}
+    for r in rows:
+        for b in r.bases:
+            bases[b or "fact"] = bases.get(b or "fact", 0) + 1
+    out["found_by_basis"] = dict(sorted(bases.items()))
     misses = dict.fromkeys(MISS_REASONS, 0)
     for r in rows:
         for k, v in r.misses.items():

@@ -22,12 +22,23 @@ nodes of the asked kind are candidates; the question's own entities never are. E
 array arithmetic over the in-memory graph's incidence rows: a hub anchor with 2,000 neighbours
 costs a few hundred microseconds.
 
-With fewer than :data:`FALLBACK_BELOW` joined answers, entities *named in the same abstracts*
-follow them (the extractor reads relations within a sentence; BC5CDR's chemical-induced
-diseases are often stated across sentences, and a pair may have only hedged evidence). Measured
+Each answer says what it rests on (``basis``). With fewer than :data:`FALLBACK_BELOW` answers
+joined by served (asserted) facts (``fact``), answers joined by facts whose evidence is not
+served follow them (``weaker_fact``: the sentence reports the fact as prior work, hedges it, or
+the fact is read across sentences — BC5CDR's chemical-induced diseases often are), ranked the
+same way over those rows, each with its sentence and that sentence's status; negated and
+refuted rows never make an answer. Then entities merely *named in the same abstracts*
+(``same_abstract``, no sentence). The tiers are kept in that order rather than merged: served
+evidence is what the KG stands behind (issue 24), and a user reads the status of what follows.
+On the dev splits, a row of each status joins a pair the gold file relates this often
+(``bench/status_vs_gold.py``, rows of the kind pairs the file relates): see
+docs/querying.md — hedged, background and cross-sentence rows are pair evidence close to
+asserted ones (0.21–0.88 of them on a gold pair, asserted 0.32–0.34), and they come with a
+sentence a reader can check, which a bare co-mention lacks. Measured
 with ``kgbuild eval facts`` on the dev splits (recall@10 / MRR): BioRED 0.61 / 0.52 from the
 ranked triples' other endpoints (before answers existed) → 0.72 / 0.69 joined answers only →
-0.82 / 0.76 with the fallback; BC5CDR 0.57 / 0.66 → 0.66 / 0.74 → 0.80 / 0.84. The weights
+0.82 / 0.76 with the same-abstract fallback → 0.824 / 0.773 with the weaker-fact tier before
+it; BC5CDR 0.57 / 0.66 → 0.66 / 0.74 → 0.795 / 0.839 → 0.816 / 0.848. The weights
 (:data:`BASE`, :data:`FOCUS_BASE`, :data:`CONF_BASE`) moved those figures by ≤ 0.01 over a
 grid; ranking the fallback in with the joined answers instead of after them was worse.
 """
@@ -37,6 +48,7 @@ from __future__ import annotations
 import logging
 import math
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -62,6 +74,9 @@ CONF_BASE = 0.5
 SAME_ABSTRACT = 0.05
 #: With fewer joined answers than this, answers named in the same abstracts follow them.
 FALLBACK_BELOW = 10
+#: Statuses whose rows never make an answer: the sentence denies the fact, or the verifier
+#: refuted the reading (:mod:`kgbuild.extract.epistemics`, :mod:`kgbuild.extract.supported`).
+DENIED = frozenset({"negated", "refuted"})
 #: Answers returned, and facts (triples) shown per answer.
 MAX_ANSWERS = 20
 FACTS_PER_ANSWER = 3
@@ -96,32 +111,92 @@ def rank_answers(
     as_of: int | None = None,
     limit: int = MAX_ANSWERS,
     warehouse: Warehouse | None = None,
+    weaker: Callable[[], SnapshotIndex | None] | None = None,
 ) -> list[dict[str, Any]]:
     """The ranked answer entities (see module docstring), each a dict: id, name, type, score,
-    relation (the KG relations joining it to the anchors, best first), support (distinct
+    basis, relation (the KG relations joining it to the anchors, best first), support (distinct
     PMIDs), facts (triple dicts with evidence), and its best sentence and PMID. Fewer than
-    :data:`FALLBACK_BELOW` joined answers are followed by ones named in the same abstracts
-    (from ``warehouse``'s mentions when given)."""
+    :data:`FALLBACK_BELOW` answers of served facts are followed by those of facts whose
+    evidence is not served (``weaker``: the snapshot indexed over every evidence row, opened
+    only when needed), then by ones named in the same abstracts (from ``warehouse``'s
+    mentions when given)."""
     if not anchors:
+        return []
+    barred = set(anchors)
+    out = _ranked(index, graph, mask, anchors, intent, answer_type, barred, limit, as_of,
+                  index.edges["support"].astype(np.float64), "fact")  # fmt: skip
+    joined = _joined_nodes(index, graph, anchors)
+    if len(out) >= FALLBACK_BELOW or mask is not None:  # filters would not hold below
+        return out
+    every = weaker() if weaker is not None else None
+    if every is not None and every is not index:
+        ids = index.nodes["id"]
+        mapped = [every.node_of[ids[q]] for q in anchors if ids[q] in every.node_of]
+        shut = {every.node_of[ids[c]] for c in joined | barred if ids[c] in every.node_of}
+        more = _ranked(every, every.graph, None, mapped, intent, answer_type, shut,
+                       limit - len(out), as_of, usable_support(every), "weaker_fact",
+                       DENIED)  # fmt: skip
+        out += more
+        joined |= {index.node_of[a["id"]] for a in more if a["id"] in index.node_of}
+    docs = mention_docs(index, warehouse) if warehouse is not None else None
+    out += _same_abstract(index, anchors, node_kinds(index), answer_type, joined,
+                          limit - len(out), docs)  # fmt: skip
+    return out
+
+
+def _joined_nodes(index: SnapshotIndex, graph: Graph, anchors: list[int]) -> set[int]:
+    """Every node a served fact joins to an anchor (never a same-abstract answer)."""
+    out: set[int] = set()
+    for q in dict.fromkeys(anchors):
+        out.update(graph.incident(q)[1].tolist())
+    return out
+
+
+_USABLE: dict[int, tuple[SnapshotIndex, np.ndarray]] = {}
+
+
+def usable_support(index: SnapshotIndex) -> np.ndarray:
+    """Per edge: its distinct PMIDs whose (best) row is neither negated nor refuted."""
+    got = _USABLE.get(id(index))
+    if got is None or got[0] is not index:
+        ev = index.evidence
+        status = np.asarray(ev.get("status") or [""] * len(ev["edge"]), dtype=object)
+        ok = ~np.isin(status, sorted(DENIED))
+        counts = np.bincount(ev["edge"][ok], minlength=index.n_edges).astype(np.float64)
+        if len(_USABLE) >= 8:
+            _USABLE.clear()
+        got = _USABLE[id(index)] = (index, counts)
+    return got[1]
+
+
+def _ranked(index: SnapshotIndex, graph: Graph, mask: np.ndarray | None, anchors: list[int],
+            intent: Intent, answer_type: str | None, barred: set[int], limit: int,
+            as_of: int | None, support: np.ndarray, basis: str,
+            skip: frozenset[str] = frozenset()) -> list[dict[str, Any]]:  # fmt: skip
+    """The answers ``graph``'s facts join to ``anchors`` (never a ``barred`` node), scored as
+    the module docstring says with ``support`` as each edge's PMIDs (an edge with none is not
+    counted), best first; evidence rows of a status in ``skip`` are not shown."""
+    if limit <= 0:
         return []
     e = index.edges
     kinds = node_kinds(index)
     rel_w = relation_weights(index, intent)
     n_docs = max(int(index.n_docs), 1)
-    excluded = np.array(sorted(set(anchors)), np.int64)
+    excluded = np.array(sorted(barred), np.int64)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     for q in dict.fromkeys(anchors):
         es, others = graph.incident(q)
+        keep = support[es] > 0
         if mask is not None:
-            keep = mask[es]
-            es, others = es[keep], others[keep]
+            keep &= mask[es]
+        es, others = es[keep], others[keep]
         ok = ~np.isin(others, excluded)
         if answer_type:
             ok &= kinds[others] == answer_type
         es, others = es[ok], others[ok]
         if not len(es):
             continue
-        sup = e["support"][es].astype(np.float64)
+        sup = support[es]
         conf = e["confidence"][es].astype(np.float64)
         val = rel_w[e["rel"][es]] * np.log1p(sup) * (CONF_BASE + (1 - CONF_BASE) * conf)
         cand, inv = np.unique(others, return_inverse=True)
@@ -138,28 +213,23 @@ def rank_answers(
         npmi = np.log(s * n_docs / (da * db)) / -np.log(s / n_docs)
         score = best * (BASE + np.clip(npmi, 0.0, 1.0)) * (FOCUS_BASE + (1 - FOCUS_BASE) * focus)
         parts.append((cand, score, es, others, val))
-    out: list[dict[str, Any]] = []
-    joined: set[int] = set()
-    if parts:
-        cands = np.concatenate([p[0] for p in parts])
-        nodes, inv = np.unique(cands, return_inverse=True)
-        total = np.zeros(len(nodes))
-        np.add.at(total, inv, np.concatenate([p[1] for p in parts]))
-        # best first; ties by node index, which is CURIE order (nodes are loaded sorted by id)
-        top = np.lexsort((nodes, -total))[:limit]
-        es = np.concatenate([p[2] for p in parts])
-        others = np.concatenate([p[3] for p in parts])
-        val = np.concatenate([p[4] for p in parts])
-        for i in top.tolist():
-            c = int(nodes[i])
-            mine = others == c
-            edges = list(zip(val[mine].tolist(), es[mine].tolist(), strict=True))
-            out.append(_answer(index, c, float(total[i]), edges, as_of))
-        joined = set(nodes.tolist())
-    if len(out) < FALLBACK_BELOW and mask is None:  # filters would not hold for abstracts
-        docs = mention_docs(index, warehouse) if warehouse is not None else None
-        out += _same_abstract(index, anchors, kinds, answer_type, joined, limit - len(out),
-                              docs)  # fmt: skip
+    if not parts:
+        return []
+    cands = np.concatenate([p[0] for p in parts])
+    nodes, inv = np.unique(cands, return_inverse=True)
+    total = np.zeros(len(nodes))
+    np.add.at(total, inv, np.concatenate([p[1] for p in parts]))
+    # best first; ties by node index, which is CURIE order (nodes are loaded sorted by id)
+    top = np.lexsort((nodes, -total))[:limit]
+    es = np.concatenate([p[2] for p in parts])
+    others = np.concatenate([p[3] for p in parts])
+    val = np.concatenate([p[4] for p in parts])
+    out = []
+    for i in top.tolist():
+        c = int(nodes[i])
+        mine = others == c
+        edges = list(zip(val[mine].tolist(), es[mine].tolist(), strict=True))
+        out.append(_answer(index, c, float(total[i]), edges, as_of, basis, skip))
     return out
 
 
@@ -266,7 +336,8 @@ def _same_abstract(index: SnapshotIndex, anchors: list[int], kinds: np.ndarray,
         pms = sorted(str(pmids[i]) for i in np.intersect1d(mine, theirs))
         out.append({
             "id": ids[c], "name": n["display"][c], "type": n["type"][c] or "Other",
-            "score": round(total[c], 6), "relation": [], "support": len(pms), "facts": [],
+            "score": round(total[c], 6), "basis": "same_abstract", "relation": [],
+            "support": len(pms), "facts": [],
             "sentence": "", "pmid": pms[0] if pms else "",
             "why": f"no fact joins it; named in the same abstract ({', '.join(pms[:5])})",
             "edges": [],
@@ -275,23 +346,28 @@ def _same_abstract(index: SnapshotIndex, anchors: list[int], kinds: np.ndarray,
 
 
 def _answer(index: SnapshotIndex, node: int, score: float, edges: list[tuple[float, int]],
-            as_of: int | None) -> dict[str, Any]:  # fmt: skip
+            as_of: int | None, basis: str = "fact",
+            skip: frozenset[str] = frozenset()) -> dict[str, Any]:  # fmt: skip
     e, n = index.edges, index.nodes
     tids = e["triple_id"]
     edges = sorted(edges, key=lambda x: (-x[0], tids[x[1]]))
     pmids: set[str] = set()
+    status = index.evidence.get("status")
     for _, x in edges:
-        pmids.update(index.evidence["pmid"][int(index.ev_ptr[x]) : int(index.ev_ptr[x + 1])])
+        rows = range(int(index.ev_ptr[x]), int(index.ev_ptr[x + 1]))
+        pmids.update(index.evidence["pmid"][r] for r in rows
+                     if not skip or status is None or status[r] not in skip)  # fmt: skip
     facts = []
     for rank, (v, x) in enumerate(edges[:FACTS_PER_ANSWER], 1):
-        ev = evidence_for(index, x, as_of)
+        ev = evidence_for(index, x, as_of, skip)
         facts.append(make_triple(index, rank, x, round(v, 6), ("answer",), ev).to_dict())
     first = next((f["evidence"][0] for f in facts if f["evidence"]), None)
-    return {
+    out = {
         "id": n["id"][node],
         "name": n["display"][node],
         "type": n["type"][node] or "Other",
         "score": round(score, 6) if math.isfinite(score) else 0.0,
+        "basis": basis,
         "relation": list(dict.fromkeys(e["relation"][x] for _, x in edges)),
         "support": len(pmids),
         "facts": facts,
@@ -299,3 +375,9 @@ def _answer(index: SnapshotIndex, node: int, score: float, edges: list[tuple[flo
         "pmid": first["pmid"] if first else "",
         "edges": [x for _, x in edges[:FACTS_PER_ANSWER]],
     }
+    if basis == "weaker_fact":
+        said = sorted({ev["status"] for f in facts for ev in f["evidence"] if ev.get("status")})
+        out["why"] = (f"no asserted fact joins it; its evidence is {', '.join(said) or 'unserved'}"
+                      f" (PMID {out['pmid']})")  # fmt: skip
+        out["edges"] = []  # an index of every evidence row: not this engine's edge ids
+    return out

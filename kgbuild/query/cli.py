@@ -187,6 +187,18 @@ def ask(
     )
 
 
+def _basis(answer: dict[str, Any]) -> str:
+    """What an answer rests on, in words: an asserted fact, a fact whose evidence has another
+    status (with the statuses), or only a shared abstract."""
+    basis = answer.get("basis", "fact")
+    if basis == "weaker_fact":
+        said = {
+            ev.get("status") for f in answer.get("facts") or [] for ev in f.get("evidence") or []
+        }
+        return "fact, " + ("/".join(sorted(s for s in said if s)) or "not asserted")
+    return "same abstract only" if basis == "same_abstract" else "asserted fact"
+
+
 def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None) -> None:
     """The retrieval for a person: linking, what the question asks, the answers or the
     yes/no verdict, the ranked facts, and each fact's best sentence with «head» and «tail»
@@ -227,11 +239,12 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None) -> None:
             out.print(Text(f"  PMIDs: {', '.join(verdict['pmids'])}", style="dim"))
     if rdict.get("answers"):
         rows = [
-            [i, a["name"], a["id"], ", ".join(a["relation"][:3]), a["support"], f"{a['score']:.3f}"]
+            [i, a["name"], a["id"], ", ".join(a["relation"][:3]) or "—", _basis(a), a["support"],
+             f"{a['score']:.3f}"]
             for i, a in enumerate(rdict["answers"][:10], 1)
-        ]
+        ]  # fmt: skip
         title = f"answers ({it.get('answer_type') or 'any kind'}), best first"
-        cols = ["#", "answer", "CURIE", "relations", "PMIDs", "score"]
+        cols = ["#", "answer", "CURIE", "relations", "rests on", "PMIDs", "score"]
         out.print(_table(title, cols, rows))
     rows = [
         [

@@ -28,6 +28,9 @@ class Evidence:
     pmid: str
     year: int
     sentence: str
+    #: The row's epistemic status (:mod:`kgbuild.extract.epistemics`; ``refuted`` when the
+    #: verifier said no); empty when the index predates it.
+    status: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +65,8 @@ class ContextTriple:
             "score": self.score,
             "reasons": list(self.reasons),
             "evidence": [
-                {"pmid": x.pmid, "year": x.year, "sentence": x.sentence} for x in self.evidence
+                {"pmid": x.pmid, "year": x.year, "sentence": x.sentence, "status": x.status}
+                for x in self.evidence
             ],
         }
 
@@ -71,19 +75,22 @@ class ContextTriple:
         return [x.pmid for x in self.evidence]
 
 
-def evidence_for(index: SnapshotIndex, edge: int, as_of: int | None = None) -> list[Evidence]:
+def evidence_for(index: SnapshotIndex, edge: int, as_of: int | None = None,
+                 skip: frozenset[str] = frozenset()) -> list[Evidence]:  # fmt: skip
     """Up to EVIDENCE_PER_TRIPLE distinct PMIDs of an edge, most confident first (rows are
-    stored in that order), only from years ≤ ``as_of`` when given."""
+    stored in that order), only from years ≤ ``as_of`` when given, none of a status in
+    ``skip``."""
     ev = index.evidence
+    status = ev.get("status") or [""] * len(ev["edge"])
     out: list[Evidence] = []
     for r in range(int(index.ev_ptr[edge]), int(index.ev_ptr[edge + 1])):
         year = int(ev["year"][r])
-        if as_of is not None and year > as_of:
+        if (as_of is not None and year > as_of) or status[r] in skip:
             continue
         text = " ".join(ev["sentence"][r].split())
         if len(text) > MAX_SENTENCE_CHARS:
             text = text[: MAX_SENTENCE_CHARS - 1].rstrip() + "…"
-        out.append(Evidence(ev["pmid"][r], year, text))
+        out.append(Evidence(ev["pmid"][r], year, text, status[r]))
         if len(out) == EVIDENCE_PER_TRIPLE:
             break
     return out

@@ -377,8 +377,10 @@ class QueryEngine:
         answer_type = infer_answer_type(intent, [idx.nodes["type"][n] for n in qn])
         answers: list[dict[str, Any]] = []
         if intent.wh and not intent.yes_no and not choices and (answer_type or intent.asked):
+            served = st
             answers = rank_answers(idx, graph, mask, qn, intent, answer_type, f.as_of_year,
-                                   warehouse=self.wh)  # fmt: skip
+                                   warehouse=self.wh,
+                                   weaker=lambda: self._everything(served).index)  # fmt: skip
         verdict = None
         pair = yes_no_pair(intent, [(x.start, x.end, x.node) for x in links
                                     if x.where == "question" and x.node is not None])  # fmt: skip

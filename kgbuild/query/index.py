@@ -256,14 +256,16 @@ def _from_warehouse(
     edge_of = {e[0]: i for i, e in enumerate(edges)}
     # the best sentence per (triple, PMID): most confident, then shortest, then by id
     ev = wh.query(
-        f"SELECT triple_id, pmid, year, sentence, confidence FROM {evidence_of}(?) "
+        "SELECT triple_id, pmid, year, sentence, confidence, "
+        "CASE WHEN verified = 'no' THEN 'refuted' ELSE epistemic END "
+        f"FROM {evidence_of}(?) "
         "QUALIFY row_number() OVER (PARTITION BY triple_id, pmid "
         "ORDER BY confidence DESC, length(sentence), evidence_id) = 1",
         [sid],
     )
     ev = sorted(
         (
-            (edge_of[r[0]], r[1], int(r[2] or 0), r[3] or "", float(r[4] or 0))
+            (edge_of[r[0]], r[1], int(r[2] or 0), r[3] or "", float(r[4] or 0), r[5] or "")
             for r in ev
             if r[0] in edge_of
         ),
@@ -321,6 +323,8 @@ def _from_warehouse(
             "year": np.array([r[2] for r in ev], np.int16),
             "sentence": [r[3] for r in ev],
             "confidence": np.array([r[4] for r in ev], np.float32),
+            # asserted | unclassified when only served rows are read; any status otherwise
+            "status": [r[5] for r in ev],
         },
         "aliases": aliases,
         "sentences": {

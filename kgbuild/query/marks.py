@@ -162,8 +162,8 @@ def _word_end(text: str, i: int) -> int:
 def annotate(index: SnapshotIndex, rdict: dict[str, Any], status: str = "asserted") -> None:
     """Mark the entity spans in every evidence sentence of a retrieval's JSON (its triples,
     its answers' facts, its verdict's facts), in place: each evidence gains ``marked``,
-    ``excerpt``, ``head_span``, ``tail_span`` and ``status`` (served evidence is asserted, not
-    refuted; with every evidence row, its status is not in the index: ``any``)."""
+    ``excerpt``, ``head_span``, ``tail_span`` and ``status`` (the row's, from the index;
+    ``status`` when the index predates it: served evidence is asserted, not refuted)."""
     forms: dict[int, Forms] = {}
 
     def forms_of(curie: str) -> Forms:
@@ -187,7 +187,8 @@ def annotate(index: SnapshotIndex, rdict: dict[str, Any], status: str = "asserte
             ts = find_span(s, tf, hs)
             spans = [x for x in (hs, ts) if x is not None]
             ev.update(head_span=list(hs) if hs else None, tail_span=list(ts) if ts else None,
-                      marked=mark(s, spans), excerpt=excerpt(s, spans), status=status)  # fmt: skip
+                      marked=mark(s, spans), excerpt=excerpt(s, spans),
+                      status=ev.get("status") or status)  # fmt: skip
     for a in (rdict.get("answers") or [])[:SHOWN_ANSWERS]:  # its shown sentence, as its fact's
         first = next((ev for f in a.get("facts") or [] for ev in f.get("evidence") or []), None)
         if first is not None and "excerpt" in first:

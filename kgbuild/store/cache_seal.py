@@ -45,7 +45,9 @@ from kgbuild.store.confidence import model_digest
 #: Bump when the cache's layout or meaning changes: older caches are then rebuilt, never read.
 #: 5: every cached file has its SHA-256 in a sidecar naming the snapshot (issue 40).
 #: 6: nodes' display names read from ``entities.display_name``, aliases cleaned (issue 41).
-INDEX_VERSION = 6
+#: 7: each evidence row keeps its epistemic status (``refuted`` when the verifier said no), so
+#: answers read from every evidence row say how their sentence states the fact (issue 41).
+INDEX_VERSION = 7
 #: The tables' sidecar (it is also the index's description: kg, year, row counts).
 TABLES_SIDECAR = "meta.json"
 #: The BM25 arrays' folder inside an index folder, and its sidecar.

@@ -218,9 +218,13 @@ def test_ranked_answers_come_from_the_engines_answers_when_it_gives_them():
     assert (got[0].pmid, got[0].sentence) == ("7", "s")
     r.answers = [{"id": "D", "evidence": [{"pmid": "8", "sentence": "t"}]}, {"id": "A"}]
     got, path = ranked_answers(r)
-    assert path == "answers" and got == [Ranked("D", "t", "8"), Ranked("A", "", "")]
+    assert path == "answers" and got == [Ranked("D", "t", "8", True, "fact"),
+                                         Ranked("A", "", "", True, "fact")]  # fmt: skip
     r.answers = [{"id": "D", "facts": [], "pmid": "9", "why": "named in the same abstract"}]
-    assert ranked_answers(r)[0] == [Ranked("D", "", "9", fact=False)]
+    assert ranked_answers(r)[0] == [Ranked("D", "", "9", False, "same_abstract")]
+    # an answer the engine says rests on a fact whose evidence is not served: no served fact
+    r.answers = [{"id": "D", "facts": [{"evidence": []}], "basis": "weaker_fact"}]
+    assert ranked_answers(r)[0] == [Ranked("D", "", "", False, "weaker_fact")]
 
 
 # ---- end to end -----------------------------------------------------------------------------
