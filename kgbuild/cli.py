@@ -34,6 +34,7 @@ from kgbuild.settings import warehouse_path
 from kgbuild.sources.corpus import Corpus
 from kgbuild.store.lock import DEFAULT_WAIT_S
 from kgbuild.store.snapshots import Warehouse
+from kgbuild.store.sql_output import print_json
 
 if TYPE_CHECKING:
     from kgbuild.store.diff import SnapshotDiff
@@ -347,7 +348,7 @@ def domains(as_json: JsonOpt = False) -> None:
     cols = ["name", "kg", "years", "annotator", "query"]
     rows = [[getattr(load_domain(n), c) for c in cols] for n in list_domains()]
     if as_json:
-        out.print_json(json.dumps([dict(zip(cols, r, strict=True)) for r in rows]))
+        print_json([dict(zip(cols, r, strict=True)) for r in rows])
         return
     out.print(_table("domains", cols, rows))
 
@@ -373,7 +374,7 @@ def snapshots(kg: KgOpt = None, warehouse: WarehouseOpt = None, as_json: JsonOpt
         "content_hash",
     ]
     if as_json:
-        out.print_json(json.dumps([{c: r[c] for c in cols} for r in rows], default=str))
+        print_json([{c: r[c] for c in cols} for r in rows])
         return
     out.print(_table("snapshots", cols, [[r[c] for c in cols] for r in rows]))
 
@@ -419,7 +420,7 @@ def stats(
     _warn_if_damaged(wh, ids)
     if as_json:
         names = ["snapshot_id", *cols, *llm]
-        out.print_json(json.dumps([dict(zip(names, r, strict=True)) for r in rows]))
+        print_json([dict(zip(names, r, strict=True)) for r in rows])
         return
     n = 1 + len(cols)
     with_llm = any(r[n + llm.index("llm_calls")] for r in rows)
@@ -517,7 +518,7 @@ def check(
         wh.scope(None, kg)  # a KG not here: one line naming those that are
     report = check_warehouse(wh.root, full=not quick, kg=kg)
     if as_json:
-        out.print_json(json.dumps(report.to_dict()))
+        print_json(report.to_dict())
     else:
         verified = f"{report.rows:,} rows re-hashed" if not quick else "footers read"
         out.print(f"{report.snapshots} snapshots, {report.parts} parts ({verified})")
@@ -574,7 +575,7 @@ def quality(
         wh = _wh(warehouse)
         figures = snapshot_quality(wh, wh.resolve(wh.scope(snapshot, _kg(kg))))
     if as_json:
-        out.print_json(json.dumps(figures))
+        print_json(figures)
         return
     scalar = [(k, v) for k, v in figures.items() if not isinstance(v, list | dict)]
     out.print(_table("KG quality", ["figure", "value"], scalar))
@@ -611,7 +612,7 @@ def diff(
     wh, kg = _wh(warehouse), _kg(kg)
     d = diff_snapshots(wh, wh.resolve(wh.scope(a, kg)), wh.resolve(wh.scope(b, kg)), limit)
     if as_json:
-        out.print_json(json.dumps(d.to_dict(), ensure_ascii=False))
+        print_json(d.to_dict())
         return
     _print_diff(d, limit)
 

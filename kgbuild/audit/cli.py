@@ -21,6 +21,7 @@ from rich.table import Table
 from kgbuild.helptext import examples
 from kgbuild.settings import warehouse_path
 from kgbuild.store.snapshots import Warehouse
+from kgbuild.store.sql_output import print_json
 
 audit_app = typer.Typer(
     add_completion=False,
@@ -123,7 +124,7 @@ def score(
         else:
             note = f"not recorded: snapshot {figures['snapshot'] or '?'} is not in {wh.root}"
     if as_json:
-        out.print_json(json.dumps(figures))
+        print_json(figures)
     else:
         out.print(audit_table(figures))
         out.print(calibration_table(figures["calibration"]))
@@ -155,7 +156,7 @@ def fit(
     out_file.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
     cv = report["cross_validated"]
     if as_json:
-        out.print_json(json.dumps(report))
+        print_json(report)
         return
     out.print(calibration_table({**cv, "snapshot": report["snapshot"]},
                                 "cross-validated calibration (10 folds by document)"))  # fmt: skip

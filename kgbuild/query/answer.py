@@ -1,16 +1,19 @@
 """Answering with an LLM: entities → retrieval → self-aware rerank → answer citing PMIDs.
 
 DALK's pipeline (§3.2) with the retrieval of :mod:`kgbuild.query.engine`: the LLM names the
-question's entities (optional; the dictionary links run anyway), retrieval gathers a pool of
-:data:`RERANK_POOL` triples, the LLM keeps ≤ k of them (DALK's self-aware retrieval; when its
-answer is unreadable the retrieval's own top k stand), the kept triples become the context
-(same hard token budget), and the answer must cite PMIDs from that context: cited PMIDs that
-are not in it are reported as invalid, never shown as support.
+question's entities (optional; the dictionary links run anyway) and reads what it asks
+(optional, :mod:`kgbuild.query.llm_intent`: its valid fields replace the rule reader's),
+retrieval gathers a pool of :data:`RERANK_POOL` triples, the LLM keeps ≤ k of them (DALK's
+self-aware retrieval; when its answer is unreadable the retrieval's own top k stand), the kept
+triples become the context (same hard token budget), and the answer must cite PMIDs from that
+context: cited PMIDs that are not in it are reported as invalid, never shown as support.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +23,10 @@ from kgbuild.query import llm as qllm
 from kgbuild.query.adqa import LETTERS
 from kgbuild.query.context import build_context, render_triple
 from kgbuild.query.engine import QueryEngine, Retrieval, engine_for
+from kgbuild.query.intent import Intent
 from kgbuild.query.limits import DEFAULT_K, DEFAULT_TOKEN_BUDGET
 from kgbuild.query.link import Link
+from kgbuild.query.llm_intent import merge_intent, read_intent_llm
 
 #: Triples retrieved for the LLM to rerank (DALK reranked its ≤ 5 paths + ≤ 5 neighbour groups).
 RERANK_POOL = 25
@@ -38,6 +43,8 @@ class Answer:
     invalid_citations: list[str]
     named_entities: dict[str, Any]
     usage: qllm.Usage = field(default_factory=qllm.Usage)
+    #: The LLM's reading of what the question asks (None: not asked; ``reading`` None: unreadable).
+    intent_reading: dict[str, Any] | None = None
 
     @property
     def letter(self) -> str | None:
@@ -56,6 +63,7 @@ class Answer:
             "context": self.context,
             "kept_triples": self.kept,
             "named_entities": self.named_entities,
+            "intent_reading": self.intent_reading,
             "llm": {
                 "calls": u.calls,
                 "cached": u.cached,
@@ -90,6 +98,7 @@ def answer_question(
     k: int = DEFAULT_K,
     token_budget: int = DEFAULT_TOKEN_BUDGET,
     llm_entities: bool = True,
+    llm_intent: bool = True,
     rerank: bool = True,
     **options: Any,
 ) -> Answer:
@@ -109,6 +118,12 @@ def answer_question(
         entities = linker.link_names(found.question, "question", embed=embed)
         for i, names in sorted(found.choices.items()):
             entities += linker.link_names(names, f"choice:{i}", embed=embed)
+    reader: Callable[[Intent], Intent] | None = None
+    intent_reading = None
+    if llm_intent:
+        reading = read_intent_llm(client, question, choices, usage)
+        intent_reading = {"reading": reading.to_dict() if reading is not None else None}
+        reader = partial(merge_intent, reading=reading)
     pool = max(k, RERANK_POOL) if rerank else k
     r = engine.retrieve(
         question,
@@ -116,6 +131,7 @@ def answer_question(
         k=pool,
         token_budget=max(token_budget, 8000),
         entities=entities,
+        intent_reader=reader,
         **options,
     )
     kept = list(range(min(k, len(r.triples))))
@@ -138,7 +154,8 @@ def answer_question(
     valid = {p for t in triples for p in t.pmids} | shown
     cited = [p for p in dict.fromkeys(parsed.cited) if p in valid]
     invalid = [p for p in dict.fromkeys(parsed.cited) if p not in valid]
-    return Answer(r, context, kept, parsed.choice, parsed.text, cited, invalid, named, usage)
+    return Answer(r, context, kept, parsed.choice, parsed.text, cited, invalid, named, usage,
+                  intent_reading)  # fmt: skip
 
 
 def answer(

@@ -22,6 +22,7 @@ from kgbuild.query.cli_options import KgOpt, snapshot_ref
 from kgbuild.query.connections import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, IDLE_TIMEOUT_S
 from kgbuild.query.limits import DEFAULT_HOPS, DEFAULT_K, DEFAULT_TOKEN_BUDGET, NO_ENTITY
 from kgbuild.settings import warehouse_path
+from kgbuild.store.sql_output import print_json
 
 if TYPE_CHECKING:
     from kgbuild.query.engine import Retrieval
@@ -159,7 +160,7 @@ def ask(
         add_statuses(rdict["verdict"], pair_statuses(engine.wh, r.snapshot_id,
                                                      *rdict["verdict"]["pair"]))  # fmt: skip
     if as_json:
-        out.print_json(json.dumps(data, ensure_ascii=False))
+        print_json(data)
         return
     _print_retrieval(r, rdict)
     if a is None:
@@ -506,7 +507,7 @@ def adqa(
             year_chart(rows, out_dir / "adqa_by_year.png", figs)
         err.print(f"wrote {out_dir}")
     if as_json:
-        out.print_json(json.dumps(report))
+        print_json(report)
 
 
 def _print_eval(

@@ -243,7 +243,7 @@ class QueryEngine:
             )
             # the filtered graph's edge ids index ``keep``: map them back to snapshot edges
             g.inc_edge = keep[g.inc_edge]
-            g.pair_edges = {p: [int(keep[e]) for e in es] for p, es in g.pair_edges.items()}
+            g.pair_edges = g.pair_edges.remap(keep)
             if len(st.graphs) >= 16:
                 st.graphs.clear()
             got = st.graphs[f] = (g, mask)

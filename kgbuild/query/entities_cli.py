@@ -4,7 +4,6 @@ kgbuild/cli.py; the search itself is :mod:`kgbuild.query.entities`, shared with
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -18,6 +17,7 @@ from kgbuild.helptext import examples
 from kgbuild.query.cli_options import KgOpt, snapshot_ref
 from kgbuild.settings import warehouse_path
 from kgbuild.sources.record import CONTROL_CHARS
+from kgbuild.store.sql_output import print_json
 
 out = Console(width=None if sys.stdout.isatty() else 200)
 
@@ -65,7 +65,7 @@ def entities(
     idx = open_index(wh, wh.resolve(snapshot_ref(warehouse, snapshot, kg)), index_dir)
     found = find_entities(idx, query, kind or (), limit)
     if as_json:
-        out.print_json(json.dumps(found, ensure_ascii=False))
+        print_json(found)
         return
     if not found["entities"]:
         out.print(f"no entity matches {shown(repr(query))}")

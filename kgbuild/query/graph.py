@@ -22,9 +22,41 @@ Two adjacency views are kept:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+
+
+class PairEdges:
+    """(low node, high node) → the edges joining the pair, strongest first: sorted pair keys
+    and one edge array, so building it is array work (a dict built edge by edge took 0.12 s of
+    a 1.5 s ``kgbuild ask`` process on the DALK KG) and a lookup is a binary search."""
+
+    __slots__ = ("edges", "keys", "n", "ptr")
+
+    def __init__(self, n: int, lo: np.ndarray, hi: np.ndarray, rank: np.ndarray) -> None:
+        self.n = max(int(n), 1)
+        key = lo.astype(np.int64)[rank] * self.n + hi.astype(np.int64)[rank]
+        order = np.argsort(key, kind="stable")  # stable: strongest first within a pair
+        self.edges = rank[order].astype(np.int64)
+        self.keys, starts = np.unique(key[order], return_index=True)
+        self.ptr = np.append(starts, len(key)).astype(np.int64)
+
+    def get(self, pair: tuple[int, int], default: Any = ()) -> Any:
+        """The edges of ``pair`` (low, high), strongest first, as a list; ``default`` if none."""
+        k = int(pair[0]) * self.n + int(pair[1])
+        i = int(np.searchsorted(self.keys, k))
+        if i < len(self.keys) and int(self.keys[i]) == k:
+            return self.edges[self.ptr[i] : self.ptr[i + 1]].tolist()
+        return default
+
+    def remap(self, ids: np.ndarray) -> PairEdges:
+        """The same table with edge ``e`` renamed ``ids[e]`` (a filtered graph's edges mapped
+        back to the snapshot's)."""
+        out = PairEdges.__new__(PairEdges)
+        out.n, out.keys, out.ptr, out.edges = self.n, self.keys, self.ptr, ids[self.edges]
+        return out
 
 
 @dataclass(slots=True)
@@ -38,7 +70,7 @@ class Graph:
     inc_other: np.ndarray  # the other endpoint of each incident edge
     degree: np.ndarray  # distinct neighbours
     #: (low node, high node) → the edges joining them, strongest first
-    pair_edges: dict[tuple[int, int], list[int]]
+    pair_edges: PairEdges
 
     @classmethod
     def from_edges(
@@ -70,11 +102,8 @@ class Graph:
         simple.data[:] = 1
         simple.sort_indices()
         degree = np.diff(simple.indptr).astype(np.int32)
-        pair_edges: dict[tuple[int, int], list[int]] = {}
-        lo, hi = np.minimum(head, tail).tolist(), np.maximum(head, tail).tolist()
         rank = np.lexsort((eid, -np.asarray(confidence, np.float64), -np.asarray(support)))
-        for e in rank.tolist():
-            pair_edges.setdefault((lo[e], hi[e]), []).append(e)
+        pair_edges = PairEdges(n, np.minimum(head, tail), np.maximum(head, tail), rank)
         return cls(n, head, tail, simple, inc_ptr, e2[order], dst[order], degree, pair_edges)
 
     def neighbours(self, node: int) -> np.ndarray:

@@ -80,6 +80,9 @@ QUESTION_WORDS = frozenset(
         "known",
     ]
 )
+#: The fields of an :class:`Intent` another reader (an LLM, :mod:`kgbuild.query.llm_intent`) may
+#: replace; ``Intent.source`` says which reader each came from.
+READ_FIELDS = ("asked", "answer_type", "yes_no")
 #: How far (in words) after a wh-word the answer noun may stand ("which FDA-approved drugs",
 #: "which of the following compounds").
 _NOUN_WINDOW = 5
@@ -109,6 +112,8 @@ class Intent:
     #: Asks for a list of entities ("which …", "what does X bind").
     wh: bool = False
     cues: list[Cue] = field(default_factory=list)
+    #: Which reader each of :data:`READ_FIELDS` came from: "rules" or "llm".
+    source: dict[str, str] = field(default_factory=lambda: dict.fromkeys(READ_FIELDS, "rules"))
 
     @property
     def relations(self) -> list[str]:
@@ -132,6 +137,7 @@ class Intent:
             "answer_type": self.answer_type,
             "yes_no": self.yes_no,
             "cues": [{"text": c.text, "kind": c.kind, "value": c.value} for c in self.cues],
+            "source": self.source,
         }
 
 
@@ -210,10 +216,18 @@ def read_intent(question: str, entity_spans: list[tuple[int, int]] | None = None
     cues.sort(key=lambda c: (c.start, c.kind))
     it.cues = cues
     it.asked = list(dict.fromkeys(c.value for c in cues if c.kind == "relation"))
-    for asked in it.asked:
-        for rel, w in t.weights.get(asked, {}).items():
-            it.weights[rel] = max(it.weights.get(rel, 0.0), w)
+    it.weights = weights_for(it.asked)
     return it
+
+
+def weights_for(asked: list[str]) -> dict[str, float]:
+    """KG relation → the best weight any of the ``asked`` relations gives it
+    (``question_relations.tsv``)."""
+    weights: dict[str, float] = {}
+    for a in asked:
+        for rel, w in tables().weights.get(a, {}).items():
+            weights[rel] = max(weights.get(rel, 0.0), w)
+    return weights
 
 
 #: "which of the following drugs", "what kinds of genes": an "of" the answer noun may follow.

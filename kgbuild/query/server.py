@@ -101,6 +101,7 @@ class RetrieveBody(BaseModel):
 
 class AskBody(RetrieveBody):
     llm_entities: bool = True
+    llm_intent: bool = True
     rerank: bool = True
 
 
@@ -238,6 +239,7 @@ def create_app(
             body.question,
             body.choices,
             llm_entities=body.llm_entities,
+            llm_intent=body.llm_intent,
             rerank=body.rerank,
             **_options(body),
         )

@@ -171,11 +171,14 @@ def test_ask_answers_with_cited_pmids_through_an_llm_endpoint(tmp_path):
             assert d["cited_pmids"] and not d["invalid_citations"]
             assert all(p in d["context"] for p in d["cited_pmids"])
             assert d["named_entities"]["question"][0] == "Alzheimer's disease"
-            assert d["llm"]["calls"] == 3 and set(qa.stats()["tasks"].values()) == {1, 0}
+            # entities, intent (the replay has no recorded reading: the rules' stands), rerank,
+            # answer — one call each
+            assert d["llm"]["calls"] == 4 and set(qa.stats()["tasks"].values()) == {1, 0}
+            assert d["intent_reading"] == {"reading": None}
             again = httpx.post(
                 f"{url}/ask", json={"question": AD_Q, "choices": CHOICES}, timeout=60
             )
-            assert again.json()["llm"]["cached"] == 3  # the warehouse's LLM cache answered
+            assert again.json()["llm"]["cached"] == 4  # the warehouse's LLM cache answered
             assert json.loads(again.text)["answer"] == "A"
         finally:
             proc.terminate()

@@ -38,7 +38,8 @@ from typing import Any
 
 from tests.support.replay_llm_server import FAULT_KINDS, Reply, _text, normalize, serve_llm
 
-TASKS = ("question_entities", "rerank", "answer", "answer_open", "answer_alone")
+TASKS = ("question_entities", "question_intent", "rerank", "answer", "answer_open",
+         "answer_alone")  # fmt: skip
 _QUESTION = re.compile(
     r"^Question: ?(.*?)\n(?:[A-J]\. |\n|Think|Keep|Extract|Name|Answer)", re.M | re.S
 )
@@ -112,6 +113,8 @@ class ReplayQA:
         item = self.find(prompt) if task == "question_entities" else None
         if task == "question_entities":
             content = self._entities(item, structured)
+        elif task == "question_intent":  # DALK recorded no reading of intent: nothing read
+            content = "{}"
         elif task == "rerank":
             content = self._rerank(prompt, structured)
         else:
