@@ -46,7 +46,8 @@ import json, resource, sys, time
 from pathlib import Path
 from kgbuild.pipeline.build import build_kg
 from kgbuild.pipeline.options import ExtractionOptions
-from kgbuild.llm.client import LLMSettings, estimate_tokens
+from kgbuild.llm.client import LLMSettings
+from kgbuild.llm.tokens import estimate_tokens
 from kgbuild.store.snapshots import Warehouse
 a = json.loads(sys.argv[1])
 settings = LLMSettings(model="dalk-replay", base_url=a["url"], api_key="bench-key",

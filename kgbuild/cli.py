@@ -21,22 +21,20 @@ from kgbuild.audit.cli import audit_app, quality_tables
 from kgbuild.domains import list_domains, load_domain
 from kgbuild.errors import InputError, KgbuildError, disk_full
 from kgbuild.evaluate.cli import eval_app
-from kgbuild.extract.caps import MAX_PAIRS_PER_DOCUMENT
-from kgbuild.extract.pairwise import CHUNK_SIZE
+from kgbuild.extract.caps import CHUNK_SIZE
 from kgbuild.helptext import examples
-from kgbuild.pipeline.build import YearReport, build_kg, estimate_build
-from kgbuild.pipeline.options import ExtractionOptions
-from kgbuild.pipeline.spec import BuildSpec
 from kgbuild.query import cli as query_cli
 from kgbuild.query import entities_cli
 from kgbuild.query.cli_options import KgOpt, kg_name
 from kgbuild.settings import warehouse_path
-from kgbuild.sources.corpus import Corpus
 from kgbuild.store.lock import DEFAULT_WAIT_S
 from kgbuild.store.snapshots import Warehouse
 from kgbuild.store.sql_output import print_json
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the build's modules load when `build` runs (0.1 s off every other command)
+    from kgbuild.pipeline.build import YearReport
+    from kgbuild.pipeline.options import ExtractionOptions
+    from kgbuild.sources.corpus import Corpus
     from kgbuild.store.diff import SnapshotDiff
 
 app = typer.Typer(
@@ -208,6 +206,9 @@ def build(
     warehouse: WarehouseOpt = None,
 ) -> None:
     """Build a KG year by year and publish one snapshot per year."""
+    from kgbuild.pipeline.build import build_kg
+    from kgbuild.pipeline.spec import BuildSpec
+
     spec = BuildSpec.resolve(
         source=source,
         domain=domain,
@@ -305,6 +306,9 @@ def build(
 
 
 def _print_estimate(corpus: Corpus, options: ExtractionOptions, warehouse: Path) -> None:
+    from kgbuild.extract.caps import MAX_PAIRS_PER_DOCUMENT
+    from kgbuild.pipeline.build import estimate_build
+
     chosen, per_year = estimate_build(corpus, extractor=options, warehouse=warehouse)
     if not per_year:
         out.print(f"extractor {chosen}: no LLM calls (nothing to estimate)")

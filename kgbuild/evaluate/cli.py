@@ -138,7 +138,7 @@ def re_(
 ) -> None:
     """Relation extraction: build the gold abstracts with an extractor, score the triples."""
     from kgbuild.evaluate.run_re import EvalExtraction, estimate_re, evaluate_re
-    from kgbuild.extract.pairwise import CHUNK_SIZE
+    from kgbuild.extract.caps import CHUNK_SIZE
     from kgbuild.llm.client import LLMSettings
     from kgbuild.pipeline.options import LLM_CACHE
 

@@ -19,7 +19,8 @@ from kgbuild.extract.claims import DocClaims, Provenance
 from kgbuild.extract.ground import DocumentGrounder
 from kgbuild.extract.prompts import Prompt
 from kgbuild.extract.supported import score_claims, verifier_ref
-from kgbuild.llm.client import LLMClient, LLMError, LLMRequest, LLMResult, estimate_tokens
+from kgbuild.llm.client import LLMClient, LLMError, LLMRequest, LLMResult
+from kgbuild.llm.tokens import estimate_tokens
 from kgbuild.records import (
     Abbreviation,
     Document,

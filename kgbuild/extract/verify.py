@@ -33,7 +33,8 @@ from typing import Any
 from kgbuild.extract import prompts
 from kgbuild.extract.base import Estimate, ExtractionResult
 from kgbuild.extract.parse import json_value
-from kgbuild.llm.client import LLMError, LLMRequest, LLMResult, estimate_tokens
+from kgbuild.llm.client import LLMError, LLMRequest, LLMResult
+from kgbuild.llm.tokens import estimate_tokens
 from kgbuild.names import by_frequency
 from kgbuild.records import Document, Evidence, ExtractionStatus, LLMCall, Mention, Triple
 from kgbuild.schema import type_pair_relations

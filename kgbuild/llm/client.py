@@ -202,11 +202,6 @@ def default_prices() -> dict[str, tuple[float, float]]:
     }
 
 
-def estimate_tokens(text: str) -> int:
-    """Rough token count for ``--estimate`` (OpenAI's rule of thumb: ~4 characters a token)."""
-    return -(-len(text) // 4)
-
-
 @dataclass(frozen=True, slots=True)
 class LLMRequest:
     messages: list[dict[str, str]]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from kgbuild.errors import InputError
 from kgbuild.extract.base import SliceExtractor
-from kgbuild.extract.pairwise import CHUNK_SIZE
+from kgbuild.extract.caps import CHUNK_SIZE
 from kgbuild.extract.select import OFFLINE, choose_extractor, make_extractor
 from kgbuild.extract.verify import VerifyingExtractor
 from kgbuild.llm.client import LLMSettings

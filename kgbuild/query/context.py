@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kgbuild.llm.client import estimate_tokens
+from kgbuild.llm.tokens import estimate_tokens
 from kgbuild.query.index import SnapshotIndex
 from kgbuild.query.limits import DEFAULT_K, DEFAULT_TOKEN_BUDGET
 

@@ -79,7 +79,7 @@ class QueryEngine:
         self.wh = Warehouse(warehouse_path(Path(warehouse) if warehouse else None))
         # Pinned once (issue 23): an engine opened on ``latest`` follows that KG only, never a
         # KG built into the same warehouse later; a blank reference is an error, not "latest".
-        self.ref = self.wh.pin("latest" if snapshot is None else snapshot)
+        self.ref, sid = self.wh.pinned("latest" if snapshot is None else snapshot)
         self.index_dir = index_dir_for(self.wh.root, index_dir)
         self.use_embeddings = embeddings
         #: Serve every evidence row by default, not only asserted ones (``--all-evidence``).
@@ -93,7 +93,7 @@ class QueryEngine:
         self._checked = 0.0
         self.background_reload = background_reload
         self._reloading = False
-        self._state = self._open(self.wh.resolve(self.ref))
+        self._state = self._open(sid)
         self.reloads = 0
 
     # ---- opening and reloading --------------------------------------------------------------
