@@ -54,7 +54,7 @@ def main() -> None:
     t0 = time.perf_counter()
     hnsw = vectors.build_ann(nodes)
     hnsw_build = time.perf_counter() - t0
-    assert type(hnsw).__name__ == "IndexHNSWFlat" and type(exact).__name__ == "IndexFlatIP"
+    assert type(hnsw).__name__ == "IndexHNSWFlat" and type(exact).__name__ == "ExactIP"
 
     def timed(index) -> tuple[list[float], np.ndarray]:
         ms, got = [], []
