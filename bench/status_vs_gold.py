@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
 import sys
 import time
@@ -30,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from kgbuild.audit.score import wilson  # noqa: E402
 from kgbuild.evaluate.facts import build_hidden, hide_relations, node_map  # noqa: E402
 from kgbuild.evaluate.gold import NOVEL, read_gold_corpus  # noqa: E402
 from kgbuild.evaluate.run_re import scratch_dir, slice_gold  # noqa: E402
@@ -39,16 +39,6 @@ DEFAULTS = {
     "biored_dev": SHARED / "biored" / "Dev.PubTator",
     "cdr_dev": SHARED / "bc5cdr" / "CDR_DevelopmentSet.PubTator.txt",
 }
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
-    if not n:
-        return [0.0, 0.0]
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return [round(c - h, 4), round(c + h, 4)]
 
 
 def measure(path: Path, docs: int | None) -> dict[str, object]:
