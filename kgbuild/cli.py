@@ -24,7 +24,7 @@ from kgbuild.evaluate.cli import eval_app
 from kgbuild.extract.caps import CHUNK_SIZE
 from kgbuild.helptext import examples
 from kgbuild.query import cli as query_cli
-from kgbuild.query import entities_cli
+from kgbuild.query import conflicts_cli, entities_cli
 from kgbuild.query.cli_options import KgOpt, kg_name
 from kgbuild.settings import warehouse_path
 from kgbuild.store.lock import DEFAULT_WAIT_S
@@ -56,6 +56,9 @@ app.add_typer(
 app.command(epilog=query_cli.ASK_EXAMPLES)(query_cli.ask)
 app.command(epilog=query_cli.SERVE_EXAMPLES)(query_cli.serve)
 app.command(epilog=entities_cli.ENTITIES_EXAMPLES)(entities_cli.entities)
+app.command("conflicts", help=conflicts_cli.HELP, epilog=conflicts_cli.EPILOG)(
+    conflicts_cli.conflicts
+)
 app.add_typer(audit_app, name="audit", help="Blind precision audits: sample, judge, score.")
 # Piped output keeps whole rows instead of wrapping at rich's 80-column default.
 out = Console(width=None if sys.stdout.isatty() else 200)
@@ -443,6 +446,13 @@ def stats(
             ],
         )
     )
+    checked = wh.query(  # issue 42: PubMed sources are checked; local files cannot be
+        "SELECT coalesce(manifest->>'$.config.retractions', 'not recorded (built before "
+        "retractions were checked)') FROM snapshots WHERE snapshot_id = ?",
+        [ids[-1]],
+    )
+    if checked:
+        out.print(f"retractions: {checked[0][0]}", highlight=False, markup=False)
     if llm_rows:
         out.print(
             _table(
@@ -609,8 +619,9 @@ def diff(
     warehouse: WarehouseOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Facts added, removed and whose support changed between two snapshots of one KG, each
-    with its names, largest change first."""
+    """What changed between two snapshots of one KG: facts added and removed, and those whose
+    support, belief or status (asserted → contested…) moved, with names, largest change first;
+    papers retracted in between."""
     from kgbuild.store.diff import diff_snapshots
 
     wh, kg = _wh(warehouse), _kg(kg)
@@ -626,11 +637,19 @@ def _print_diff(d: SnapshotDiff, limit: int) -> None:
     out.print(
         f"{d.kg}@{d.before_year} ({d.before[:10]}) → {d.kg}@{d.after_year} ({d.after[:10]}): "
         f"{n['added']:,} facts added, {n['removed']:,} removed, {n['changed']:,} with changed "
-        "support (support: distinct PMIDs of served evidence)",
+        f"support, {n['belief_moved']:,} whose belief moved, {n['status_changed']:,} whose "
+        "status changed (support: distinct PMIDs of served evidence; belief and status: "
+        "docs/snapshots-sql.md, belief_at)",
         highlight=False,
         markup=False,
     )
-    titles = {"added": "added facts", "removed": "removed facts", "changed": "support changed"}
+    titles = {
+        "added": "added facts",
+        "removed": "removed facts",
+        "changed": "support changed",
+        "belief_moved": "belief moved most",
+        "status_changed": "status changed (into contested first)",
+    }
     for change, rows in d.facts.items():
         if not rows:
             continue
@@ -638,19 +657,34 @@ def _print_diff(d: SnapshotDiff, limit: int) -> None:
         out.print(
             _table(
                 f"{titles[change]}: {n[change]:,} ({shown}; --limit {limit})",
-                ["head", "relation", "tail", "support", "change"],
+                ["head", "relation", "tail", "support", "belief", "status"],
                 [
                     [
                         _named(f.head, f.head_id),
                         f.relation,
                         _named(f.tail, f.tail_id),
-                        f"{_support(f.support_before)} → {_support(f.support_after)}",
-                        f"{f.delta:+,}",
+                        f"{_support(f.support_before)} → {_support(f.support_after)} "
+                        f"({f.delta:+,})",
+                        f"{_belief(f.belief_before)} → {_belief(f.belief_after)}",
+                        f"{f.status_before or '—'} → {f.status_after or '—'}",
                     ]
                     for f in rows
                 ],
             )
         )
+    if d.retracted:
+        out.print(
+            _table(
+                f"papers retracted since {d.kg}@{d.before_year}: {len(d.retracted):,} "
+                "(their evidence is no longer served)",
+                list(d.retracted[0]),
+                [list(r.values()) for r in d.retracted],
+            )
+        )
+
+
+def _belief(b: float | None) -> str:
+    return "—" if b is None else f"{b:.2f}"
 
 
 def _named(name: str | None, node_id: str) -> str:

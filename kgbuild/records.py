@@ -19,8 +19,8 @@ from typing import Any, TypeVar
 
 import pyarrow as pa
 
-#: 5: entities.display_name (issue 41).
-SCHEMA_VERSION = "5"
+#: 5: entities.display_name (issue 41). 6: the retractions table (issue 42).
+SCHEMA_VERSION = "6"
 T = TypeVar("T")
 
 
@@ -313,6 +313,28 @@ class LLMCall:
     completion_tokens: int = 0
     cost_usd: float = 0.0
     error: str = ""
+
+
+@table("retractions", key=("pmid",))
+@dataclass(slots=True)
+class Retraction:
+    """A paper the KG already held that PubMed now marks retracted (issue 42).
+
+    A paper retracted *before* it is fetched never becomes a document: ingest rejects it
+    (``doc_status`` reason "retracted publication"). This table covers the paper built in an
+    earlier year and retracted later: a snapshot's build asks PubMed about every PMID of its
+    lineage and records the new retractions here, and the catalog stops serving their evidence
+    from that snapshot on (:mod:`kgbuild.store.retractions`); the snapshots before it keep
+    serving them, as the literature stood then. One row per PMID per lineage (append-only).
+    """
+
+    pmid: str
+    #: The as-of year of the snapshot whose build found the retraction (PubMed gives no
+    #: retraction date in a search; the build's year is what makes the row reproducible).
+    checked_year: int
+    #: Who said so: "pubmed-esearch" (``"Retracted Publication"[pt]``).
+    source: str
+    reason: str
 
 
 @dataclass(slots=True)

@@ -301,5 +301,36 @@ def calibration_of_sheet(
         "brier_base_rate": _brier(np.full(len(y), float(model.get("base_rate", share))), y),
         "brier_sheet_share": round(share * (1 - share), 4),
         "model_base_rate": model.get("base_rate"),
+        "by_year": calibration_by_year(wh, sid, model, labels),
     }
+    return out
+
+
+def calibration_by_year(
+    wh: Warehouse, sid: str, model: Mapping[str, Any], labels: Mapping[str, bool]
+) -> list[dict[str, Any]]:
+    """The calibration of the belief's inputs year by year (issue 42): for each snapshot year
+    of ``sid``'s lineage, the judged rows that snapshot holds, scored with the probabilities
+    that year's snapshot gives them (its support, so its ``log_support``) — what
+    ``belief_at(year)`` is built from (:mod:`kgbuild.store.belief`). A year whose snapshot
+    holds none of the judged rows is left out."""
+    years = wh.query(
+        "SELECT s.as_of_year, arg_min(s.snapshot_id, l.distance) FROM snapshot_lineage l "
+        "JOIN snapshots s ON s.snapshot_id = l.ancestor_id WHERE l.snapshot_id = ? "
+        "GROUP BY s.as_of_year ORDER BY s.as_of_year",
+        [sid],
+    )
+    out = []
+    for year, year_sid in years:
+        found = feature_rows(wh, year_sid, sorted(labels))
+        if not found:
+            continue
+        keys = sorted(found)
+        y = np.array([labels[k] for k in keys], dtype=float)
+        p = predict(model, [found[k] for k in keys])
+        r = reliability(p, y)
+        out.append({"year": int(year), "snapshot": year_sid, "n": r["n"],
+                    "mean_predicted": round(float(p.mean()), 4),
+                    "observed": round(float(y.mean()), 4), "brier": r["brier"],
+                    "ece": r["ece"], "auc": r["auc"]})  # fmt: skip
     return out

@@ -413,3 +413,35 @@ def reports(warehouse: WarehouseOpt = None, as_json: JsonOpt = False) -> None:
     cols = ["run_id", "kind", "gold", "evaluated", "measure", "f1"]
     text = "\n".join(_table(cols, [[r.get(c, "") for c in cols] for r in rows]))
     out.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+@eval_app.command(
+    "forecast",
+    epilog=examples(
+        "kgbuild eval forecast alzheimers@2015",
+        "kgbuild eval forecast alzheimers@2013 --top 50 --json",
+    ),
+)
+def forecast_(
+    snapshot: Annotated[
+        str, typer.Argument(help="The snapshot forecast from: KG@YEAR (or an id, a prefix)")
+    ],
+    top: Annotated[int, typer.Option(help="Top predictions listed, with names and PMIDs")] = 20,
+    warehouse: Annotated[
+        Path | None,
+        typer.Option("--warehouse", "-w", help="The warehouse read [env KGBUILD_WAREHOUSE]"),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Literature-based discovery, measured: score every unjoined pair of the snapshot's nodes
+    from it and earlier snapshots only, then rank the pairs later snapshots join (AUC, hits@100,
+    hits@1000) against the degree product; by later year; the top predictions and the PMIDs
+    that later reported them (docs/evaluation.md, "Forecast")."""
+    from kgbuild.evaluate.forecast import forecast, render
+    from kgbuild.store.snapshots import Warehouse
+
+    report = forecast(Warehouse(warehouse_path(warehouse)).require(), snapshot, top=top)
+    if as_json:
+        sys.stdout.write(json.dumps(report.to_dict()) + "\n")
+        return
+    out.print(render(report), markup=False, highlight=False, soft_wrap=True)

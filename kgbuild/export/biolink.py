@@ -7,10 +7,17 @@ kinds match (``*`` matches any kind); its ``direction`` says how kgbuild's head�
 Biolink's subject→object: ``head_to_tail``, ``tail_to_head`` (Hetionet's DaG is written
 Disease→Gene, Biolink's ``gene_associated_with_condition`` goes Gene→Disease) or ``symmetric``.
 
-Provenance (Biolink's knowledge level / agent type) comes from how an edge was extracted: an
-LLM read the abstract and asserted the relation (generative, pair-wise: ``knowledge_assertion``)
-or two entities only co-occurred in a sentence (``text_co_occurrence``); both are
-``text_mining_agent``.
+Provenance (Biolink's knowledge level / agent type, the Translator KL/AT standard) comes from
+how an edge was extracted. A model read the sentence and stated the relation (LLM generative or
+pair-wise, the trained relation classifier): ``knowledge_assertion`` by a ``text_mining_agent``.
+Two entities only co-occurred in a sentence: ``text_co_occurrence`` — the KnowledgeLevelEnum value
+for exactly that (fitter than ``prediction`` or ``statistical_association``, which claim an
+inference or a statistic over a cohort) — by a ``data_analysis_pipeline`` (an
+``automated_agent``): the NER finds the mentions, but the edge is a count of co-mentions, which
+is how Biolink's own examples of ``text_co_occurrence`` type it. A method this table does not
+know is ``not_provided`` by an ``automated_agent`` (kgbuild's pipeline made it, whatever it is).
+Exported edges are what ``kg_edges`` serves: at least one asserted, not refuted, not retracted
+evidence row, so none is negated (:data:`NOT_NEGATED`).
 """
 
 from __future__ import annotations
@@ -34,9 +41,15 @@ METHOD_PROVENANCE: dict[str, tuple[str, str]] = {
     "pairwise": ("knowledge_assertion", "text_mining_agent"),
     # the trained relation verifier (issue 39): a model's reading of the text
     "classifier": ("knowledge_assertion", "text_mining_agent"),
-    "cooccurrence": ("text_co_occurrence", "text_mining_agent"),
+    "cooccurrence": ("text_co_occurrence", "data_analysis_pipeline"),
 }
-UNKNOWN_PROVENANCE = ("not_provided", "not_provided")
+UNKNOWN_PROVENANCE = ("not_provided", "automated_agent")
+#: Biolink ``negated`` of an exported edge. Every exported edge is asserted, and an absent
+#: ``negated`` is Biolink's "not negated". Not the text ``False``: kgx's TSV reader casts the
+#: cell with ``bool(str)``, so ``False`` would read back as True (kgx 2.6, ``column_types``).
+NOT_NEGATED = ""
+#: ``negated`` of an edge whose evidence negates it (an export of negated facts would use it).
+NEGATED = "True"
 DIRECTIONS = ("head_to_tail", "tail_to_head", "symmetric")
 
 

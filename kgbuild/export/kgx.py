@@ -3,12 +3,19 @@
 Nodes (``nodes.tsv``): CURIE ``id``, Biolink ``category`` (by Hetionet kind,
 :mod:`kgbuild.export.biolink`), ``name``, ``synonym`` (every surface form), ``provided_by``;
 kgbuild's ``hetionet_kind`` and ``first_year``. Edges (``edges.tsv``): ``subject``/``predicate``/
-``object`` by the predicate table (with its direction and Biolink 4 qualifiers),
-``knowledge_level``/``agent_type`` (LLM-asserted vs. co-occurrence), ``primary_knowledge_source``,
-``publications`` (``PMID:…``), ``supporting_text`` (the first sentences), ``evidence_count``; and
-kgbuild's own columns as extra properties: ``kgbuild_relation``, ``relation_raw``,
-``hetionet_metaedge``, ``support`` (distinct PMIDs), ``confidence`` (calibrated, as
-``kg_edges``), ``first_year``, ``last_year``, ``extraction_methods``, ``llm_models``.
+``object`` by the predicate table (with its direction and Biolink 4 qualifiers), ``negated``
+(empty: every exported edge is asserted, :data:`biolink.NOT_NEGATED`),
+``knowledge_level``/``agent_type`` (stated by a model reading the text vs. co-occurrence:
+:mod:`kgbuild.export.biolink`), ``primary_knowledge_source``, ``publications`` (``PMID:…``),
+``supporting_text`` (the first sentences), ``evidence_count``, ``has_confidence_score`` (the
+calibrated edge confidence of ``kg_edges``); and kgbuild's own columns as extra properties:
+``kgbuild_relation``, ``relation_raw``, ``hetionet_metaedge``, ``support`` (distinct PMIDs),
+``confidence`` (the same value as ``has_confidence_score``, under kgbuild's name),
+``first_year``, ``last_year``, ``extraction_methods``, ``llm_models``.
+
+The edges are the snapshot's served graph (``kg_edges``, :mod:`kgbuild.export.source`):
+evidence that is hedged, negated, refuted by verification or from a retracted paper is neither
+counted nor cited, and a triple with nothing else is not exported.
 
 Unlinked nodes (``free:<name>``: LLM endpoints no identifier resolved) have no CURIE in any
 Biolink-registered namespace, so a Biolink validator rejects them; they and every edge touching
@@ -47,8 +54,9 @@ UNLINKED_PREFIX = "free:"
 NODE_COLUMNS = ["id", "category", "name", "synonym", "provided_by", "hetionet_kind", "first_year"]
 EDGE_COLUMNS = [
     "id", "subject", "predicate", "object", "qualified_predicate", "object_aspect_qualifier",
-    "object_direction_qualifier", "knowledge_level", "agent_type", "primary_knowledge_source",
-    "publications", "supporting_text", "evidence_count", "kgbuild_relation", "relation_raw",
+    "object_direction_qualifier", "negated", "knowledge_level", "agent_type",
+    "primary_knowledge_source", "publications", "supporting_text", "evidence_count",
+    "has_confidence_score", "kgbuild_relation", "relation_raw",
     "hetionet_metaedge", "support", "confidence", "first_year", "last_year",
     "extraction_methods", "llm_models",
 ]  # fmt: skip
@@ -88,12 +96,14 @@ def edge_line(row: dict[str, Any]) -> list[str]:
         m.qualified_predicate,
         m.object_aspect_qualifier,
         m.object_direction_qualifier,
+        biolink.NOT_NEGATED,  # served edges only: each has asserted evidence
         level,
         agent,
         PRIMARY_SOURCE,
         join_list(f"PMID:{p}" for p in row["pmids"]),
         join_list(row["sentences"]),
         fmt_number(row["n_evidence"]),
+        fmt_number(row["confidence"]),
         cell(row["relation"]),
         cell(row["relation_raw"]),
         cell(row["metaedge"]),

@@ -25,6 +25,7 @@ from kgbuild.extract.verify import VerifyingExtractor
 from kgbuild.pipeline.batches import Spill, year_batches
 from kgbuild.pipeline.options import LLM_CACHE as LLM_CACHE  # re-exported: both live in
 from kgbuild.pipeline.options import ExtractionOptions  # options.py, below runner and spec
+from kgbuild.pipeline.retractions import check_mode, record_retractions
 from kgbuild.pipeline.seen import SeenIndex
 from kgbuild.pipeline.state import KGState
 from kgbuild.pipeline.year import LocalRunner, Runner, fold_year
@@ -119,6 +120,8 @@ def _config(
         **({"llm_endpoint": client.endpoint} if client is not None else {}),
         "extraction": slice_extractor.config(),
         "resolution": {"embed_model": options.embed_model},
+        # issue 42: whether papers retracted after they were built are looked for
+        "retractions": check_mode(corpus),
         **corpus.config(),
     }
 
@@ -344,6 +347,7 @@ def _build_locked(
         t0 = time.perf_counter()
         for year, batches in year_batches(corpus, todo, seen):
             fold_year(state, year, batches, runner, writer, Spill(scratch / str(year)))
+            record_retractions(corpus, writer, seen.con, year)  # PubMed sources only
             inputs = _fingerprint(config, writer.parent_id, corpus.digest(year))
             info = writer.commit(
                 year, report.build_id, config, inputs, code_version(), state.counts()

@@ -14,6 +14,10 @@ snapshot's year on, by default). The fresh answer replaces the cached one; EFetc
 cached under the search's record count, so a year whose count changed is fetched anew.
 (A year whose count is unchanged while its PMIDs changed keeps its cached pages: clear
 ``warehouse/raw/pubmed`` to force a full re-download.)
+
+Retractions (issue 42): the refresh also asks PubMed again which papers of the head snapshot are
+now retracted (:func:`kgbuild.pipeline.retractions.recheck`); the next year built records them
+and stops serving them. The plan lists those the head does not record yet.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kgbuild.pipeline import retractions
 from kgbuild.pipeline.build import YearPlan, plan_build
 from kgbuild.pipeline.spec import BuildSpec
 from kgbuild.sources import pubmed
@@ -40,6 +45,9 @@ class RefreshPlan:
     years: list[YearPlan] = field(default_factory=list)
     #: PubMed years searched again, with the records each search now holds.
     rechecked: dict[int, int] = field(default_factory=dict)
+    #: PMIDs of the head that PubMed now marks retracted and the head does not record yet
+    #: (the next year built records them; PubMed sources only).
+    retracted: list[str] = field(default_factory=list)
 
     @property
     def todo(self) -> list[YearPlan]:
@@ -50,13 +58,19 @@ class RefreshPlan:
         return not self.todo
 
     def summary(self) -> str:
+        retracted = ""
+        if self.retracted:
+            retracted = (
+                f"; {len(self.retracted)} papers of the head retracted since "
+                f"({'recorded by this build' if self.todo else 'recorded by the next year built'})"
+            )
         if self.noop:
             return (
                 f"no-op: {self.kg} is up to date (head {self.head} @ {self.head_year}; "
-                f"{len(self.years)} years unchanged); nothing to build"
+                f"{len(self.years)} years unchanged); nothing to build{retracted}"
             )
         todo = ", ".join(f"{y.year} ({y.reason})" for y in self.todo)
-        return f"{self.kg}: {len(self.todo)} of {len(self.years)} years to build: {todo}"
+        return f"{self.kg}: {len(self.todo)} of {len(self.years)} years to build: {todo}{retracted}"
 
     def markdown(self) -> str:
         lines = [f"**{self.summary()}**", ""]
@@ -72,6 +86,7 @@ class RefreshPlan:
             "head_year": self.head_year,
             "years": [asdict(y) for y in self.years],
             "rechecked": self.rechecked,
+            "retracted": self.retracted,
         }
 
 
@@ -96,6 +111,9 @@ def plan_refresh(spec: BuildSpec, *, recheck_from: int | None = None) -> Refresh
     start = recheck_from if recheck_from is not None else plan.head_year
     if inner is not None and start is not None:
         plan.rechecked = recheck_searches(inner, [y for y in corpus.years() if y >= start])
+    if plan.head is not None:
+        catalog_path = Warehouse(spec.warehouse_dir).catalog_path
+        plan.retracted = retractions.recheck(corpus, catalog_path, plan.head)
     plan.years = plan_build(
         corpus, kg=spec.kg, extractor=spec.options(), warehouse=spec.warehouse_dir
     )

@@ -140,7 +140,8 @@ def answer_question(
         chosen = qllm.rerank(client, question, choices, facts, k, usage)
         if chosen:
             kept = chosen
-    idx = engine.state().index
+    # the index the retrieval read: an as-of question's is that year's snapshot's (issue 42)
+    idx = engine.for_year(r.as_of_year).state().index if r.as_of_year else engine.state().index
     edge_of = {tid: i for i, tid in enumerate(idx.edges["triple_id"])} if kept else {}
     ranked = [
         (edge_of[r.triples[i].triple_id], r.triples[i].score, r.triples[i].reasons) for i in kept

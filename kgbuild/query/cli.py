@@ -113,7 +113,10 @@ def ask(
     kind: Annotated[list[str] | None, typer.Option(help="Only these node kinds")] = None,
     min_support: Annotated[int, typer.Option(help="Least distinct PMIDs per triple")] = 0,
     min_confidence: Annotated[float, typer.Option(help="Least confidence per triple")] = 0.0,
-    as_of: Annotated[int | None, typer.Option(help="Only triples first seen by this year")] = None,
+    as_of: Annotated[
+        int | None,
+        typer.Option(help="Answer with the KG as it stood in this year (its snapshot's belief)"),
+    ] = None,
     all_evidence: AllEvidence = False,
     llm_base_url: BaseUrl = None,
     llm_model: Model = None,
@@ -155,7 +158,8 @@ def ask(
 
     # the evidence shown: entity spans marked in each sentence; a yes/no pair's statuses
     rdict = data["retrieval"] if a is not None else data
-    annotate(engine.state().index, rdict, "any" if all_evidence else "asserted")
+    annotate(engine.for_year(r.as_of_year).state().index, rdict,
+             "any" if all_evidence else "asserted")  # fmt: skip
     if rdict.get("verdict"):
         add_statuses(rdict["verdict"], pair_statuses(engine.wh, r.snapshot_id,
                                                      *rdict["verdict"]["pair"]))  # fmt: skip
@@ -255,6 +259,7 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None) -> None:
             t.tail,
             t.support,
             f"{t.confidence:.2f}",
+            f"{t.belief:.2f}" + (f" CONTESTED ({t.contested})" if t.contested else ""),
             f"{t.first_year}-{t.last_year}",
             ", ".join(t.pmids),
         ]
@@ -262,8 +267,9 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None) -> None:
     ]
     out.print(
         _table(
-            "ranked triples",
-            ["#", "head", "relation", "tail", "support", "conf", "years", "PMIDs"],
+            f"ranked triples (belief as of {r.as_of_year}; contested: papers disagree, "
+            "`kgbuild conflicts`)",
+            ["#", "head", "relation", "tail", "support", "conf", "belief", "years", "PMIDs"],
             rows,
         )
     )

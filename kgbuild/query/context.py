@@ -49,6 +49,11 @@ class ContextTriple:
     score: float
     reasons: tuple[str, ...]
     evidence: tuple[Evidence, ...]
+    #: The fact's belief in this snapshot (:mod:`kgbuild.store.belief`; 0 in older indexes).
+    belief: float = 0.0
+    #: Why the literature disagrees about it ("negated", "opposite_direction"; issue 42), or
+    #: "" — a contested fact is served with the mark, never hidden.
+    contested: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -61,6 +66,8 @@ class ContextTriple:
             "tail_id": self.tail_id,
             "support": self.support,
             "confidence": self.confidence,
+            "belief": self.belief,
+            "contested": self.contested,
             "years": [self.first_year, self.last_year],
             "score": self.score,
             "reasons": list(self.reasons),
@@ -121,6 +128,8 @@ def make_triple(
         score,
         reasons,
         tuple(evidence),
+        round(float(e["belief"][edge]), 4) if "belief" in e else 0.0,
+        e["contested"][edge] if "contested" in e else "",
     )
 
 
@@ -129,6 +138,11 @@ def render_triple(t: ContextTriple) -> str:
     lines = [
         f"[{t.rank}] {t.head} [{t.head_id}] --{t.relation}--> {t.tail} [{t.tail_id}] "
         f"(support {t.support} PMIDs, confidence {t.confidence:.2f}, {years})"
+        + (
+            f" CONTESTED ({t.contested.replace(',', ', ')}: other papers disagree)"
+            if t.contested
+            else ""
+        )
     ]
     lines += [f'    PMID {x.pmid} ({x.year}): "{x.sentence}"' for x in t.evidence]
     return "\n".join(lines)

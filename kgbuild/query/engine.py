@@ -75,6 +75,7 @@ class QueryEngine:
         embed_model: str | None = None,
         background_reload: bool = False,
         all_evidence: bool = False,
+        embedder: Any = None,
     ) -> None:
         self.wh = Warehouse(warehouse_path(Path(warehouse) if warehouse else None))
         # Pinned once (issue 23): an engine opened on ``latest`` follows that KG only, never a
@@ -86,8 +87,10 @@ class QueryEngine:
         self.all_evidence = all_evidence
         self.embed_model = embed_model
         self.embedding_error: str | None = None
-        self._embedder: Any = None
+        self._embedder: Any = embedder  # an as-of engine shares its parent's (one model)
         self._queries: Any = None
+        #: As-of engines (issue 42): year → the engine of that year's snapshot.
+        self._years: dict[int, QueryEngine] = {}
         self._lock = threading.Lock()
         self._stat: tuple[int, int] | None = None
         self._checked = 0.0
@@ -173,6 +176,37 @@ class QueryEngine:
             st.linker.vectors = None
             say(f"embedding fallback off: {exc}")
         return out
+
+    def for_year(self, year: int) -> QueryEngine:
+        """The engine of the KG as it stood in ``year`` (issue 42: ``ask --as-of``, ``/retrieve``
+        ``as_of``): the snapshot of that year in this snapshot's lineage — its support, belief,
+        statuses and contested marks, not today's facts filtered by first year — or this engine
+        when that is its own snapshot. A year before the first snapshot or after this one is an
+        :class:`InputError` naming the years there are. Engines are kept (an index each)."""
+        st = self.state()
+        rows = self.wh.query(
+            "SELECT s.as_of_year, s.snapshot_id FROM snapshot_lineage l "
+            "JOIN snapshots s ON s.snapshot_id = l.ancestor_id WHERE l.snapshot_id = ? "
+            "ORDER BY s.as_of_year DESC, l.distance",
+            [st.index.snapshot_id],
+        ) or [(st.index.as_of_year, st.index.snapshot_id)]
+        years = sorted({int(y) for y, _ in rows})
+        sid = next((s for y, s in rows if int(y) <= year), None)
+        if sid is None or year > st.index.as_of_year:
+            raise InputError(
+                f"no snapshot of {st.index.kg} as of {year}; the years there are: "
+                + ", ".join(map(str, years))
+            )
+        if sid == st.index.snapshot_id:
+            return self
+        with self._lock:
+            eng = self._years.get(year)
+            if eng is None or eng.state().index.snapshot_id != sid:
+                eng = self._years[year] = QueryEngine(
+                    self.wh.root, sid, self.index_dir, self.use_embeddings, self.embed_model,
+                    all_evidence=self.all_evidence, embedder=self._embedder,
+                )  # fmt: skip
+            return eng
 
     def state(self) -> _State:
         """The current snapshot, reloaded first if the reference now names a newer one (with
@@ -346,6 +380,15 @@ class QueryEngine:
             raise InputError(f"embed must be one of {', '.join(EMBED_MODES)}")
         f = filters or Filters()
         st = self.state()
+        if f.as_of_year is not None and f.as_of_year != st.index.as_of_year:
+            eng = self.for_year(f.as_of_year)  # the belief of that year: its own snapshot
+            if eng is not self:
+                return eng.retrieve(
+                    question, choices, k=k, hops=hops, token_budget=token_budget, filters=f,
+                    entities=entities, link_question=link_question, embed=embed,
+                    hub_degree=hub_degree, neighbour_cap=neighbour_cap,
+                    intent_reader=intent_reader,
+                )  # fmt: skip
         if f.all_evidence:
             st = self._everything(st)
         t = Timer()

@@ -233,7 +233,7 @@ def open_index(
 def _from_warehouse(
     wh: Warehouse, sid: str, all_evidence: bool = False
 ) -> dict[str, dict[str, Any]]:
-    """Seven read-only queries (each its own short connection), always in a fixed order."""
+    """Nine read-only queries (each its own short connection), always in a fixed order."""
     edges_of, evidence_of = (
         ("kg_edges_all_at", "evidence_status_at") if all_evidence
         else ("kg_edges_at", "served_evidence_at")
@@ -254,6 +254,15 @@ def _from_warehouse(
     )
     edges = [e for e in edges if e[1] in node_of and e[2] in node_of]
     edge_of = {e[0]: i for i, e in enumerate(edges)}
+    # issue 42: each fact's belief in this snapshot, and whether papers disagree about it
+    # (asserted and negated, or opposite directions: kgbuild.store.conflicts)
+    belief = dict(wh.query("SELECT triple_id, belief FROM belief_of(?)", [sid]))
+    contested = dict(wh.query(
+        "SELECT triple_id, string_agg(DISTINCT kind, ',' ORDER BY kind) FROM ("
+        "  SELECT unnest(triples_a || triples_b) AS triple_id, kind FROM conflicts_at(?)) "
+        "GROUP BY triple_id",
+        [sid],
+    ))  # fmt: skip
     # the best sentence per (triple, PMID): most confident, then shortest, then by id
     ev = wh.query(
         "SELECT triple_id, pmid, year, sentence, confidence, "
@@ -316,6 +325,8 @@ def _from_warehouse(
             "confidence": np.array([e[7] for e in edges], np.float32),
             "first_year": np.array([e[8] for e in edges], np.int16),
             "last_year": np.array([e[9] for e in edges], np.int16),
+            "belief": np.array([belief.get(e[0]) or 0.0 for e in edges], np.float32),
+            "contested": [contested.get(e[0]) or "" for e in edges],
         },
         "evidence": {
             "edge": np.array([r[0] for r in ev], np.int32),

@@ -34,7 +34,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.config import env
-from kgbuild.errors import Busy, KgbuildError, StoreError
+from kgbuild.errors import Busy, InputError, KgbuildError, StoreError
 from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.query.answer import answer_question, make_client
 from kgbuild.query.engine import QueryEngine
@@ -96,6 +96,9 @@ class RetrieveBody(BaseModel):
     token_budget: int = Field(DEFAULT_TOKEN_BUDGET, ge=MIN_TOKEN_BUDGET, le=MAX_TOKEN_BUDGET)
     embed: str = Field("mentions", pattern="^(mentions|all|off)$")
     filters: FilterBody = Field(default_factory=FilterBody)
+    #: Answer with the KG as it stood in this year: that year's snapshot (issue 42); the same
+    #: as ``filters.as_of_year``, which older clients send.
+    as_of: int | None = Field(None, ge=1000, le=9999)
     timings: bool = True
 
 
@@ -271,6 +274,11 @@ def create_app(
 
 def _options(body: RetrieveBody) -> dict[str, Any]:
     f = body.filters
+    if body.as_of is not None and f.as_of_year not in (None, body.as_of):
+        raise InputError(
+            f"as_of {body.as_of} and filters.as_of_year {f.as_of_year} differ: send one"
+        )
+    as_of = body.as_of if body.as_of is not None else f.as_of_year
     return {
         "k": body.k,
         "hops": body.hops,
@@ -281,7 +289,7 @@ def _options(body: RetrieveBody) -> dict[str, Any]:
             frozenset(f.kinds),
             f.min_support,
             f.min_confidence,
-            f.as_of_year,
+            as_of,
             f.all_evidence,
         ),
     }

@@ -50,6 +50,11 @@ class SnapshotFigures:
     hubs: list[tuple[str, str, str, int, int]]
     quality: dict[str, Any]
     extractors: list[str] = field(default_factory=list)
+    #: ``kgbuild diff`` from the previous yearly snapshot of the lineage to this one (issue
+    #: 42: "what changed this year"), as its ``to_dict``; None for the first year.
+    changes: dict[str, Any] | None = None
+    #: Whether retractions were checked (PubMed) or cannot be (local files lack the field).
+    retractions: str = ""
 
     @property
     def has_llm(self) -> bool:
@@ -145,4 +150,24 @@ def snapshot_figures(wh: Warehouse, sid: str) -> SnapshotFigures:
         hubs=hubs,
         quality=snapshot_quality(wh, sid),
         extractors=sorted({str(manifest["config"].get("extractor") or "")} - {""}),
+        changes=_changes(wh, sid, years),
+        retractions=str(
+            manifest["config"].get("retractions")
+            or "not recorded (snapshot built before retractions were checked)"
+        ),
     )
+
+
+#: Facts listed per category in the report's "what changed this year".
+CHANGES_SHOWN = 5
+
+
+def _changes(wh: Warehouse, sid: str, years: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The diff from the snapshot of the previous year of the lineage (None: the first)."""
+    from kgbuild.store.diff import diff_snapshots
+
+    earlier = [r["snapshot"] for r in years if r["snapshot"] != sid]
+    ours = [i for i, r in enumerate(years) if r["snapshot"] == sid]
+    if not ours or not ours[0] or not earlier:
+        return None
+    return diff_snapshots(wh, years[ours[0] - 1]["snapshot"], sid, CHANGES_SHOWN).to_dict()

@@ -113,7 +113,8 @@ def section(f: SnapshotFigures, charts: list[Chart], anchor: str) -> str:
     by = {c.key: c for c in charts}
     part = [f'<section id="{anchor}"><h2>{_e(f.kg)} @ {f.year}</h2>',
             f'<p class="sub">snapshot <code>{_e(f.snapshot_id)}</code> · extractor '
-            f'{_e(", ".join(f.extractors) or "—")} · {len(f.years)} yearly snapshots</p>',
+            f'{_e(", ".join(f.extractors) or "—")} · {len(f.years)} yearly snapshots · '
+            f"retractions: {_e(f.retractions)}</p>",
             _cards(f)]  # fmt: skip
 
     def chart(key: str, why_not: str = "") -> None:
@@ -130,6 +131,7 @@ def section(f: SnapshotFigures, charts: list[Chart], anchor: str) -> str:
         ["year", "snapshot", "#corpus", "#nodes", "#relations", "#triples", "#evidence"],
         [[r["year"], r["snapshot"][:10], r["corpus"], r["nodes"], r["relations"], r["triples"],
           r["evidence"]] for r in f.years]))  # fmt: skip
+    part.append(_changes(f))
     part.append("<h3>Relations</h3>")
     chart("relations")
     chart("relation-share")
@@ -183,6 +185,42 @@ def section(f: SnapshotFigures, charts: list[Chart], anchor: str) -> str:
     part.append(table(["most split node", "distinct surface strings"],
                       [[w["node"], w["strings"]] for w in q["worst_split_nodes"]]))  # fmt: skip
     part.append("</section>")
+    return "\n".join(part)
+
+
+#: The report's "what changed this year" tables: category → (title, what the change column says).
+_CHANGE_TITLES = {
+    "added": "new facts, most supported first",
+    "status_changed": "status changed (into contested first)",
+    "belief_moved": "belief moved most",
+    "removed": "facts gone",
+}
+
+
+def _changes(f: SnapshotFigures) -> str:
+    """``kgbuild diff`` of the previous year → this one, as the report tells it (issue 42)."""
+    c = f.changes
+    if c is None:
+        return '<h3>What changed this year</h3><p class="note">The first yearly snapshot.</p>'
+    part = [f"<h3>What changed this year ({_e(c['from_year'])} → {_e(c['to_year'])})</h3>",
+            table(["facts added", "removed", "support changed", "belief moved",
+                   "status changed", "papers retracted"],
+                  [[c["added"], c["removed"], c["changed"], c["belief_moved"],
+                    c["status_changed"], len(c.get("retracted") or [])]])]  # fmt: skip
+    for key, title in _CHANGE_TITLES.items():
+        rows = c["facts"].get(key) or []
+        if rows:
+            part.append(f"<h4>{_e(title)}</h4>")
+            part.append(table(
+                ["head", "relation", "tail", "PMIDs", "belief", "status"],
+                [[r["head"] or r["head_id"], r["relation"], r["tail"] or r["tail_id"],
+                  f"{r['support_before'] or 0} → {r['support_after'] or 0}",
+                  f"{r['belief_before'] or 0:.2f} → {r['belief_after'] or 0:.2f}",
+                  f"{r['status_before'] or '—'} → {r['status_after'] or '—'}"]
+                 for r in rows]))  # fmt: skip
+    if c.get("retracted"):
+        part.append("<h4>papers retracted (their evidence is no longer served)</h4>")
+        part.append(table(list(c["retracted"][0]), [list(r.values()) for r in c["retracted"]]))
     return "\n".join(part)
 
 

@@ -12,6 +12,11 @@ into months, and months into days, and pages each slice.
 
 ESearch is asked for ``retmode=json`` (count, WebEnv and query key are plain keys and errors come
 as ``esearchresult.ERROR``); EFetch answers PubMed XML, parsed by :mod:`.pubmed_xml`.
+
+Retractions after the fact (issue 42): ingest rejects a record PubMed already marks retracted,
+but a paper built years ago can be retracted since. :func:`retracted_pmids` asks ESearch which
+of a list of PMIDs now carry the publication type "Retracted Publication"
+(``(1[uid] OR 2[uid] …) AND "Retracted Publication"[pt]``), a batch of ids per request, POSTed.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ __all__ = [
     "fetch_year",
     "parse_pubmed_xml",
     "rate_for",
+    "retracted_pmids",
     "search",
     "search_slices",
     "to_source_record",
@@ -62,6 +68,8 @@ ESEARCH_CAP = 9_999  # most PubMed records one query yields (ESearch ids; EFetch
 MAX_PER_REQUEST = 200  # EFetch records per request, and ids per request
 POST_OVER = 50  # id lists longer than this go in a POST body, not the URL
 _EFETCH = {"db": "pubmed", "retmode": "xml", "rettype": "abstract"}
+#: PubMed's publication type of a retracted paper (the notice is "Retraction of Publication").
+RETRACTED_TYPE = '"Retracted Publication"[pt]'
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,3 +268,64 @@ def fetch_pmids(
         if missing := sorted(set(chunk) - {a.pmid for a in articles}):
             log.warning("EFetch returned no record for %d PMIDs: %s", len(missing), missing[:10])
         yield from articles
+
+
+def retraction_term(pmids: list[str]) -> str:
+    """The ESearch term that keeps, of ``pmids``, the ones PubMed marks retracted. Each id is
+    field-tagged (``[uid]``) and OR-ed: an untagged number would be searched in every field."""
+    return "(" + " OR ".join(f"{p}[uid]" for p in pmids) + f") AND {RETRACTED_TYPE}"
+
+
+def _id_search_result(body: bytes) -> dict[str, Any]:
+    """The ``esearchresult`` of an ESearch JSON body without history (count and idlist);
+    ValueError when malformed (retried), EutilsError when ESearch answered an error."""
+    result = json.loads(body).get("esearchresult")
+    if not isinstance(result, dict):
+        raise ValueError("no esearchresult in ESearch answer")
+    if result.get("ERROR"):
+        raise EutilsError(f"ESearch error: {result['ERROR']}", path=ESEARCH)
+    count, ids = str(result.get("count", "")), result.get("idlist")
+    if not (count.isascii() and count.isdigit() and len(count) <= 18) or not isinstance(ids, list):
+        raise ValueError("ESearch answer lacks count or idlist")
+    if not all(isinstance(i, str) and i.isascii() and i.isdigit() for i in ids):
+        raise ValueError("ESearch idlist holds something other than PMIDs")
+    return result
+
+
+def retracted_pmids(
+    client: HttpClient,
+    pmids: Iterable[str | int],
+    batch: int = MAX_PER_REQUEST,
+    *,
+    refresh: bool = False,
+) -> list[str]:
+    """Those of ``pmids`` PubMed now marks "Retracted Publication", in numeric order.
+
+    ``batch`` ids per ESearch, always POSTed (a term of 200 tagged ids is ~3 KB: too long for
+    a URL, and the key then stays out of it). Answers are cached by term like every ESearch, so
+    a re-run or the repair of a damaged year gets the same answer; ``refresh`` asks PubMed
+    again past the cache (and rewrites it), which is what a scheduled refresh does. An answer
+    listing fewer ids than it counts, or ids that were not asked about, means ESearch did not
+    read the term as a list of PMIDs: a :class:`SourceError`, never a silent "none retracted".
+    """
+    if not 1 <= batch <= MAX_PER_REQUEST:
+        raise ValueError(f"batch must be 1..{MAX_PER_REQUEST}, got {batch}")
+    # only PMIDs go into the term: anything else is no PubMed record, and could not be quoted
+    norm = (normal_pmid(str(p).strip()) for p in pmids)
+    ids = sorted({p for p in norm if p.isascii() and p.isdigit()}, key=lambda p: (len(p), p))
+    found: list[str] = []
+    for i in range(0, len(ids), batch):
+        chunk = ids[i : i + batch]
+        fields = {"db": "pubmed", "term": retraction_term(chunk), "retmax": len(chunk),
+                  "retmode": "json"}  # fmt: skip
+        body = client.post(ESEARCH, fields, validate=_id_search_result, refresh=refresh)
+        res = _id_search_result(body)
+        hits = res["idlist"]
+        if int(res["count"]) != len(hits) or not set(hits) <= set(chunk):
+            raise SourceError(
+                f"ESearch did not read the retraction query as a PMID list "
+                f"({res['count']} hits for {len(chunk)} PMIDs)",
+                path=ESEARCH,
+            )
+        found.extend(hits)
+    return sorted(set(found), key=lambda p: (len(p), p))

@@ -13,7 +13,10 @@ SQL a user gets (see README "Exploring with SQL"):
   older than issue 24 — and not refuted by verification); a triple without any is left out;
 - ``kg_edges_all_at(sid)`` / ``kg_edges_all``: every triple over every evidence row, with
   per-status counts (``n_asserted``, ``n_hypothesis``…); ``evidence_status_at(sid)``;
-- ``triples_diff(a, b)``: added / removed triples between two snapshots.
+- ``triples_diff(a, b)``: added / removed triples between two snapshots;
+- ``belief_of(sid)``, ``belief_at(year[, kg])``, ``belief_history(triple_id[, kg])``: each
+  fact's asserted / hedged / negated evidence and belief as the KG stood in a year
+  (:mod:`kgbuild.store.belief`); ``lineage_years([kg])``: the head lineage's year → snapshot.
 
 Part paths are stored relative to the warehouse (``parts/<table>/<id>.parquet``), so a moved or
 copied warehouse reads its own parts. They are resolved against the warehouse folder *only*:
@@ -38,13 +41,16 @@ import duckdb
 
 from kgbuild.errors import Busy, NoWarehouse, StoreError
 from kgbuild.records import SCHEMAS
+from kgbuild.store.belief import define_belief_views
 from kgbuild.store.confidence import edge_confidence_sql, load_model, model_digest
+from kgbuild.store.conflicts import define_conflict_views
+from kgbuild.store.retractions import define_retraction_views, evidence_status_sql
 
 #: Evidence statuses counted per edge by ``kg_edges_all`` (kgbuild.extract.epistemics.STATUSES,
 #: and 'unclassified' for rows of parts written before issue 24).
 EPISTEMIC = (
     "asserted", "hypothesis", "negated", "background", "not_in_sentence", "unstated",
-    "unsupported", "unclassified",
+    "unsupported", "unclassified", "retracted",
 )  # fmt: skip
 
 #: 2: part paths relative to the warehouse (version 1 views held absolute paths) and
@@ -57,7 +63,11 @@ EPISTEMIC = (
 #: 6: evidence.verifier_score (NULL in older parts) and the ``unsupported`` status (issue 39).
 #: 7: one display name per node (issue 41): ``entity_names_at``, ``kg_nodes``; kg_edges'
 #: head_name/tail_name are display names.
-CATALOG_VERSION = "7"
+#: 8: belief over time (issue 42): belief_of, belief_at, belief_history, lineage_years;
+#: conflicts_at, conflicts (kgbuild.store.conflicts); the retractions table: a retracted
+#: paper's evidence reads 'retracted' (kg_edges_all's n_retracted), retracted_at,
+#: retractions_diff (kgbuild.store.retractions).
+CATALOG_VERSION = "8"
 TABLES = tuple(SCHEMAS)
 #: The registry's own tables (everything else in the catalog is derived: views and macros).
 REGISTRY_TABLES = (
@@ -337,14 +347,8 @@ def rebuild_views(
     # ``epistemic``/``verified`` columns: their rows read as 'unclassified' (never as
     # 'asserted': nobody looked) and are still served, as they were when published — an old
     # snapshot's kg_edges does not empty itself; ``kg_edges_all`` counts them apart.
-    con.execute(f"""
-        {create} MACRO evidence_status_at(sid) AS TABLE
-        SELECT * REPLACE (coalesce(epistemic, 'unclassified') AS epistemic,
-                          coalesce(verified, '') AS verified)
-        FROM (SELECT * FROM evidence_at(sid) UNION ALL BY NAME
-              SELECT NULL::VARCHAR AS epistemic, NULL::VARCHAR AS epistemic_cue,
-                     NULL::VARCHAR AS verified, NULL::DOUBLE AS verifier_score WHERE false)
-    """)
+    # issue 42: a paper the snapshot records as retracted reads 'retracted' (never served)
+    con.execute(f"{create} MACRO evidence_status_at(sid) AS TABLE {evidence_status_sql('sid')}")
     con.execute(f"""
         {create} MACRO served_evidence_at(sid) AS TABLE
         SELECT * FROM evidence_status_at(sid)
@@ -392,6 +396,9 @@ def rebuild_views(
     con.execute(f"{create} VIEW kg_edges AS SELECT * FROM kg_edges_at(head_snapshot())")
     con.execute(f"{create} VIEW kg_edges_all AS SELECT * FROM kg_edges_all_at(head_snapshot())")
     con.execute(f"{create} VIEW kg_nodes AS SELECT * FROM kg_nodes_at(head_snapshot())")
+    define_retraction_views(con, create)
+    define_belief_views(con, create)
+    define_conflict_views(con, create)
     con.execute(f"""
         {create} MACRO triples_diff(a, b) AS TABLE
         SELECT 'added' AS change, n.* FROM triples_at(b) n

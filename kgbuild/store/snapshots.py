@@ -35,6 +35,10 @@ KEYED_TABLES = frozenset({"entities"})
 PART_BYTES = 4 * 2**20
 
 
+#: Tables added after snapshots were published: hashed only when they hold rows.
+_LATE_TABLES = frozenset({"retractions"})
+
+
 @dataclass(slots=True)
 class SnapshotInfo:
     snapshot_id: str
@@ -457,8 +461,15 @@ class SnapshotWriter:
         st.adds, st.add_hashes = [], []
 
     def content_hash(self) -> str:
+        """The snapshot's content id over every table. A table added after snapshots were
+        published (``retractions``, issue 42) joins the hash only once it has rows, so the
+        same content keeps its id across the upgrade (a rebuild is "same content", not new)."""
         return stable_id(
-            *(f"{t}:{hex256(self.tables[t].acc)}:{self.tables[t].rows}" for t in catalog.TABLES),
+            *(
+                f"{t}:{hex256(self.tables[t].acc)}:{self.tables[t].rows}"
+                for t in catalog.TABLES
+                if t not in _LATE_TABLES or self.tables[t].rows
+            ),
             size=32,
         )
 

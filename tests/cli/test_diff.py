@@ -41,7 +41,8 @@ T_ACHE = (DONEPEZIL, "downregulates", ACHE)
 
 # (triple, pmid, epistemic): 2019, then 2020 (the triples of 2019 are not re-added in 2020)
 EVIDENCE_2019 = [(T_APOE, "1", "asserted"), (T_APOE, "2", "asserted"), (T_APP, "3", "asserted"),
-                 (T_MAPT, "4", "asserted"), (T_EVIL, "5", "asserted")]  # fmt: skip
+                 (T_MAPT, "4", "asserted"),
+                 (T_EVIL, "5", "hypothesis")]  # hedged in 2019, asserted in 2020  # fmt: skip
 EVIDENCE_2020 = [
     (T_APOE, "6", "asserted"), (T_APOE, "7", "asserted"), (T_APOE, "8", "asserted"),
     (T_APOE, "2", "asserted"),  # a second sentence of a PMID it had: no new support
@@ -98,7 +99,8 @@ def _rows(d, change: str) -> list[tuple]:
 def test_facts_added_and_changed_largest_change_first(diff_kg):
     wh, (y2019, y2020) = diff_kg
     d = diff_snapshots(wh, y2019.snapshot_id, y2020.snapshot_id)
-    assert d.counts == {"added": 2, "removed": 0, "changed": 3}
+    assert d.counts == {"added": 2, "removed": 0, "changed": 3, "belief_moved": 4,
+                        "status_changed": 1}  # fmt: skip
     assert (d.kg, d.before_year, d.after_year) == ("diffkg", 2019, 2020)
     assert _rows(d, "added") == [(*T_DONEPEZIL, None, 2, 2), (*T_ACHE, None, 1, 1)]
     assert _rows(d, "changed")[0] == (*T_APOE, 2, 5, 3)  # PMIDs 1 2 → 1 2 6 7 8
@@ -111,7 +113,8 @@ def test_facts_added_and_changed_largest_change_first(diff_kg):
 def test_the_reverse_diff_lists_removed_facts_and_losses(diff_kg):
     wh, (y2019, y2020) = diff_kg
     d = diff_snapshots(wh, y2020.snapshot_id, y2019.snapshot_id)
-    assert d.counts == {"added": 0, "removed": 2, "changed": 3}
+    assert d.counts == {"added": 0, "removed": 2, "changed": 3, "belief_moved": 4,
+                        "status_changed": 1}  # fmt: skip
     assert _rows(d, "removed") == [(*T_DONEPEZIL, 2, None, -2), (*T_ACHE, 1, None, -1)]
     assert _rows(d, "changed")[0] == (*T_APOE, 5, 2, -3)
     assert d.facts["removed"][1].tail == "ACHE (acetylcholinesterase)"
@@ -120,13 +123,34 @@ def test_the_reverse_diff_lists_removed_facts_and_losses(diff_kg):
 def test_limit_cuts_each_category_not_the_counts(diff_kg):
     wh, (y2019, y2020) = diff_kg
     d = diff_snapshots(wh, y2019.snapshot_id, y2020.snapshot_id, limit=1)
-    assert d.counts == {"added": 2, "removed": 0, "changed": 3}
-    assert [len(v) for v in d.facts.values()] == [1, 0, 1]
+    assert d.counts == {"added": 2, "removed": 0, "changed": 3, "belief_moved": 4,
+                        "status_changed": 1}  # fmt: skip
+    assert [len(v) for v in d.facts.values()] == [1, 0, 1, 1, 1]
     assert _rows(d, "changed") == [(*T_APOE, 2, 5, 3)]
     assert diff_snapshots(wh, y2019.snapshot_id, y2020.snapshot_id, limit=0).facts == {
-        "added": [], "removed": [], "changed": []}  # fmt: skip
+        "added": [], "removed": [], "changed": [], "belief_moved": [],
+        "status_changed": []}  # fmt: skip
     with pytest.raises(InputError, match="--limit"):
         diff_snapshots(wh, y2019.snapshot_id, y2020.snapshot_id, limit=-1)
+
+
+def test_a_status_change_and_a_negating_paper_move_the_belief(diff_kg):
+    """EVIL's fact was only hedged in 2019 ("may") and is asserted in 2020: a status change,
+    from no belief to some. APP's one 2020 sentence is negated: no new support, and its belief
+    falls (Dempster's rule: one negation against one assertion) — but it is not *contested*:
+    that label is for what the ``conflicts`` view reads as a disagreement, and a bare negated
+    row is not one (issue 42). More agreeing papers raise APOE's belief."""
+    wh, (y2019, y2020) = diff_kg
+    d = diff_snapshots(wh, y2019.snapshot_id, y2020.snapshot_id)
+    (flip,) = d.facts["status_changed"]
+    assert (flip.head_id, flip.relation, flip.tail_id) == T_EVIL
+    assert (flip.status_before, flip.status_after, flip.delta) == ("hedged", "asserted", 1)
+    assert flip.belief_before == 0 < flip.belief_after
+    moved = {(f.head_id, f.relation, f.tail_id): f for f in d.facts["belief_moved"]}
+    assert moved[T_APOE].belief_after > moved[T_APOE].belief_before
+    app = moved[T_APP]
+    assert app.belief_after < app.belief_before and app.status_after == "asserted"
+    assert app.belief_delta == round(app.belief_after - app.belief_before, 4)
 
 
 def test_two_kgs_snapshots_are_refused(diff_kg):
@@ -152,14 +176,20 @@ def test_the_command_prints_names_ids_and_changes(diff_kg):
     assert "donepezil [MESH:D000077265]" in out and "— → 2" in out
     assert f"{HOSTILE} [free:evil]" in out  # markup and HTML shown as text, not interpreted
     assert out.index("added facts") < out.index("support changed")
+    assert "hedged → asserted" in out and "status changed" in out
     as_json = _kgbuild(wh, "2019", "2020", "--kg", "diffkg", "--json", "--limit", "1")
     got = json.loads(as_json.stdout)
     assert (got["from"], got["to"]) == (y2019.snapshot_id, y2020.snapshot_id)
     assert (got["added"], got["removed"], got["changed"]) == (2, 0, 3)
-    assert got["facts"]["changed"] == [
-        {"head_id": APOE, "head": "APOE (apolipoprotein E)", "relation": "associates",
-         "tail_id": AD, "tail": "Alzheimer's disease", "support_before": 2, "support_after": 5,
-         "delta": 3}]  # fmt: skip
+    (changed,) = got["facts"]["changed"]
+    assert {k: changed[k] for k in ("head_id", "head", "relation", "tail_id", "tail",
+                                    "support_before", "support_after", "delta")} == {
+        "head_id": APOE, "head": "APOE (apolipoprotein E)", "relation": "associates",
+        "tail_id": AD, "tail": "Alzheimer's disease", "support_before": 2, "support_after": 5,
+        "delta": 3}  # fmt: skip
+    assert (changed["status_before"], changed["status_after"]) == ("asserted", "asserted")
+    assert changed["belief_after"] > changed["belief_before"] > 0
+    assert got["facts"]["status_changed"][0]["status_before"] == "hedged"
 
 
 @pytest.mark.slow  # processes

@@ -148,7 +148,8 @@ def test_kgx_columns_provenance_and_direction(built, syn, tmp_path):
     kgx = export_snapshot(wh, sid, tmp_path / "cooc", ["kgx"])["kgx"]
     edges = _read_tsv(kgx["edges.tsv"][0])
     assert edges and {e["knowledge_level"] for e in edges} == {"text_co_occurrence"}
-    assert {e["agent_type"] for e in edges} == {"text_mining_agent"}
+    assert {e["agent_type"] for e in edges} == {"data_analysis_pipeline"}  # Biolink's pairing
+    assert {e["negated"] for e in edges} == {""}  # served edges are asserted; absent = false
     assert all(p.startswith("PMID:") for e in edges for p in e["publications"].split("|"))
     dag = [e for e in edges if e["hetionet_metaedge"] == "DaG"]
     assert dag and all(e["predicate"] == "biolink:gene_associated_with_condition" for e in dag)
@@ -158,11 +159,14 @@ def test_kgx_columns_provenance_and_direction(built, syn, tmp_path):
     for tid, support, n_ev, conf in top:
         assert int(by_id[tid]["support"]) == support and int(by_id[tid]["evidence_count"]) == n_ev
         assert float(by_id[tid]["confidence"]) == conf
+        assert float(by_id[tid]["has_confidence_score"]) == conf  # Biolink's slot, same value
 
     gen = built["gen"]
     out = export_snapshot(gen, gen.resolve("latest"), tmp_path / "gen", ["kgx"])["kgx"]
     g_edges = _read_tsv(out["edges.tsv"][0]) + _read_tsv(out["unlinked_edges.tsv"][0])
     assert {e["knowledge_level"] for e in g_edges} == {"knowledge_assertion"}
+    assert {e["agent_type"] for e in g_edges} == {"text_mining_agent"}
+    assert all(e["supporting_text"] and e["publications"] for e in g_edges)
     assert {e["llm_models"] for e in g_edges} == {"dalk-replay"}
     free = _read_tsv(out["unlinked_nodes.tsv"][0])
     assert [n["id"] for n in free] == ["free:cognitive decline"]

@@ -13,7 +13,8 @@ from tests.support.query_kg import build_query_kg
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "snapshots-sql.md"
 _HEADING = re.compile(r"^### `([a-z_]+)`", re.M)
-_ROW = re.compile(r"^\| `([a-z_0-9]+)` \| ([A-Z]+(?:\[\])?) \| (.+) \|$", re.M)
+#: a column row: name, DuckDB type (``VARCHAR``, ``VARCHAR[]``, ``STRUCT(…)[]``), meaning
+_ROW = re.compile(r"^\| `([a-z_0-9]+)` \| ([A-Z]+(?:\([^|`]*\))?(?:\[\])?) \| (.+) \|$", re.M)
 
 
 def documented() -> dict[str, dict[str, str]]:

@@ -72,6 +72,9 @@ def _day(text: str, end: bool) -> tuple[int, int, int]:
     return (parts[0], month, parts[2] if len(parts) > 2 else (31 if end else 1))
 
 
+RETRACTED_PT = '"Retracted Publication"[pt]'
+
+
 class FakeNCBI:
     def __init__(
         self,
@@ -84,6 +87,7 @@ class FakeNCBI:
         fault_rate: float = 0.0,
         fault_kinds: tuple[str, ...] = ("500", "429", "truncate"),
         seed: int = 0,
+        retracted_later: tuple[str, ...] = (),
     ) -> None:
         root = ET.parse(articles).getroot()
         self.articles: dict[str, str] = {}
@@ -92,6 +96,11 @@ class FakeNCBI:
             pmid = el.findtext("MedlineCitation/PMID").strip()
             self.articles[pmid] = ET.tostring(el, encoding="unicode")
             self.dates[pmid] = _date(el)
+        #: PMIDs PubMed now marks "Retracted Publication" (the fixture's own, and any retracted
+        #: after the fixture was written): what a PMID-list ESearch term finds (issue 42)
+        self.retracted = {
+            p for p, xml in self.articles.items() if ">Retracted Publication<" in xml
+        } | set(retracted_later)
         self.pubtator = dict(pubtator_docs or {})
         self.history_cap, self.id_cap = history_cap, id_cap
         self.script = list(script or [])
@@ -134,8 +143,37 @@ class FakeNCBI:
             return int(route.rsplit("/", 1)[1]), "text/plain", b"Bad Request: unknown parameter"
         return 404, "text/plain", b"not found"
 
+    def _esearch_uids(self, f: dict[str, str], term: str) -> tuple[int, str, bytes]:
+        """ESearch over a PMID-list term (``(1[uid] OR 2[uid]) AND "Retracted
+        Publication"[pt]``) as PubMed answers it: the listed records that carry the publication
+        type, ids unknown to PubMed in ``errorlist.phrasesnotfound``, no history."""
+        listed = re.findall(r"(\d+)\[uid\]", term)
+        known = [p for p in listed if p in self.articles]
+        hits = [p for p in known if RETRACTED_PT not in term or p in self.retracted]
+        hits.sort(key=int, reverse=True)  # PubMed lists newest (largest) first
+        shown = hits[: int(f.get("retmax", 20))]
+        if f.get("retmode") == "json":
+            shown_term = term.replace(RETRACTED_PT, '"retracted publication"[Publication Type]')
+            res: dict[str, Any] = {"count": str(len(hits)), "retmax": str(len(shown)),
+                                   "retstart": "0", "idlist": shown, "translationset": [],
+                                   "querytranslation": shown_term}  # fmt: skip
+            if missing := [f"{p}[uid]" for p in listed if p not in self.articles]:
+                res["errorlist"] = {"phrasesnotfound": missing, "fieldsnotfound": []}
+            if not hits:
+                res["warninglist"] = {"phrasesignored": [], "quotedphrasesnotfound": [],
+                                      "outputmessages": ["No items found."]}  # fmt: skip
+            body = {"header": {"type": "esearch", "version": "0.3"}, "esearchresult": res}
+            return 200, "application/json", json.dumps(body).encode()
+        ids = "".join(f"<Id>{i}</Id>" for i in shown)
+        xml = (f"<?xml version='1.0'?><eSearchResult><Count>{len(hits)}</Count><RetMax>"
+               f"{len(shown)}</RetMax><RetStart>0</RetStart><IdList>{ids}</IdList>"
+               "</eSearchResult>")  # fmt: skip
+        return 200, "text/xml", xml.encode()
+
     def esearch(self, f: dict[str, str]) -> tuple[int, str, bytes]:
         term = f.get("term", "")
+        if "[uid]" in term:
+            return self._esearch_uids(f, term)
         lo, hi = _day(f.get("mindate", "1000"), False), _day(f.get("maxdate", "3000"), True)
         ids = sorted((p for p, d in self.dates.items() if lo <= d <= hi), reverse=True)
         webenv = ""

@@ -102,7 +102,11 @@ def add_explorer(app: FastAPI, engine: QueryEngine, gate: Gate) -> None:
                 as_of: str | None) -> Response:  # fmt: skip
         idx = engine.state().index  # one snapshot for the whole answer, even across a reload
         try:
-            return _json(build(idx, parse_year(as_of, data.years(idx))))
+            year = parse_year(as_of, data.years(idx))
+            if year is not None and year != idx.as_of_year:
+                # that year's snapshot: its support, belief and contested marks (issue 42)
+                idx = engine.for_year(year).state().index
+            return _json(build(idx, year))
         except BadYear as exc:
             return _json({"error": str(exc), "years": exc.years}, 422)
         except UnknownEntity as exc:

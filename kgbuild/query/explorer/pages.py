@@ -6,10 +6,11 @@ tables read once and kept: the KG's snapshot years (the as-of selector's choices
 evidence status counts (asserted / hypothesis / negated … PMIDs per triple), which the served
 index does not hold because it keeps served evidence only.
 
-"As of YEAR" means what a reader could have known at the end of YEAR: a fact counts when it was
-first seen in or before YEAR (:class:`~kgbuild.query.explore.Filters`' ``as_of_year``, the rule
-retrieval applies), and its support, PMIDs, last year, sentence and status counts only use
-evidence from those years.
+"As of YEAR" means what a reader could have known at the end of YEAR: the page reads the
+snapshot of YEAR (issue 42: ``QueryEngine.for_year`` — its belief, statuses and contested
+marks as they stood then), a fact counts when it was first seen in or before YEAR
+(:class:`~kgbuild.query.explore.Filters`' ``as_of_year``, the rule retrieval applies), and its
+support, PMIDs, last year, sentence and status counts only use evidence from those years.
 """
 
 from __future__ import annotations
@@ -191,6 +192,9 @@ def _fact(
         "other": _node(idx, other),
         "support": int(support),
         "confidence": round(float(E["confidence"][e]), 3),
+        # the belief of the snapshot read: the as-of year's own (issue 42); "" = uncontested
+        "belief": round(float(E["belief"][e]), 3) if "belief" in E else None,
+        "contested": E["contested"][e] if "contested" in E else "",
         "statuses": counts,
         "first_year": int(E["first_year"][e]) or None,
         "last_year": int(years.max()) if len(years) else (int(E["last_year"][e]) or None),

@@ -248,6 +248,12 @@
     const meta = el("div", "fact-meta");
     meta.appendChild(el("span", "support", plural(f.support, "PMID")));
     meta.appendChild(el("span", "confidence", "confidence " + f.confidence));
+    if (f.belief !== null && f.belief !== undefined) meta.appendChild(el("span", "belief", "belief " + f.belief));
+    if (f.contested) {
+      const c = el("span", "contested", "contested (" + f.contested.replace(/_/g, " ") + ")");
+      c.setAttribute("title", "other papers disagree: see kgbuild conflicts");
+      meta.appendChild(c);
+    }
     const span = f.first_year === f.last_year ? String(f.first_year) : f.first_year + "–" + f.last_year;
     meta.appendChild(el("span", "years", "seen " + span));
     const st = Object.entries(f.statuses || {}).sort((a, b) => b[1] - a[1]);

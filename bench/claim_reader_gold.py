@@ -1,0 +1,201 @@
+"""The claim reader of the conflicts view (:mod:`kgbuild.store.claims_read`) against BioRED gold.
+
+BioRED (Luo et al. 2022; ``/work/shared/data/biored``, Train and Dev only) annotates every
+entity mention of 500 abstracts with offsets and IDs, and every related pair of the abstract
+with a type: Positive_Correlation, Negative_Correlation, Association, Bind, … So for every
+sentence holding a mention of both members of a gold pair, we know the sign the curators give
+the pair, and can ask: when the reader reads a sign in that sentence, is it the curators' sign?
+
+    .venv/bin/python bench/claim_reader_gold.py [--split Dev|Train|both] [--show N]
+
+Unit: a (pair, sentence) — the pair's mentions in one sentence (from the splitter of
+:mod:`kgbuild.extract.sentences`, title its own sentence), every mention of one member against
+every mention of the other; the sentence's reading is the set of polarities the reader gives
+those mention pairs. Figures, per split:
+
+- coverage: (pair, sentence) units and distinct pairs with a signed reading (up/down), of all
+  units/pairs of gold-related pairs;
+- sign precision: signed readings on Positive/Negative_Correlation pairs that match the gold
+  sign (up on Positive, down on Negative; a unit read both ways counts as wrong), with a
+  Wilson 95% interval (:func:`kgbuild.audit.score.wilson`); signed readings on Association
+  and other pairs are counted apart (the curators gave no sign: neither right nor wrong);
+- unrelated: readings on pairs of co-occurring entities the curators relate in no way (BioRED
+  annotates every related pair of an abstract, so a claim read there is suspect);
+- denials: how often a denial template fires on a gold-related pair (a denial of a pair the
+  curators say is related is suspicious) and on an unrelated one.
+
+The patterns are the strings the SQL view runs (``read_claim`` uses them with Python ``re``).
+Templates were tuned on Train only; Dev is the held-out figure. Ends with one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kgbuild.audit.score import wilson
+from kgbuild.extract.sentences import sentence_spans
+from kgbuild.store.claims_read import AFFIRM, DENY, read_claim
+
+DATA = Path("/work/shared/data/biored")
+SIGN = {"Positive_Correlation": "up", "Negative_Correlation": "down"}
+
+
+@dataclass
+class Doc:
+    """One BioRED abstract: text (title + " " + abstract), mentions, gold relations."""
+
+    pmid: str
+    title: str
+    text: str = ""
+    mentions: list[tuple[int, int, frozenset[str]]] = field(default_factory=list)
+    relations: dict[frozenset[str], str] = field(default_factory=dict)
+
+
+def load(path: Path) -> list[Doc]:
+    """The documents of a BioRED PubTator file (mention IDs split on , and ;)."""
+    docs: list[Doc] = []
+    cur: Doc | None = None
+    for line in path.read_text("utf-8").splitlines():
+        if "|t|" in line[:20]:
+            pmid, _, title = line.split("|", 2)
+            cur = Doc(pmid, title)
+            docs.append(cur)
+        elif "|a|" in line[:20] and cur is not None:
+            cur.text = cur.title + " " + line.split("|", 2)[2]
+        elif line.strip() and cur is not None:
+            f = line.split("\t")
+            if len(f) >= 6 and f[1].isdigit():
+                ids = frozenset(i.strip() for i in f[5].replace(";", ",").split(",") if i.strip())
+                cur.mentions.append((int(f[1]), int(f[2]), ids - {"-"}))
+            elif len(f) >= 4:
+                cur.relations[frozenset((f[2], f[3]))] = f[1]
+    return docs
+
+
+@dataclass
+class Unit:
+    """A pair's mentions in one sentence and what the reader read there."""
+
+    pmid: str
+    pair: frozenset[str]
+    gold: str | None  # the relation type, None: unrelated
+    sentence: str
+    readings: dict[str, str]  # polarity -> template (first seen)
+
+
+def units(docs: list[Doc]) -> list[Unit]:
+    """Every (pair of IDs, sentence) with a mention of both, and the reader's readings."""
+    out = []
+    for d in docs:
+        spans = sentence_spans(d.text, [(s, e) for s, e, _ in d.mentions], [len(d.title)])
+        for s0, s1 in spans:
+            inside = [(s, e, ids) for s, e, ids in d.mentions if s >= s0 and e <= s1 and ids]
+            by_pair: dict[frozenset[str], dict[str, str]] = defaultdict(dict)
+            seen: set[frozenset[str]] = set()
+            for (a0, a1, ia), (b0, b1, ib) in itertools.combinations(inside, 2):
+                for x, y in itertools.product(ia, ib):
+                    if x == y:
+                        continue
+                    pair = frozenset((x, y))
+                    seen.add(pair)
+                    c = read_claim(d.text[s0:s1], (a0 - s0, a1 - s0), (b0 - s0, b1 - s0))
+                    if c is not None:
+                        by_pair[pair].setdefault(c.polarity, c.template)
+            for pair in seen:
+                out.append(Unit(d.pmid, pair, d.relations.get(pair), d.text[s0:s1],
+                                by_pair.get(pair, {})))  # fmt: skip
+    return out
+
+
+def _rate(k: int, n: int) -> dict[str, Any]:
+    return {"k": k, "n": n, "share": round(k / n, 4) if n else None, "wilson95": wilson(k, n)}
+
+
+def measure(us: list[Unit]) -> dict[str, Any]:
+    """The figures of one split (see the module docstring)."""
+    related = [u for u in us if u.gold]
+    signed_gold = [u for u in related if u.gold in SIGN]
+    signed = [u for u in signed_gold if {"up", "down"} & set(u.readings)]
+    right = [u for u in signed if set(u.readings) & {"up", "down"} == {SIGN[u.gold]}]
+    pairs_all = {(u.pmid, u.pair) for u in related}
+    pairs_read = {(u.pmid, u.pair) for u in related if {"up", "down"} & set(u.readings)}
+    other_signed = [u for u in related if u.gold not in SIGN and {"up", "down"} & set(u.readings)]
+    unrelated = [u for u in us if not u.gold]
+    denial = [u for u in related if set(DENY) & set(u.readings)]
+    by_template: dict[str, Counter[str]] = defaultdict(Counter)
+    for u in related:
+        for pol, t in u.readings.items():
+            if pol in ("up", "down"):
+                verdict = ("right" if u.gold in SIGN and pol == SIGN[u.gold]
+                           else "wrong" if u.gold in SIGN else "unsigned_gold")  # fmt: skip
+            else:
+                verdict = pol
+            by_template[t][verdict] += 1
+    for u in unrelated:
+        for _pol, t in u.readings.items():
+            by_template[t]["unrelated"] += 1
+    return {
+        "units_related": len(related),
+        "units_signed_gold": len(signed_gold),
+        "coverage_units_signed": _rate(len(signed), len(signed_gold)),
+        "coverage_pairs_signed": _rate(len(pairs_read), len(pairs_all)),
+        "sign_precision": _rate(len(right), len(signed)),
+        "signed_on_association_or_other": len(other_signed),
+        "assoc_read_on_related": sum("assoc" in u.readings for u in related),
+        "units_unrelated": len(unrelated),
+        "signed_on_unrelated": sum(bool({"up", "down"} & set(u.readings)) for u in unrelated),
+        "denial_on_related": _rate(len(denial), len(related)),
+        "denial_on_unrelated": _rate(
+            sum(bool(set(DENY) & set(u.readings)) for u in unrelated), len(unrelated)
+        ),
+        "affirm_polarities": list(AFFIRM),
+        "by_template": {t: dict(c) for t, c in sorted(by_template.items())},
+    }
+
+
+def show(us: list[Unit], n: int) -> None:
+    """Print up to ``n`` wrong signed readings and ``n`` denials on related pairs (for tuning on
+    Train)."""
+    wrong = [u for u in us if u.gold in SIGN and {"up", "down"} & set(u.readings)
+             and set(u.readings) & {"up", "down"} != {SIGN[u.gold]}]  # fmt: skip
+    for u in wrong[:n]:
+        print(f"WRONG {u.gold} {u.readings} | {u.sentence}")
+    for u in [u for u in us if u.gold and set(DENY) & set(u.readings)][:n]:
+        print(f"DENY {u.gold} {u.readings} | {u.sentence}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--split", choices=("Dev", "Train", "both"), default="both")
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--show", type=int, default=0, help="print N errors (tune on Train only)")
+    a = ap.parse_args(argv)
+    splits = ("Train", "Dev") if a.split == "both" else (a.split,)
+    result: dict[str, Any] = {}
+    for split in splits:
+        us = units(load(a.data / f"{split}.PubTator"))
+        result[split] = measure(us)
+        r = result[split]
+        print(f"{split}: sign precision {r['sign_precision']}, units read "
+              f"{r['coverage_units_signed']}, pairs read {r['coverage_pairs_signed']}, "
+              f"denials on related {r['denial_on_related']}")  # fmt: skip
+        print(json.dumps(r["by_template"]))
+        if a.show:
+            show(us, a.show)
+    line = {
+        s: {k: v for k, v in r.items() if k not in ("by_template", "affirm_polarities")}
+        for s, r in result.items()
+    }
+    print(json.dumps(line))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

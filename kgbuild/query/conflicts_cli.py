@@ -1,0 +1,138 @@
+"""``kgbuild conflicts``: facts the literature disagrees on, both sides cited (issue 42, item 3).
+
+A module of its own so ``kgbuild/cli.py`` registers it in one line
+(``app.command("conflicts", …)(conflicts_cli.conflicts)``); it imports nothing of
+``kgbuild/cli.py`` (which imports it) and loads the store only when the command runs.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from kgbuild.helptext import examples
+from kgbuild.query.cli_options import KgOpt, kg_name
+
+if TYPE_CHECKING:
+    from kgbuild.store.conflicts import CitedRow, Conflict, ConflictReport
+
+HELP = (
+    "Claims the literature disagrees on (a denial, or opposite directions), as the sentences "
+    "state them, both sides cited."
+)
+EPILOG = examples(
+    "kgbuild conflicts",
+    "kgbuild conflicts alzheimers@2015 --kind negated --limit 5",
+    "kgbuild conflicts --kind opposite_direction --json",
+)
+#: Characters of a cited sentence shown in the table (``--json`` has them whole).
+SENTENCE_CHARS = 160
+#: What each kind's side A and side B are, as the table heads them.
+SIDES = {
+    "negated": ("claimed", "denied"),
+    "opposite_direction": ("raises", "lowers"),
+}
+
+out = Console(width=None if sys.stdout.isatty() else 200)
+
+
+def conflicts(
+    snapshot: Annotated[
+        str | None, typer.Argument(help="Snapshot id/prefix, KG@YEAR or latest")
+    ] = None,
+    kind: Annotated[
+        str | None, typer.Option("--kind", help="negated | opposite_direction [default: both]")
+    ] = None,
+    limit: Annotated[int, typer.Option(help="Conflicts listed (the most cited first)")] = 20,
+    kg: KgOpt = None,
+    warehouse: Annotated[
+        Path | None,
+        typer.Option(
+            "--warehouse",
+            "-w",
+            help="Warehouse folder [env KGBUILD_WAREHOUSE; default ./warehouse]",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table")] = False,
+) -> None:
+    """Pairs with sentences stating an effect or association and sentences denying it
+    (negated), or sentences stating opposite directions (opposite_direction) — every sentence
+    of the snapshot's abstracts mentioning both, read by the claim reader ("X reduces Y", "X
+    did not affect Y"…), not the extractor's type —
+    each side's best sentences with PMIDs and the year the conflict appeared (the first year
+    both sides had evidence)."""
+    from kgbuild.settings import warehouse_path
+    from kgbuild.store.conflict_list import list_conflicts
+    from kgbuild.store.snapshots import Warehouse
+    from kgbuild.store.sql_output import print_json
+
+    wh = Warehouse(warehouse_path(warehouse)).require()
+    sid = wh.resolve(wh.scope(snapshot, kg_name(kg)))
+    report = list_conflicts(wh, sid, kind=kind, limit=limit)
+    if as_json:
+        print_json(report.to_dict())
+        return
+    print_report(report)
+
+
+def print_report(report: ConflictReport) -> None:
+    """The counts line and one table row per conflict (each side's best sentence, cut)."""
+    n = report.counts
+    out.print(
+        f"{report.kg}@{report.as_of_year} ({report.snapshot_id[:10]}): "
+        f"{n['negated']:,} negated, {n['opposite_direction']:,} opposite-direction conflicts "
+        "(sentences stating the claim, read by the claim reader; subject — object; "
+        "n: distinct PMIDs per side)",
+        highlight=False,
+        markup=False,
+    )
+    if not report.conflicts:
+        return
+    total = n[report.kind] if report.kind else sum(n.values())
+    shown = "all" if len(report.conflicts) >= total else f"the {len(report.conflicts):,} most cited"
+    t = Table(title=f"conflicts: {total:,} ({shown}; --limit {report.limit})")
+    for col in ("pair", "kind", "year", "side A", "side B"):
+        t.add_column(col, overflow="fold")
+    for c in report.conflicts:
+        a, b = SIDES.get(c.kind, ("A", "B"))
+        t.add_row(
+            escape(conflict_title(c)),
+            escape(c.kind),
+            str(c.year_appeared),
+            escape(_side(a, c.polarities_a, c.n_a, c.evidence_a)),
+            escape(_side(b, c.polarities_b, c.n_b, c.evidence_b)),
+        )
+    out.print(t)
+
+
+def _named(name: str | None, node_id: str) -> str:
+    return node_id if not name or name == node_id else name
+
+
+def _side(label: str, polarities: list[str], n: int, rows: list[CitedRow]) -> str:
+    """``label (what was read), n PMIDs: "best sentence…" PMID year``."""
+    head = f"{label} ({', '.join(polarities)}), {n:,} PMID{'s' if n != 1 else ''}"
+    if not rows:
+        return head
+    best = rows[0]
+    text = " ".join(best.sentence.split())
+    if len(text) > SENTENCE_CHARS:
+        text = text[: SENTENCE_CHARS - 1] + "…"
+    return f'{head}: "{text}" PMID {best.pmid} ({best.year})'
+
+
+def conflict_title(c: Conflict) -> str:
+    """``subject — object`` by display names (ids where a node has none), a mention's variant
+    marker after its name ("APOE [4]") and what is measured of it when not its amount
+    ("Abeta (aggregation)": the claims are about that)."""
+    head = _named(c.head_name, c.head_id) + (f" [{c.head_variant}]" if c.head_variant else "")
+    head += f" ({c.head_measure})" if c.head_measure else ""
+    tail = _named(c.tail_name, c.tail_id) + (f" [{c.tail_variant}]" if c.tail_variant else "")
+    tail += f" ({c.tail_measure})" if c.tail_measure else ""
+    return f"{head} — {tail}"

@@ -1,0 +1,37 @@
+"""``list_conflicts``: a snapshot's conflicts as a report (``kgbuild conflicts``, issue 42).
+
+Apart from :mod:`kgbuild.store.conflicts` because it opens the catalog, and the catalog
+imports that module for its views (one import direction only)."""
+
+from __future__ import annotations
+
+from kgbuild.errors import InputError, StoreError
+from kgbuild.store import catalog
+from kgbuild.store.conflicts import (
+    DEFAULT_FILTERS,
+    ConflictFilters,
+    ConflictReport,
+    fetch_conflicts,
+)
+from kgbuild.store.snapshots import Warehouse
+
+
+def list_conflicts(
+    wh: Warehouse,
+    snapshot_id: str,
+    kind: str | None = None,
+    limit: int = 20,
+    filters: ConflictFilters = DEFAULT_FILTERS,
+) -> ConflictReport:
+    """The conflicts of snapshot id ``snapshot_id`` (``kind``: one kind only), the ``limit``
+    most cited, with the count of each kind (``kgbuild conflicts``)."""
+    if limit < 0:
+        raise InputError("--limit must be 0 or more", limit=limit)
+    with catalog.connect(wh.catalog_path, read_only=True) as con:
+        info = con.execute(
+            "SELECT kg, as_of_year FROM snapshots WHERE snapshot_id = ?", [snapshot_id]
+        ).fetchone()
+        if info is None:
+            raise StoreError("unknown snapshot", snapshot=snapshot_id)
+        counts, rows = fetch_conflicts(con, snapshot_id, kind, limit, filters)
+    return ConflictReport(info[0], snapshot_id, info[1], kind, limit, filters, counts, rows)

@@ -1,0 +1,100 @@
+"""Issue 42, item 1: belief per fact per year — ``belief_at(year)``, ``belief_history(triple)``.
+
+The KG of tests/cli/test_diff.py, published through the real snapshot writer: 2019, then 2020,
+where APOE gains three papers, MAPT one, and APP only a negated sentence (``contested``,
+read from the conflicts view, is tested on real sentences in test_as_of.py). The belief is checked
+against INDRA's formula recomputed here from the rows' calibrated confidences (the same model
+``kg_edges`` applies), the negation against Dempster's rule, and a year outside the snapshots
+against an error that names the years there are."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from kgbuild.store.belief import SYSTEMATIC_ERROR
+from kgbuild.store.confidence import confidence_sql, load_model, row_features_sql
+from kgbuild.store.snapshots import Warehouse
+from tests.cli.test_diff import APOE, APP, MAPT, T_APOE, T_APP, _tid, build_diff_kg
+
+
+@pytest.fixture(scope="module")
+def wh(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    root = tmp_path_factory.mktemp("belief") / "wh"
+    build_diff_kg(root)
+    return Warehouse(root)
+
+
+def _belief(wh: Warehouse, year: int) -> dict[str, dict]:
+    rows = wh.query(f"SELECT * FROM belief_at({year})")
+    cols = [r[0] for r in wh.query("DESCRIBE SELECT * FROM belief")]
+    return {r[0]: dict(zip(cols, r, strict=True)) for r in rows}
+
+
+def _paper_p(wh: Warehouse, sid: str, tid: str, status: str) -> list[float]:
+    """Each paper's best row probability on one side, computed apart from the belief SQL."""
+    sql = confidence_sql(load_model())
+    if status == "negated":  # read as stated: the model without its negation term
+        sql = sql.replace("epistemic_negated", "0.0")
+    rows = wh.query(
+        f"SELECT pmid, max({sql}) FROM ({row_features_sql(repr(sid))}) "
+        "WHERE triple_id = ? AND epistemic = ? GROUP BY pmid",
+        [tid, status],
+    )
+    return [float(p) for _, p in rows]
+
+
+def _indra(ps: list[float]) -> float:
+    prod = 1.0
+    for p in ps:
+        prod *= 1 - p
+    return (1 - SYSTEMATIC_ERROR) * (1 - prod) if ps else 0.0
+
+
+def test_belief_follows_indra_and_more_papers_raise_it(wh):
+    b19, b20 = _belief(wh, 2019), _belief(wh, 2020)
+    apoe19, apoe20 = b19[_tid(T_APOE)], b20[_tid(T_APOE)]
+    assert (apoe19["pmids_asserted"], apoe20["pmids_asserted"]) == (2, 5)
+    assert apoe20["n_asserted"] == 6  # PMID 2 twice: two rows, one paper
+    sid20 = wh.resolve("diffkg@2020")
+    expected = _indra(_paper_p(wh, sid20, _tid(T_APOE), "asserted"))
+    assert apoe20["belief_for"] == pytest.approx(expected, abs=1e-4)
+    assert apoe20["belief"] == apoe20["belief_for"] and apoe20["status"] == "asserted"
+    assert apoe20["belief"] > apoe19["belief"] > 0
+    assert max(r["belief"] for r in b20.values()) <= 1 - SYSTEMATIC_ERROR  # the cap
+
+
+def test_a_negated_paper_weighs_against_by_dempsters_rule(wh):
+    """The negated row lowers the belief; the fact is not labelled contested, which is for
+    what the ``conflicts`` view reads as a disagreement (none here: no such sentences)."""
+    app19, app20 = _belief(wh, 2019)[_tid(T_APP)], _belief(wh, 2020)[_tid(T_APP)]
+    assert (app19["status"], app20["status"]) == ("asserted", "asserted")
+    assert (app20["pmids_asserted"], app20["pmids_negated"], app20["first_negated"]) == (1, 1, 2020)
+    sid20 = wh.resolve("diffkg@2020")
+    against = _indra(_paper_p(wh, sid20, _tid(T_APP), "negated"))
+    assert app20["belief_against"] == pytest.approx(against, abs=1e-4) and against > 0
+    f = app20["belief_for"]
+    assert app20["belief"] == pytest.approx(f * (1 - against) / (1 - f * against), abs=1e-4)
+    assert app20["belief"] < app19["belief"]
+
+
+def test_history_is_one_row_per_year_equal_to_belief_at(wh):
+    hist = wh.query(
+        "SELECT year, pmids_asserted, pmids_negated, belief, status, head_id "
+        f"FROM belief_history('{_tid(T_APP)}')"
+    )
+    assert [(y, n) for y, _, n, *_ in hist] == [(2019, 0), (2020, 1)]  # the negating paper
+    for year, _, _, belief, _, head in hist:
+        assert belief == _belief(wh, year)[_tid(T_APP)]["belief"] and head == APP
+    # a fact new in 2020 has no 2019 row
+    assert [r[0] for r in wh.query(
+        "SELECT year FROM belief_history((SELECT triple_id FROM triples "
+        "WHERE relation = 'treats'))")] == [2020]  # fmt: skip
+
+
+def test_the_head_view_and_a_year_between_or_outside(wh):
+    assert {r[0] for r in wh.query("SELECT head_id FROM belief")} >= {APOE, APP, MAPT}
+    for year in (2018, 2021):
+        with pytest.raises(duckdb.Error, match=rf"as of {year}; the years there are: 2019, 2020"):
+            wh.query(f"SELECT * FROM belief_at({year})")
+    assert wh.query("SELECT year FROM lineage_years() ORDER BY year") == [(2019,), (2020,)]
