@@ -212,8 +212,9 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
         return
     con.execute("BEGIN TRANSACTION")
     try:
-        if old is not None:
-            rebuild_views(con)
+        # a new catalog gets its views with its version, in one transaction: a version row
+        # without views (the first publish failing on a full disk) would never be repaired
+        rebuild_views(con)
         con.execute(
             "INSERT OR REPLACE INTO catalog_meta VALUES ('catalog_version', ?)", [views_version()]
         )
