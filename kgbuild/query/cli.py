@@ -388,9 +388,7 @@ def serve(
         config = GuardedConfig("kgbuild.query.server:app_from_env", guard=guard, factory=True,
                                host=host, port=port, workers=workers, log_level="warning",
                                access_log=False)  # fmt: skip
-    # Listening before "ready" is said: a client that reads the line can connect at once (the
-    # kernel queues it until uvicorn accepts), so scripts need no retry loop.
-    sock = config.bind_socket()
+    sock = config.listening_socket()  # before "ready" is said: clients can connect at once
     idx = engine.state().index
     err.print(f"kgbuild serve: {idx.kg}@{idx.as_of_year} snapshot {idx.snapshot_id} "
               f"(follows {ref}; {idx.n_nodes:,} nodes, {idx.n_edges:,} triples) ready in "

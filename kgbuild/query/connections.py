@@ -438,13 +438,23 @@ class GuardedLoop(asyncio.SelectorEventLoop):
 
 class GuardedConfig(uvicorn.Config):
     """uvicorn's Config with the guard wired in: its protocol (h11, no WebSockets), its loop,
-    and keep-alive at the idle timeout. Pass sockets to ``Server.run`` (``bind_socket()``)."""
+    and keep-alive at the idle timeout. Pass sockets to ``Server.run`` (``listening_socket()``)."""
 
     def __init__(self, app: Any, *, guard: Guard | None = None, **kwargs: Any) -> None:
         self.guard = guard or Guard()
         keep_alive = max(1, math.ceil(self.guard.idle_s))  # our timer is the exact one
         super().__init__(app, http=GuardedH11Protocol, ws="none", loop="asyncio",
                          timeout_keep_alive=keep_alive, **kwargs)  # fmt: skip
+
+    def listening_socket(self) -> socket.socket:
+        """The server's socket, bound *and listening*, so that whoever reads "ready" can connect
+        at once (the kernel queues the connection until the loop accepts) and scripts need no
+        retry loop. uvicorn's ``bind_socket`` only binds; ``listen`` came later, in the event
+        loop: between the two a connect was refused (the docs' ``curl`` after ``serve … &``
+        failed so under CI load, exit 7)."""
+        sock = self.bind_socket()
+        sock.listen(self.backlog)
+        return sock
 
     def get_loop_factory(self) -> Callable[[], asyncio.AbstractEventLoop]:
         guard = self.guard

@@ -277,7 +277,7 @@ async def app(scope, receive, send):
 resource.setrlimit(resource.RLIMIT_NOFILE, (100, 100))
 config = GuardedConfig(app, guard=Overcommitted(idle_s=30), port=int(sys.argv[1]),
                        log_level="warning", lifespan="off")
-uvicorn.Server(config).run(sockets=[config.bind_socket()])
+uvicorn.Server(config).run(sockets=[config.listening_socket()])
 """
 
 
@@ -320,3 +320,21 @@ def test_accept_errors_are_summarised_and_make_room(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_the_socket_accepts_connections_before_the_server_loop_runs():
+    """`serve` says "ready" once its socket exists; a client that connects on that line must get
+    through (the kernel queues it) even though uvicorn's loop has not started: with a socket that
+    was only bound, the docs' `curl` after `serve … &` was refused under CI load (exit 7)."""
+    from kgbuild.query.connections import GuardedConfig
+
+    async def app(scope, receive, send):  # never served: no loop runs in this test
+        raise AssertionError
+
+    config = GuardedConfig(app, host="127.0.0.1", port=free_port(), log_level="warning")
+    sock = config.listening_socket()
+    try:
+        client = socket.create_connection(("127.0.0.1", config.port), timeout=5)
+        client.close()
+    finally:
+        sock.close()
