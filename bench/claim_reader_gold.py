@@ -7,6 +7,8 @@ sentence holding a mention of both members of a gold pair, we know the sign the 
 the pair, and can ask: when the reader reads a sign in that sentence, is it the curators' sign?
 
     .venv/bin/python bench/claim_reader_gold.py [--split Dev|Train|both] [--show N]
+    # the LLM reader (kgbuild/store/claims_llm.py), measured the same way
+    .venv/bin/python bench/claim_reader_gold.py --reader llm --llm-base-url URL --llm-model M
 
 Unit: a (pair, sentence) — the pair's mentions in one sentence (from the splitter of
 :mod:`kgbuild.extract.sentences`, title its own sentence), every mention of one member against
@@ -25,7 +27,10 @@ those mention pairs. Figures, per split:
   curators say is related is suspicious) and on an unrelated one.
 
 The patterns are the strings the SQL view runs (``read_claim`` uses them with Python ``re``).
-Templates were tuned on Train only; Dev is the held-out figure. Ends with one JSON line.
+Templates were tuned on Train only; Dev is the held-out figure. ``--reader llm`` asks the LLM
+reader about the pairs ``kgbuild conflicts --reader llm`` would ask (the cue cut; ``template``
+is then ``llm``), its answers cached in the warehouse's ``llm_cache.sqlite``, and adds what
+the reading cost (calls, cached, unparseable, USD) per split. Ends with one JSON line.
 """
 
 from __future__ import annotations
@@ -35,13 +40,25 @@ import itertools
 import json
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kgbuild.audit.score import wilson
 from kgbuild.extract.sentences import sentence_spans
-from kgbuild.store.claims_read import AFFIRM, DENY, read_claim
+from kgbuild.llm.client import LLMClient, LLMSettings
+from kgbuild.settings import warehouse_path
+from kgbuild.store.claims_llm import Question, read_claims
+from kgbuild.store.claims_read import (
+    AFFIRM,
+    DENY,
+    Claim,
+    Span,
+    pieces,
+    read_claim,
+    worth_reading,
+)
 
 DATA = Path("/work/shared/data/biored")
 SIGN = {"Positive_Correlation": "up", "Negative_Correlation": "down"}
@@ -90,28 +107,66 @@ class Unit:
     readings: dict[str, str]  # polarity -> template (first seen)
 
 
-def units(docs: list[Doc]) -> list[Unit]:
-    """Every (pair of IDs, sentence) with a mention of both, and the reader's readings."""
-    out = []
+#: A reader: the claims of many (sentence, mention span, mention span), None where none.
+Reader = Callable[[list[tuple[str, Span, Span]]], list[Claim | None]]
+
+
+def regex_reader(items: list[tuple[str, Span, Span]]) -> list[Claim | None]:
+    """The template reader (what the ``conflicts`` view runs)."""
+    return [read_claim(s, a, b) for s, a, b in items]
+
+
+def llm_reader(client: LLMClient, stats: dict[str, Any]) -> Reader:
+    """The LLM reader (:mod:`kgbuild.store.claims_llm`), asked only what ``kgbuild conflicts
+    --reader llm`` asks: pairs whose text between passes the cue cut (:func:`worth_reading`,
+    the test :func:`~kgbuild.store.claims_read.cue_sql` writes); its cost summed into
+    ``stats``."""
+
+    def read(items: list[tuple[str, Span, Span]]) -> list[Claim | None]:
+        asked = [i for i, (s, a, b) in enumerate(items) if _candidate(s, a, b)]
+        claims, st = read_claims(client, [Question(*items[i]) for i in asked])
+        for k, v in st.to_dict().items():
+            stats[k] = None if v is None else stats.get(k, 0) + v
+        out: list[Claim | None] = [None] * len(items)
+        for i, c in zip(asked, claims, strict=True):
+            out[i] = c
+        return out
+
+    return read
+
+
+def _candidate(sentence: str, a: Span, b: Span) -> bool:
+    """The cheap cut of the conflicts path: the text between the two mentions passes
+    :func:`worth_reading` (at most MAX_MID characters, a cue word, a starter)."""
+    first, second = sorted((a, b))
+    cut = pieces(sentence, first, second)
+    return cut is not None and worth_reading(cut[1])
+
+
+def units(docs: list[Doc], reader: Reader = regex_reader) -> list[Unit]:
+    """Every (pair of IDs, sentence) with a mention of both, and the reader's readings (each
+    pair of mention spans of a sentence read once)."""
+    found: list[tuple[Doc, int, frozenset[str], tuple[str, Span, Span]]] = []
     for d in docs:
         spans = sentence_spans(d.text, [(s, e) for s, e, _ in d.mentions], [len(d.title)])
         for s0, s1 in spans:
             inside = [(s, e, ids) for s, e, ids in d.mentions if s >= s0 and e <= s1 and ids]
-            by_pair: dict[frozenset[str], dict[str, str]] = defaultdict(dict)
-            seen: set[frozenset[str]] = set()
             for (a0, a1, ia), (b0, b1, ib) in itertools.combinations(inside, 2):
+                item = (d.text[s0:s1], (a0 - s0, a1 - s0), (b0 - s0, b1 - s0))
                 for x, y in itertools.product(ia, ib):
-                    if x == y:
-                        continue
-                    pair = frozenset((x, y))
-                    seen.add(pair)
-                    c = read_claim(d.text[s0:s1], (a0 - s0, a1 - s0), (b0 - s0, b1 - s0))
-                    if c is not None:
-                        by_pair[pair].setdefault(c.polarity, c.template)
-            for pair in seen:
-                out.append(Unit(d.pmid, pair, d.relations.get(pair), d.text[s0:s1],
-                                by_pair.get(pair, {})))  # fmt: skip
-    return out
+                    if x != y:
+                        found.append((d, s0, frozenset((x, y)), item))
+    items = list(dict.fromkeys(f[3] for f in found))
+    read = dict(zip(items, reader(items), strict=True))
+    by_unit: dict[tuple[str, int, frozenset[str]], Unit] = {}
+    for d, s0, pair, item in found:
+        u = by_unit.get((d.pmid, s0, pair))
+        if u is None:
+            u = by_unit[d.pmid, s0, pair] = Unit(d.pmid, pair, d.relations.get(pair), item[0], {})
+        c = read[item]
+        if c is not None:
+            u.readings.setdefault(c.polarity, c.template)
+    return list(by_unit.values())
 
 
 def _rate(k: int, n: int) -> dict[str, Any]:
@@ -176,17 +231,40 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", choices=("Dev", "Train", "both"), default="both")
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--show", type=int, default=0, help="print N errors (tune on Train only)")
+    ap.add_argument("--reader", choices=("regex", "llm"), default="regex",
+                    help="the template reader (default) or the LLM reader")  # fmt: skip
+    ap.add_argument("--llm-base-url", help="OpenAI-compatible endpoint [env OPENAI_BASE_URL]")
+    ap.add_argument("--llm-model", help="LLM model [env KGBUILD_LLM_MODEL]")
+    ap.add_argument("--llm-max-tokens", type=int, help="completion token cap")
+    ap.add_argument(
+        "--warehouse", type=Path, help="whose llm_cache.sqlite caches answers [./warehouse]"
+    )
     a = ap.parse_args(argv)
     splits = ("Train", "Dev") if a.split == "both" else (a.split,)
     result: dict[str, Any] = {}
+    reader, client, cost = regex_reader, None, {}
+    if a.reader == "llm":
+        settings = LLMSettings.from_env(base_url=a.llm_base_url, model=a.llm_model,
+                                        max_tokens=a.llm_max_tokens)  # fmt: skip
+        if not settings.endpoint_configured:
+            ap.error("--reader llm needs an endpoint: --llm-base-url or OPENAI_BASE_URL")
+        from kgbuild.query.answer import make_client
+
+        client = make_client(settings, warehouse_path(a.warehouse))
     for split in splits:
-        us = units(load(a.data / f"{split}.PubTator"))
+        if client is not None:
+            cost = {}
+            reader = llm_reader(client, cost)
+        us = units(load(a.data / f"{split}.PubTator"), reader)
         result[split] = measure(us)
         r = result[split]
         print(f"{split}: sign precision {r['sign_precision']}, units read "
               f"{r['coverage_units_signed']}, pairs read {r['coverage_pairs_signed']}, "
               f"denials on related {r['denial_on_related']}")  # fmt: skip
         print(json.dumps(r["by_template"]))
+        if client is not None:
+            r["reading"] = {"reader": "llm", "model": client.settings.model, **cost}
+            print(f"{split}: LLM reading {r['reading']}")
         if a.show:
             show(us, a.show)
     line = {
@@ -194,6 +272,8 @@ def main(argv: list[str] | None = None) -> int:
         for s, r in result.items()
     }
     print(json.dumps(line))
+    if client is not None:
+        client.close()
     return 0
 
 

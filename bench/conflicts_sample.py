@@ -10,6 +10,10 @@ many really disagree, as a judge reads the two sides' sentences? Target: >= 80% 
     .venv/bin/python bench/conflicts_sample.py --score sheet.csv --key key/conflicts_key.json
     # how many conflicts of each kind each filter and each claim template contributes
     .venv/bin/python bench/conflicts_sample.py --warehouse DIR --measure
+    # draw from the conflicts the LLM reader lists (kgbuild/store/claims_llm.py; answers
+    # cached in the warehouse's llm_cache.sqlite)
+    .venv/bin/python bench/conflicts_sample.py --warehouse DIR --reader llm \\
+        --llm-base-url URL --llm-model M --out sheet.csv --key key/conflicts_key.json
 
 Blind: the sheet shows each conflict's pair (display names, subject first; a variant marker
 such as "APOE [4]" when the claims are about an allele) and its two sides' cited sentences with
@@ -40,7 +44,9 @@ from pathlib import Path
 from typing import Any
 
 from kgbuild.audit.score import wilson
+from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.store import catalog
+from kgbuild.store.claims_llm import llm_claims
 from kgbuild.store.claims_read import TEMPLATES
 from kgbuild.store.conflicts import (
     DEFAULT_FILTERS,
@@ -192,6 +198,18 @@ def measure(con: Any, sid: str) -> list[dict[str, Any]]:
     return out
 
 
+def _client(ap: argparse.ArgumentParser, a: argparse.Namespace, root: Path) -> LLMClient:
+    """The LLM client of ``--reader llm`` (the key from the environment only), caching in the
+    warehouse; an argparse error (exit 2) when no endpoint is configured."""
+    from kgbuild.query.answer import make_client
+
+    settings = LLMSettings.from_env(base_url=a.llm_base_url, model=a.llm_model,
+                                    max_tokens=a.llm_max_tokens)  # fmt: skip
+    if not settings.endpoint_configured:
+        ap.error("--reader llm needs an endpoint: --llm-base-url or OPENAI_BASE_URL")
+    return make_client(settings, root)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--warehouse", type=Path)
@@ -202,6 +220,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--key", type=Path, help="key JSON (another folder than the sheet)")
     ap.add_argument("--score", type=Path, metavar="SHEET", help="score a judged sheet")
     ap.add_argument("--measure", action="store_true", help="conflicts per kind per filter")
+    ap.add_argument("--reader", choices=("regex", "llm"), default="regex",
+                    help="claim reader of the conflicts drawn (--measure: regex only)")  # fmt: skip
+    ap.add_argument("--llm-base-url", help="OpenAI-compatible endpoint [env OPENAI_BASE_URL]")
+    ap.add_argument("--llm-model", help="LLM model [env KGBUILD_LLM_MODEL]")
+    ap.add_argument("--llm-max-tokens", type=int, help="completion token cap")
     a = ap.parse_args(argv)
     if a.score:
         if not a.key:
@@ -212,8 +235,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not a.warehouse:
         ap.error("--warehouse is required to draw or measure")
+    if a.reader == "llm" and a.measure:
+        ap.error("--measure counts the template reader's conflicts: drop --reader llm")
     wh = Warehouse(a.warehouse).require()
     sid = wh.resolve(a.snapshot)
+    client = _client(ap, a, wh.root) if a.reader == "llm" else None
+    reading = None
     with catalog.connect(wh.catalog_path, read_only=True) as con:
         if a.measure:
             rows = measure(con, sid)
@@ -224,7 +251,15 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if not a.out or not a.key:
             ap.error("drawing a sheet needs --out and --key")
-        counts, conflicts = fetch_conflicts(con, sid)
+        claims = None
+        if client is not None:
+            try:
+                claims, stats = llm_claims(con, sid, DEFAULT_FILTERS, client)
+            finally:
+                client.close()
+            reading = {"reader": "llm", "model": client.settings.model, **stats.to_dict()}
+            print(json.dumps({"reading": reading}))
+        counts, conflicts = fetch_conflicts(con, sid, claims=claims)
     drawn = sample(conflicts, a.n, a.seed)
     meta = {
         "snapshot": sid,
@@ -232,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         "n": len(drawn),
         "population": counts,
         "filters": DEFAULT_FILTERS.to_dict(),
+        "reader": reading or {"reader": "regex"},
         "sampling": "random.Random(seed).sample over the listed conflicts sorted by "
         "kind|subject|variant|measure|object|variant|measure; side order by the same generator",
     }

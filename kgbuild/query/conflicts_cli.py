@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kgbuild.errors import InputError
 from kgbuild.helptext import examples
+from kgbuild.query.cli import BaseUrl, MaxTokens, Model
 from kgbuild.query.cli_options import KgOpt, kg_name
 
 if TYPE_CHECKING:
+    from kgbuild.llm.client import LLMClient
     from kgbuild.store.conflicts import CitedRow, Conflict, ConflictReport
 
 HELP = (
@@ -30,7 +33,11 @@ EPILOG = examples(
     "kgbuild conflicts",
     "kgbuild conflicts alzheimers@2015 --kind negated --limit 5",
     "kgbuild conflicts --kind opposite_direction --json",
+    "kgbuild conflicts --reader llm --llm-base-url http://127.0.0.1:8000/v1",
 )
+#: The claim readers: the strict templates (default), or an LLM asked about the same candidate
+#: sentences (:mod:`kgbuild.store.claims_llm`).
+READERS = ("regex", "llm")
 #: Characters of a cited sentence shown in the table (``--json`` has them whole).
 SENTENCE_CHARS = 160
 #: What each kind's side A and side B are, as the table heads them.
@@ -60,25 +67,75 @@ def conflicts(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table")] = False,
+    reader: Annotated[
+        str,
+        typer.Option(
+            help="Claim reader: regex (strict templates) | llm (an LLM reads the same "
+            "candidate sentences; needs an endpoint, answers cached in the warehouse)"
+        ),
+    ] = "regex",
+    llm_base_url: BaseUrl = None,
+    llm_model: Model = None,
+    llm_max_tokens: MaxTokens = None,
 ) -> None:
     """Pairs with sentences stating an effect or association and sentences denying it
     (negated), or sentences stating opposite directions (opposite_direction) — every sentence
     of the snapshot's abstracts mentioning both, read by the claim reader ("X reduces Y", "X
     did not affect Y"…), not the extractor's type —
     each side's best sentences with PMIDs and the year the conflict appeared (the first year
-    both sides had evidence)."""
+    both sides had evidence). ``--reader llm``: an LLM reads the same candidate sentences
+    (``--llm-base-url``/``--llm-model``, or the environment), its answers cached in the
+    warehouse."""
     from kgbuild.settings import warehouse_path
     from kgbuild.store.conflict_list import list_conflicts
     from kgbuild.store.snapshots import Warehouse
     from kgbuild.store.sql_output import print_json
 
+    if reader not in READERS:
+        raise InputError(f"--reader must be one of {', '.join(READERS)}", reader=reader)
     wh = Warehouse(warehouse_path(warehouse)).require()
     sid = wh.resolve(wh.scope(snapshot, kg_name(kg)))
-    report = list_conflicts(wh, sid, kind=kind, limit=limit)
+    client = _client(wh.root, llm_base_url, llm_model, llm_max_tokens) if reader == "llm" else None
+    try:
+        report = list_conflicts(wh, sid, kind=kind, limit=limit, client=client)
+    finally:
+        if client is not None:
+            client.close()
     if as_json:
         print_json(report.to_dict())
         return
+    if report.reading is not None:
+        print_reading(report.reading)
     print_report(report)
+
+
+def _client(
+    root: Path, base_url: str | None, model: str | None, max_tokens: int | None
+) -> LLMClient:
+    """The LLM client of ``--reader llm``, caching in the warehouse; one error line when no
+    endpoint is configured (the key comes from the environment only)."""
+    from kgbuild.llm.client import LLMSettings
+    from kgbuild.query.answer import make_client
+
+    settings = LLMSettings.from_env(base_url=base_url, model=model, max_tokens=max_tokens)
+    if not settings.endpoint_configured:
+        raise InputError(
+            "--reader llm needs an endpoint: --llm-base-url or OPENAI_BASE_URL / OPENAI_API_KEY"
+        )
+    return make_client(settings, root)
+
+
+def print_reading(r: dict[str, Any]) -> None:
+    """One line: what the LLM reader read and what it cost."""
+    cost = "cost unknown (no price for the model)" if r["cost_usd"] is None else (
+        f"${r['cost_usd']:.4f}")  # fmt: skip
+    out.print(
+        f"read by {r['reader']} ({r['model']}): {r['asked']:,} sentence-pairs asked, "
+        f"{r['read']:,} claims, {r['none']:,} none, {r['unparseable']:,} unparseable answers, "
+        f"{r['failed']:,} failed; {r['calls']:,} calls, {r['cache_hits']:,} cached; {cost}",
+        highlight=False,
+        markup=False,
+    )
 
 
 def print_report(report: ConflictReport) -> None:

@@ -5,6 +5,8 @@ imports that module for its views (one import direction only)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kgbuild.errors import InputError, StoreError
 from kgbuild.store import catalog
 from kgbuild.store.conflicts import (
@@ -15,6 +17,9 @@ from kgbuild.store.conflicts import (
 )
 from kgbuild.store.snapshots import Warehouse
 
+if TYPE_CHECKING:
+    from kgbuild.llm.client import LLMClient
+
 
 def list_conflicts(
     wh: Warehouse,
@@ -22,9 +27,12 @@ def list_conflicts(
     kind: str | None = None,
     limit: int = 20,
     filters: ConflictFilters = DEFAULT_FILTERS,
+    client: LLMClient | None = None,
 ) -> ConflictReport:
     """The conflicts of snapshot id ``snapshot_id`` (``kind``: one kind only), the ``limit``
-    most cited, with the count of each kind (``kgbuild conflicts``)."""
+    most cited, with the count of each kind (``kgbuild conflicts``). ``client``: read the
+    sentences with that LLM (:mod:`kgbuild.store.claims_llm`), not the templates; the
+    report's ``reading`` says what it cost."""
     if limit < 0:
         raise InputError("--limit must be 0 or more", limit=limit)
     with catalog.connect(wh.catalog_path, read_only=True) as con:
@@ -33,5 +41,13 @@ def list_conflicts(
         ).fetchone()
         if info is None:
             raise StoreError("unknown snapshot", snapshot=snapshot_id)
-        counts, rows = fetch_conflicts(con, snapshot_id, kind, limit, filters)
-    return ConflictReport(info[0], snapshot_id, info[1], kind, limit, filters, counts, rows)
+        claims, reading = None, None
+        if client is not None:
+            from kgbuild.store.claims_llm import llm_claims
+
+            claims, stats = llm_claims(con, snapshot_id, filters, client)
+            reading = {"reader": "llm", "model": client.settings.model, **stats.to_dict()}
+        counts, rows = fetch_conflicts(con, snapshot_id, kind, limit, filters, claims)
+    return ConflictReport(
+        info[0], snapshot_id, info[1], kind, limit, filters, counts, rows, reading
+    )

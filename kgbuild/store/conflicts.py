@@ -128,6 +128,8 @@ SENTENCE_CHARS = 2000
 #: :func:`kgbuild.extract.sentences.sentence_spans`, which cut the extractor's sentences.
 _END, _WS, _NEXT = r"""[.!?]["')\]]*\s+""", r"\s+", r"""[A-Z0-9(\["']"""
 BOUNDARY = _END + _NEXT
+_LAST_BOUNDARY = f"^(.*{_END}){_NEXT}"  # greedy: the last boundary of a window
+_FIRST_BOUNDARY = f"^(.*?{_END[: -len(_WS)]}){_WS}{_NEXT}"  # lazy: the first one
 #: Words whose period is no sentence end (the splitter's list, and single letters: "vitamin
 #: E. The" stays one sentence there too).
 ABBREVIATIONS = (
@@ -229,34 +231,12 @@ def _contradicted_sql() -> tuple[str, str]:
     return " OR ".join(affirm), " OR ".join(deny)
 
 
-def claims_sql(sid: str = "sid", filters: ConflictFilters = DEFAULT_FILTERS) -> str:
-    """A SELECT of every claim the reader reads in snapshot ``sid``, one row per (oriented
-    pair, paper, sentence, polarity) and per orientation it holds in (a symmetric claim:
-    both): ``subj``/``obj`` (node ids), ``subj_var``/``obj_var`` (variant markers, '' none),
-    ``subj_text``/``obj_text`` (the mentions), ``pmid``, ``year``, ``sentence``, ``template``,
-    ``polarity``, ``is_symmetric``, ``strength``.
-
-    Read over every pair of annotated mentions of a document whose concepts are two KG nodes
-    (``mentions_at`` concept ids are node ids: the resolve stage rewrote them — orthologs to
-    the human gene, mislinks dropped — keeping the annotator's own in ``annotator_id``), the
-    second starting at most :data:`MAX_MID` characters after the first ends, in one sentence
-    (no :data:`BOUNDARY` between them; not one in the title, the other in the abstract). The
-    cheap cuts (:func:`cue_sql`, :func:`worth_reading_sql` on the text between) come first;
-    the sentence around the pair is found only for the few thousand rows some template's
-    ``mid`` fits."""
-    unknown = set(filters.templates) - set(BY_NAME)
-    if unknown:
-        raise InputError("unknown claim template", name=",".join(sorted(unknown)))
-    kept = tuple(t for t in TEMPLATES if t.name in filters.templates)
-    variant = (
-        (lambda text: f"regexp_extract(lower({text}), {_q(VARIANT)}, 1)")
-        if filters.variants
-        else (lambda text: "''")
-    )
-    hedge = f"AND NOT regexp_full_match(pre, {_q(PRE_HEDGE)})" if filters.skip_hedged else ""
-    strength = ", ".join(f"({_q(n)}, {STRENGTH[n]})" for n in BY_NAME)
-    last_boundary = f"^(.*{_END}){_NEXT}"  # greedy: the last boundary of the window
-    first_boundary = f"^(.*?{_END[: -len(_WS)]}){_WS}{_NEXT}"  # lazy: the first one
+def _candidate_ctes(sid: str, fits: str) -> str:
+    """The CTEs (``ment`` … ``cut``) of every candidate of snapshot ``sid``: a pair of
+    annotated mentions of two KG nodes in one sentence, the second starting at most
+    :data:`MAX_MID` characters after the first ends, whose normalized text between (``mid``)
+    passes the SQL condition ``fits``; ``cut`` holds its pieces (``pre``, ``mid``, ``post``),
+    ``s0`` (where its sentence starts) and the document's ``text``."""
     return f"""
 WITH ment AS (
     SELECT DISTINCT m.pmid, m.start AS s, m."end" AS e, m.text, m.concept_id AS id
@@ -276,7 +256,7 @@ pair AS MATERIALIZED (
 fit AS MATERIALIZED (
     SELECT * FROM (SELECT * EXCLUDE (lmid), {norm_sql("lmid")} AS mid FROM pair
                    WHERE e2 <= tlen OR s1 > tlen)
-    WHERE {cue_sql("mid")} AND {worth_reading_sql("mid", kept)}),
+    WHERE {fits}),
 one AS MATERIALIZED (
     -- the document's text joins again only here: carried through the cuts above, every
     -- candidate pair would copy its abstract
@@ -290,35 +270,55 @@ one AS MATERIALIZED (
 sent AS (
     SELECT *,
            w0 + length(regexp_extract({_mask_sql("substr(text, w0 + 1, s1 - w0 + 1)")},
-                                      {_q(last_boundary)}, 1)) AS s0,
+                                      {_q(_LAST_BOUNDARY)}, 1)) AS s0,
            regexp_extract({_mask_sql("substr(text, e2 + 1, w1 - e2)")},
-                          {_q(first_boundary)}, 1) AS after_cut
+                          {_q(_FIRST_BOUNDARY)}, 1) AS after_cut
     FROM one
     WHERE NOT regexp_matches({_mask_sql("substr(text, e1 + 1, s2 - e1)")}, {_q(BOUNDARY)})),
 cut AS MATERIALIZED (
     SELECT *, {norm_sql("substr(text, s0 + 1, s1 - s0)")} AS pre,
            {norm_sql("post_raw")} || ' ' AS post
     FROM (SELECT *, CASE WHEN after_cut = '' THEN substr(text, e2 + 1, w1 - e2)
-                         ELSE after_cut END AS post_raw FROM sent)),
-read AS (
-    SELECT * FROM (SELECT *, {template_sql("pre", "mid", "post", kept, "blocked")} AS template
-                   FROM (SELECT *, {blocked_sql("pre")} AS blocked FROM cut))
-    JOIN {templates_values_sql(kept)} USING (template)
-    WHERE NOT {question_sql("pre")} {hedge}),
--- the sentence cited, whole: found again on a longer window, for the rows read only
-cited AS (
+                         ELSE after_cut END AS post_raw FROM sent))"""
+
+
+def _cited_sql(rows: str) -> str:
+    """The SELECT of ``rows`` (candidates of :func:`_candidate_ctes`) with ``sentence``: the
+    sentence around the pair, whole, found again on a longer window (for the rows read only)."""
+    return f"""
     SELECT *, trim(substr(text, c0 + 1, c1 - c0)) AS sentence
     FROM (SELECT *,
                  x0 + length(regexp_extract({_mask_sql("substr(text, x0 + 1, s1 - x0 + 1)")},
-                                            {_q(last_boundary)}, 1)) AS c0,
+                                            {_q(_LAST_BOUNDARY)}, 1)) AS c0,
                  e2 + coalesce(nullif(length(regexp_extract(
-                     {_mask_sql("substr(text, e2 + 1, x1 - e2)")}, {_q(first_boundary)}, 1)),
+                     {_mask_sql("substr(text, e2 + 1, x1 - e2)")}, {_q(_FIRST_BOUNDARY)}, 1)),
                      0), x1 - e2) AS c1
           FROM (SELECT *, greatest(s1 - {SENTENCE_CHARS},
                                    CASE WHEN s1 > tlen THEN tlen + 1 ELSE 0 END) AS x0,
                        least(e2 + {SENTENCE_CHARS},
                              CASE WHEN e2 <= tlen THEN tlen ELSE length(text) END) AS x1
-                FROM read))),
+                FROM {rows}))"""
+
+
+def _read_where(filters: ConflictFilters) -> str:
+    """The SQL condition on ``pre`` of a row that may be read: not a question, and (with
+    ``skip_hedged``) not a proposal."""
+    hedge = f"AND NOT regexp_full_match(pre, {_q(PRE_HEDGE)})" if filters.skip_hedged else ""
+    return f"NOT {question_sql('pre')} {hedge}"
+
+
+def _oriented_sql(rows: str, filters: ConflictFilters, strength: dict[str, int]) -> str:
+    """The claims of ``rows`` (read rows with the sentence: ``template``, ``polarity``,
+    ``subject_pos``, ``is_symmetric`` and the candidate's columns), one row per (oriented
+    pair, paper, sentence, polarity) and per orientation it holds in — the CTEs after the
+    reading and the final SELECT of :func:`claims_sql`; ``strength``: by template."""
+    variant = (
+        (lambda text: f"regexp_extract(lower({text}), {_q(VARIANT)}, 1)")
+        if filters.variants
+        else (lambda text: "''")
+    )
+    values = ", ".join(f"({_q(n)}, {v})" for n, v in strength.items())
+    return f"""
 oriented AS (
     SELECT pmid, year, sentence, s0, template, polarity, is_symmetric,
            CASE WHEN subject_pos = 1 THEN meas1 ELSE meas2 END AS subj_meas,
@@ -330,7 +330,7 @@ oriented AS (
            CASE WHEN subject_pos = 1 THEN {variant("t2")} ELSE {variant("t1")} END AS obj_var,
            CASE WHEN subject_pos = 1 THEN t2 ELSE t1 END AS obj_text
     FROM (SELECT *, {_measure_sql("pre", "mid || ' '")} AS meas1,
-                 {_measure_sql("' ' || mid", "post")} AS meas2 FROM cited)),
+                 {_measure_sql("' ' || mid", "post")} AS meas2 FROM {rows})),
 both_ways AS (
     SELECT * FROM oriented
     UNION ALL BY NAME
@@ -339,18 +339,76 @@ both_ways AS (
            subj AS obj, subj_var AS obj_var, subj_text AS obj_text, subj_meas AS obj_meas
     FROM oriented WHERE is_symmetric)
 -- one row per (oriented pair, paper, sentence, polarity): the strongest template read there
-SELECT * FROM both_ways JOIN (VALUES {strength}) AS st(template, strength) USING (template)
+SELECT * FROM both_ways JOIN (VALUES {values}) AS st(template, strength) USING (template)
 QUALIFY row_number() OVER (PARTITION BY subj, subj_var, subj_meas, obj, obj_var, obj_meas,
                                         pmid, s0, polarity
                            ORDER BY strength DESC, template, subj_text, obj_text) = 1"""
 
 
-def conflicts_sql(sid: str = "sid", filters: ConflictFilters = DEFAULT_FILTERS) -> str:
+def claims_sql(sid: str = "sid", filters: ConflictFilters = DEFAULT_FILTERS) -> str:
+    """A SELECT of every claim the reader reads in snapshot ``sid``, one row per (oriented
+    pair, paper, sentence, polarity) and per orientation it holds in (a symmetric claim:
+    both): ``subj``/``obj`` (node ids), ``subj_var``/``obj_var`` (variant markers, '' none),
+    ``subj_text``/``obj_text`` (the mentions), ``pmid``, ``year``, ``sentence``, ``template``,
+    ``polarity``, ``is_symmetric``, ``strength``.
+
+    Read over every pair of annotated mentions of a document whose concepts are two KG nodes
+    (``mentions_at`` concept ids are node ids: the resolve stage rewrote them — orthologs to
+    the human gene, mislinks dropped — keeping the annotator's own in ``annotator_id``), the
+    second starting at most :data:`MAX_MID` characters after the first ends, in one sentence
+    (no :data:`BOUNDARY` between them; not one in the title, the other in the abstract). The
+    cheap cuts (:func:`cue_sql`, :func:`worth_reading_sql` on the text between) come first;
+    the sentence around the pair is found only for the few thousand rows some template's
+    ``mid`` fits."""
+    unknown = set(filters.templates) - set(BY_NAME)
+    if unknown:
+        raise InputError("unknown claim template", name=",".join(sorted(unknown)))
+    kept = tuple(t for t in TEMPLATES if t.name in filters.templates)
+    fits = f"{cue_sql('mid')} AND {worth_reading_sql('mid', kept)}"
+    return f"""{_candidate_ctes(sid, fits)},
+read AS (
+    SELECT * FROM (SELECT *, {template_sql("pre", "mid", "post", kept, "blocked")} AS template
+                   FROM (SELECT *, {blocked_sql("pre")} AS blocked FROM cut))
+    JOIN {templates_values_sql(kept)} USING (template)
+    WHERE {_read_where(filters)}),
+-- the sentence cited, whole: found again on a longer window, for the rows read only
+cited AS ({_cited_sql("read")}),{_oriented_sql("cited", filters, STRENGTH)}"""
+
+
+def candidates_sql(sid: str = "sid", filters: ConflictFilters = DEFAULT_FILTERS) -> str:
+    """A SELECT of the candidates a reader other than the templates reads (the LLM reader,
+    :mod:`kgbuild.store.claims_llm`): the candidates of :func:`claims_sql` up to the template
+    read — the same pairs, sentences and cheap cue cut (:func:`cue_sql`, so the rows asked
+    stay few), no question, no proposal (``skip_hedged``) — with the sentence whole
+    (``sentence``) and the two mentions' offsets in it (``a0``, ``a1``, ``b0``, ``b1``), and
+    the columns :func:`claims_from_sql` needs."""
+    rows = f"(SELECT * FROM cut WHERE {_read_where(filters)})"
+    return f"""{_candidate_ctes(sid, cue_sql("mid"))},
+cited AS ({_cited_sql(rows)})
+SELECT pmid, year, s0, id1, id2, t1, t2, pre, mid, post, sentence,
+       s1 - off AS a0, e1 - off AS a1, s2 - off AS b0, e2 - off AS b1
+FROM (SELECT *, c0 + length(substr(text, c0 + 1, c1 - c0))
+                   - length(ltrim(substr(text, c0 + 1, c1 - c0))) AS off FROM cited)"""
+
+
+def claims_from_sql(rows: str, strength: dict[str, int], filters: ConflictFilters) -> str:
+    """:func:`claims_sql`'s SELECT over readings made elsewhere (the LLM reader): ``rows`` (a
+    table or a subquery) holds :func:`candidates_sql`'s columns and ``template``,
+    ``polarity``, ``subject_pos`` (1: the first mention is the subject), ``is_symmetric``;
+    ``strength``: how strong a reading of each template is (the best rows of a side first)."""
+    return f"WITH{_oriented_sql(rows, filters, strength)}"
+
+
+def conflicts_sql(
+    sid: str = "sid", filters: ConflictFilters = DEFAULT_FILTERS, claims: str | None = None
+) -> str:
     """The SELECT of every conflict of snapshot ``sid`` (an SQL expression: the ``sid`` of a
     macro, a quoted id, a ``$sid`` parameter), one row per (kind, subject, object), with the
     columns of :class:`Conflict` (``evidence_a``/``evidence_b``: lists of structs, best
     first; ``triples_a``/``triples_b``: the KG triples joining the pair, either orientation,
-    that cite a paper of that side)."""
+    that cite a paper of that side). ``claims``: a SELECT of the claims with
+    :func:`claims_sql`'s columns (another reader's, :func:`claims_from_sql`); default the
+    template reader's."""
     flags = ", ".join(f"bool_or(polarity = {_q(p)}) AS has_{p}" for p in (*AFFIRM, *DENY))
     affirm_hit, deny_hit = _contradicted_sql()
     key = "subj, subj_var, subj_meas, obj, obj_var, obj_meas"
@@ -363,7 +421,7 @@ def conflicts_sql(sid: str = "sid", filters: ConflictFilters = DEFAULT_FILTERS) 
         else ""
     )
     return f"""
-WITH c AS MATERIALIZED ({claims_sql(sid, filters)}),
+WITH c AS MATERIALIZED ({claims or claims_sql(sid, filters)}),
 keyed AS (SELECT * FROM c JOIN (SELECT {key}, {flags} FROM c GROUP BY {key}) USING ({key})),
 rows AS (
     SELECT * FROM (
@@ -509,10 +567,15 @@ class ConflictReport:
     filters: ConflictFilters
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
     conflicts: list[Conflict] = field(default_factory=list)
+    #: Another reader's name and what its reading cost (the LLM reader's
+    #: :class:`~kgbuild.store.claims_llm.ReadStats`); None: the template reader.
+    reading: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` object: every listed conflict with both sides' cited rows."""
+        extra = {} if self.reading is None else {"reading": dict(self.reading)}
         return {
+            **extra,
             "kg": self.kg,
             "snapshot": self.snapshot_id,
             "as_of_year": self.as_of_year,
@@ -530,13 +593,15 @@ def fetch_conflicts(
     kind: str | None = None,
     limit: int | None = None,
     filters: ConflictFilters = DEFAULT_FILTERS,
+    claims: str | None = None,
 ) -> tuple[dict[str, int], list[Conflict]]:
     """(count per kind, the conflicts of ``kind`` — every kind when None — in
-    :data:`ORDER_BY`, at most ``limit``) of a snapshot, on an open catalog connection."""
+    :data:`ORDER_BY`, at most ``limit``) of a snapshot, on an open catalog connection.
+    ``claims``: another reader's claims (:func:`conflicts_sql`)."""
     if kind is not None and kind not in KINDS:
         raise InputError(f"--kind must be one of {', '.join(KINDS)}", kind=kind)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE _conflicts AS {conflicts_sql('$sid', filters)}",
-                {"sid": snapshot_id})  # fmt: skip
+    sql = conflicts_sql("$sid", filters, claims)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _conflicts AS {sql}", {"sid": snapshot_id})
     try:
         counts = dict.fromkeys(KINDS, 0)
         for k, n in con.execute("SELECT kind, count(*) FROM _conflicts GROUP BY 1").fetchall():
@@ -571,6 +636,6 @@ def contested_triples(con: duckdb.DuckDBPyConnection, sid: str) -> set[str]:
 
 __all__ = [
     "DEFAULT_FILTERS", "KINDS", "CitedRow", "Conflict", "ConflictFilters", "ConflictReport",
-    "claims_sql", "conflicts_sql", "contested_triples", "contested_triples_sql",
-    "define_conflict_views", "fetch_conflicts",
+    "candidates_sql", "claims_from_sql", "claims_sql", "conflicts_sql", "contested_triples",
+    "contested_triples_sql", "define_conflict_views", "fetch_conflicts",
 ]  # fmt: skip

@@ -13,8 +13,6 @@ from kgbuild.sources import pubmed
 from tests.sources.test_pubmed import KEY, fast
 from tests.support.eutils_server import FIXTURES, FakeNCBI, serve
 
-RETRACTED_PT = '"Retracted Publication"[pt]'
-
 
 class RetractionNCBI(FakeNCBI):
     """The loopback NCBI (:class:`FakeNCBI` answers a PMID-list ESearch term the way PubMed
