@@ -46,7 +46,7 @@ from typing import Any
 from kgbuild.audit.score import wilson
 from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.store import catalog
-from kgbuild.store.claims_llm import llm_claims
+from kgbuild.store.claims_llm import claims_of, read_snapshot
 from kgbuild.store.claims_read import TEMPLATES
 from kgbuild.store.conflicts import (
     DEFAULT_FILTERS,
@@ -240,7 +240,14 @@ def main(argv: list[str] | None = None) -> int:
     wh = Warehouse(a.warehouse).require()
     sid = wh.resolve(a.snapshot)
     client = _client(ap, a, wh.root) if a.reader == "llm" else None
-    reading = None
+    reading, llm = None, None
+    if client is not None and not a.measure:  # read first: no catalog connection held meanwhile
+        try:
+            llm = read_snapshot(wh.catalog_path, sid, DEFAULT_FILTERS, client)
+        finally:
+            client.close()
+        reading = {"reader": "llm", "model": client.settings.model, **llm.stats.to_dict()}
+        print(json.dumps({"reading": reading}))
     with catalog.connect(wh.catalog_path, read_only=True) as con:
         if a.measure:
             rows = measure(con, sid)
@@ -251,14 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if not a.out or not a.key:
             ap.error("drawing a sheet needs --out and --key")
-        claims = None
-        if client is not None:
-            try:
-                claims, stats = llm_claims(con, sid, DEFAULT_FILTERS, client)
-            finally:
-                client.close()
-            reading = {"reader": "llm", "model": client.settings.model, **stats.to_dict()}
-            print(json.dumps({"reading": reading}))
+        claims = None if llm is None else claims_of(con, llm, DEFAULT_FILTERS)
         counts, conflicts = fetch_conflicts(con, sid, claims=claims)
     drawn = sample(conflicts, a.n, a.seed)
     meta = {

@@ -6,7 +6,10 @@ reader asks an LLM the same question of the same candidates (:func:`candidates_s
 pairs of mentions of two KG nodes in one sentence, past the cheap cue cut, so the calls stay
 bounded) and answers in the template reader's vocabulary (:data:`OPTIONS`: a
 :data:`~kgbuild.store.claims_read.Polarity` or ``none``) plus which mention is the subject.
-The readings go to a temp table with the candidates' columns, and the very same assembly
+The candidates are fetched and the catalog closed before the first call
+(:func:`read_snapshot`: a first reading takes tens of thousands of calls, and a catalog held
+open that long would keep a build from publishing); the readings then join the candidates
+on a new connection (:func:`claims_of`), and the very same assembly
 (:func:`~kgbuild.store.conflicts.conflicts_sql`) lists the conflicts.
 
 The sentence is untrusted text (anyone can publish an abstract): it is sent between fixed
@@ -26,12 +29,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from kgbuild.extract import prompts
 from kgbuild.llm.client import LLMClient, LLMError, LLMRequest, LLMResult
+from kgbuild.store import catalog
 from kgbuild.store.claims_read import AFFIRM, DENY, Claim, Polarity, Span
 from kgbuild.store.conflicts import ConflictFilters, candidates_sql, claims_from_sql
 
@@ -165,44 +171,63 @@ def _claim(answer: LLMResult | LLMError, stats: ReadStats) -> Claim | None:
     return Claim(TEMPLATE, polarity, "a" if subject == "X" else "b", relation in SYMMETRIC)
 
 
-def llm_claims(
-    con: duckdb.DuckDBPyConnection, sid: str, filters: ConflictFilters, client: LLMClient
-) -> tuple[str, ReadStats]:
-    """Read every candidate of snapshot ``sid`` (:func:`candidates_sql`) with the LLM, into
-    the temp tables ``_llm_candidates`` and ``_llm_readings`` of ``con``; returns the SELECT
-    of the claims read (:func:`claims_from_sql`, the columns of
-    :func:`~kgbuild.store.conflicts.claims_sql`) for
-    :func:`~kgbuild.store.conflicts.fetch_conflicts`, and the reading's stats."""
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE _llm_candidates AS {candidates_sql('$sid', filters)}",
-        {"sid": sid},
-    )
-    units = con.execute(
-        "SELECT DISTINCT sentence, a0, a1, b0, b1 FROM _llm_candidates ORDER BY ALL"
-    ).fetchall()
+@dataclass(slots=True)
+class SnapshotReading:
+    """An LLM's reading of a snapshot's candidates: ``candidates`` (the rows of
+    :func:`candidates_sql`), ``readings`` (one row per question read as a claim: the
+    question's ``sentence``, ``a0``…``b1``, and ``polarity``, ``subject_pos``,
+    ``is_symmetric``) and what it cost (``stats``)."""
+
+    candidates: pa.Table
+    readings: pa.Table
+    stats: ReadStats
+
+
+def read_snapshot(
+    catalog_path: Path, sid: str, filters: ConflictFilters, client: LLMClient
+) -> SnapshotReading:
+    """Read every candidate of snapshot ``sid`` (:func:`candidates_sql`) with the LLM.
+
+    The candidates are fetched on a short read-only connection that is closed before the
+    first call: a first reading of a corpus is tens of thousands of calls (24,562 questions
+    on the DALK build), and a catalog held open that long would keep a scheduled build from
+    publishing. Questions go out in a fixed order (sorted), one per distinct sentence and
+    mention pair."""
+    with catalog.connect(catalog_path, read_only=True) as con:
+        candidates = con.sql(candidates_sql("$sid", filters), params={"sid": sid}).to_arrow_table()
+    cols = [candidates.column(c).to_pylist() for c in ("sentence", "a0", "a1", "b0", "b1")]
+    units = sorted(set(zip(*cols, strict=True)))
     claims, stats = read_claims(client, [Question(s, (a0, a1), (b0, b1)) for s, a0, a1, b0, b1
                                          in units])  # fmt: skip
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE _llm_readings (sentence VARCHAR, a0 BIGINT, a1 BIGINT, "
-        "b0 BIGINT, b1 BIGINT, polarity VARCHAR, subject_pos INTEGER, is_symmetric BOOLEAN)"
-    )
     read = [(*u, c.polarity, 1 if c.subject == "a" else 2, c.symmetric)
             for u, c in zip(units, claims, strict=True) if c is not None]  # fmt: skip
-    if read:  # one statement, the columns as lists (executemany inserts a row at a time)
-        cols = [list(c) for c in zip(*read, strict=True)]
-        con.execute(
-            "INSERT INTO _llm_readings SELECT unnest($1), unnest($2), unnest($3), unnest($4), "
-            "unnest($5), unnest($6), unnest($7), unnest($8)",
-            cols,
-        )
+    names = ("sentence", "a0", "a1", "b0", "b1", "polarity", "subject_pos", "is_symmetric")
+    types = (pa.string(), pa.int64(), pa.int64(), pa.int64(), pa.int64(), pa.string(),
+             pa.int32(), pa.bool_())  # fmt: skip
+    columns = list(zip(*read, strict=True)) if read else [()] * len(names)
+    readings = pa.table(
+        [pa.array(list(v), type=t) for v, t in zip(columns, types, strict=True)], names=names
+    )
+    return SnapshotReading(candidates, readings, stats)
+
+
+def claims_of(
+    con: duckdb.DuckDBPyConnection, reading: SnapshotReading, filters: ConflictFilters
+) -> str:
+    """Register ``reading`` on ``con`` (views ``_llm_candidates`` and ``_llm_readings``) and
+    return the SELECT of its claims (:func:`claims_from_sql`, the columns of
+    :func:`~kgbuild.store.conflicts.claims_sql`) for
+    :func:`~kgbuild.store.conflicts.fetch_conflicts`."""
+    con.register("_llm_candidates", reading.candidates)
+    con.register("_llm_readings", reading.readings)
     rows = (
         f"(SELECT c.*, r.polarity, r.subject_pos, r.is_symmetric, '{TEMPLATE}' AS template "
         "FROM _llm_candidates c JOIN _llm_readings r USING (sentence, a0, a1, b0, b1))"
     )
-    return claims_from_sql(rows, STRENGTH, filters), stats
+    return claims_from_sql(rows, STRENGTH, filters)
 
 
 __all__ = [
-    "OPTIONS", "PROMPT", "Question", "ReadStats", "llm_claims", "marked", "parse_answer",
-    "read_claims", "request",
+    "OPTIONS", "PROMPT", "Question", "ReadStats", "SnapshotReading", "claims_of", "marked",
+    "parse_answer", "read_claims", "read_snapshot", "request",
 ]  # fmt: skip

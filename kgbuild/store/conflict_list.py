@@ -39,14 +39,20 @@ def list_conflicts(
         info = con.execute(
             "SELECT kg, as_of_year FROM snapshots WHERE snapshot_id = ?", [snapshot_id]
         ).fetchone()
-        if info is None:
-            raise StoreError("unknown snapshot", snapshot=snapshot_id)
-        claims, reading = None, None
-        if client is not None:
-            from kgbuild.store.claims_llm import llm_claims
+    if info is None:
+        raise StoreError("unknown snapshot", snapshot=snapshot_id)
+    llm, reading = None, None
+    if client is not None:  # before the catalog is opened again: no connection held meanwhile
+        from kgbuild.store.claims_llm import read_snapshot
 
-            claims, stats = llm_claims(con, snapshot_id, filters, client)
-            reading = {"reader": "llm", "model": client.settings.model, **stats.to_dict()}
+        llm = read_snapshot(wh.catalog_path, snapshot_id, filters, client)
+        reading = {"reader": "llm", "model": client.settings.model, **llm.stats.to_dict()}
+    with catalog.connect(wh.catalog_path, read_only=True) as con:
+        claims = None
+        if llm is not None:
+            from kgbuild.store.claims_llm import claims_of
+
+            claims = claims_of(con, llm, filters)
         counts, rows = fetch_conflicts(con, snapshot_id, kind, limit, filters, claims)
     return ConflictReport(
         info[0], snapshot_id, info[1], kind, limit, filters, counts, rows, reading

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 from typer.testing import CliRunner
 
@@ -149,6 +150,31 @@ def test_an_injected_answer_is_unread_and_never_a_claim(built, tmp_path):
             client.close()
     assert report.reading["unparseable"] == 1
     assert not any({c.head_id, c.tail_id} == {"C", "D"} for c in report.conflicts)
+
+
+def test_no_catalog_connection_is_held_while_the_llm_reads(built, tmp_path):
+    """A first reading is tens of thousands of calls: were the catalog held open meanwhile, a
+    scheduled build could not publish. While the model answers, the catalog opens for
+    writing (DuckDB refuses that, in one process, beside an open read-only connection)."""
+    wh, sid = built
+    opened: list[bool] = []
+
+    def answer(body: dict) -> str:
+        try:
+            duckdb.connect(str(wh.catalog_path)).close()
+            opened.append(True)
+        except duckdb.Error:
+            opened.append(False)
+        return _answer(body)
+
+    with serve(ScriptedLLM(default=("answer", answer))) as url:
+        client = _client(url, tmp_path / "cache.sqlite")
+        try:
+            report = list_conflicts(wh, sid, client=client)
+        finally:
+            client.close()
+    assert opened and all(opened), opened
+    assert _pairs(report) == {("opposite_direction", "A", "B")}
 
 
 @pytest.mark.parametrize(
