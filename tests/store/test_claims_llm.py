@@ -88,6 +88,15 @@ def _client(url: str, cache: Path) -> LLMClient:
     return LLMClient(settings, ResponseCache(cache))
 
 
+def _read_with(url: str, cache: Path, wh: Warehouse, sid: str):
+    """``list_conflicts`` with the LLM at ``url`` (its answers cached in ``cache``)."""
+    client = _client(url, cache)
+    try:
+        return list_conflicts(wh, sid, client=client)
+    finally:
+        client.close()
+
+
 def _pairs(report) -> set[tuple[str, str, str]]:
     return {(c.kind, c.head_id, c.tail_id) for c in report.conflicts}
 
@@ -105,11 +114,7 @@ def test_llm_lists_what_the_templates_miss_and_a_rerun_is_cached(built, tmp_path
 
     llm = ScriptedLLM(default=("answer", _answer))
     with serve(llm) as url:
-        client = _client(url, tmp_path / "cache.sqlite")
-        try:
-            report = list_conflicts(wh, sid, client=client)
-        finally:
-            client.close()
+        report = _read_with(url, tmp_path / "cache.sqlite", wh, sid)
         asked = len(llm.requests)
         r = report.reading
         assert r is not None and r["reader"] == "llm" and r["model"] == "m"
@@ -124,11 +129,7 @@ def test_llm_lists_what_the_templates_miss_and_a_rerun_is_cached(built, tmp_path
         assert (c.n_a, c.n_b, c.year_appeared) == (1, 1, 2015)
 
         # the same question of the sentence, model and prompt version: from the cache
-        client = _client(url, tmp_path / "cache.sqlite")
-        try:
-            again = list_conflicts(wh, sid, client=client)
-        finally:
-            client.close()
+        again = _read_with(url, tmp_path / "cache.sqlite", wh, sid)
         assert len(llm.requests) == asked
         assert (again.reading["calls"], again.reading["cache_hits"]) == (0, asked)
         assert _pairs(again) == _pairs(report)
@@ -143,11 +144,7 @@ def test_an_injected_answer_is_unread_and_never_a_claim(built, tmp_path):
     (against "Gamma was not associated with delta")."""
     wh, sid = built
     with serve(ScriptedLLM(default=("answer", _answer))) as url:
-        client = _client(url, tmp_path / "cache.sqlite")
-        try:
-            report = list_conflicts(wh, sid, client=client)
-        finally:
-            client.close()
+        report = _read_with(url, tmp_path / "cache.sqlite", wh, sid)
     assert report.reading["unparseable"] == 1
     assert not any({c.head_id, c.tail_id} == {"C", "D"} for c in report.conflicts)
 
@@ -168,11 +165,7 @@ def test_no_catalog_connection_is_held_while_the_llm_reads(built, tmp_path):
         return _answer(body)
 
     with serve(ScriptedLLM(default=("answer", answer))) as url:
-        client = _client(url, tmp_path / "cache.sqlite")
-        try:
-            report = list_conflicts(wh, sid, client=client)
-        finally:
-            client.close()
+        report = _read_with(url, tmp_path / "cache.sqlite", wh, sid)
     assert opened and all(opened), opened
     assert _pairs(report) == {("opposite_direction", "A", "B")}
 
