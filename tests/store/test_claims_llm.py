@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,11 +19,12 @@ from typer.testing import CliRunner
 from kgbuild.cli import app
 from kgbuild.llm.cache import ResponseCache
 from kgbuild.llm.client import LLMClient, LLMSettings
-from kgbuild.records import Document, Entity, Mention, SnapshotCounts
+from kgbuild.records import Document, Entity, SnapshotCounts
 from kgbuild.store.claims_llm import Question, marked, parse_answer, read_claims
 from kgbuild.store.claims_read import read_claim
 from kgbuild.store.conflict_list import list_conflicts
 from kgbuild.store.snapshots import Warehouse
+from tests.store.test_conflicts import _mentions
 from tests.support.scripted_llm_server import ScriptedLLM, serve
 
 #: Sentences the templates do not read (checked below), the LLM does.
@@ -52,16 +52,6 @@ COUNTS = {"records": 4, "documents": 4, "duplicates": 0, "rejected": 0, "mention
           "problems": 0}  # fmt: skip
 
 
-def _mentions(pmid: str, title: str, abstract: str) -> list[Mention]:
-    text = title + " " + abstract
-    rx = re.compile(r"\b(" + "|".join(LEXICON) + r")\b", re.IGNORECASE)
-    return [
-        Mention(pmid, m.start(), m.end(), m.group(0), "Gene", "Gene", LEXICON[m.group(0).lower()],
-                [LEXICON[m.group(0).lower()]])
-        for m in rx.finditer(text)
-    ]  # fmt: skip
-
-
 def _answer(body: dict) -> str:
     """The scripted model: the answer for the sentence between the prompt's delimiters."""
     user = body["messages"][-1]["content"]
@@ -77,7 +67,7 @@ def built(tmp_path_factory) -> tuple[Warehouse, str]:
     wh = Warehouse(tmp_path_factory.mktemp("claims_llm") / "wh")
     w = wh.writer("toy")
     w.add("documents", [Document(p, y, t, a) for p, y, t, a in DOCS])
-    w.add("mentions", [m for p, _, t, a in DOCS for m in _mentions(p, t, a)])
+    w.add("mentions", [m for p, _, t, a in DOCS for m in _mentions(p, t, a, LEXICON)])
     w.add("entities", [Entity(i, n, "Gene", display_name=n.title()) for i, n in NAMES.items()])
     info = w.commit(2020, "b", {}, "i", "test", SnapshotCounts.from_dict(COUNTS))
     return wh, info.snapshot_id

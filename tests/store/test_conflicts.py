@@ -218,14 +218,16 @@ CITED = [("up_ab", "1"), ("down_ab", "3"), ("co_ab", "2"), ("up_ac", "4"), ("co_
          ("assoc_de", "11"), ("co_de", "12"), ("up_cd", "6"), ("up_ae", "16")]  # fmt: skip
 
 
-def _mentions(pmid: str, title: str, abstract: str) -> list[Mention]:
-    """Every whole-word occurrence of a :data:`LEXICON` word in title || ' ' || abstract (the
-    text ``mentions_at`` offsets index)."""
+def _mentions(
+    pmid: str, title: str, abstract: str, lexicon: dict[str, str] = LEXICON
+) -> list[Mention]:
+    """Every whole-word occurrence of a ``lexicon`` word (word → concept id) in title || ' ' ||
+    abstract (the text ``mentions_at`` offsets index)."""
     text = title + " " + abstract
-    rx = re.compile(r"\b(" + "|".join(LEXICON) + r")\b", re.IGNORECASE)
+    rx = re.compile(r"\b(" + "|".join(lexicon) + r")\b", re.IGNORECASE)
     return [
-        Mention(pmid, m.start(), m.end(), m.group(0), "Gene", "Gene", LEXICON[m.group(0).lower()],
-                [LEXICON[m.group(0).lower()]])
+        Mention(pmid, m.start(), m.end(), m.group(0), "Gene", "Gene", lexicon[m.group(0).lower()],
+                [lexicon[m.group(0).lower()]])
         for m in rx.finditer(text)
     ]  # fmt: skip
 
