@@ -169,7 +169,8 @@ class QueryEngine:
             t0 = time.perf_counter()
             vec.encode(["warm-up"])  # loads the model for query texts
             out["model_load_s"] = round(time.perf_counter() - t0, 3)
-            say(f"query encoder {vec.timings.get('query_encoder', '?')} ready in "
+            # "loaded", never "ready": scripts wait for the one line that says serve is ready
+            say(f"query encoder {vec.timings.get('query_encoder', '?')} loaded in "
                 f"{out['model_load_s']:.1f}s")  # fmt: skip
         except ConfigError as exc:
             self.embedding_error = str(exc)

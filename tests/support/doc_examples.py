@@ -693,7 +693,23 @@ class Sandbox:
         raise DocExampleError(
             f"{where(page, line)}: {what}\n$ {shown}\n{ran_line}"
             f"--- output ({len(out)} chars, last {OUTPUT_TAIL}) ---\n{cut}{tail}"
+            + self._background_report()
         )
+
+    def _background_report(self) -> str:
+        """What each background command still running (or not) printed: a failing ``curl``
+        says little, the server it called says why (a flake seen only under CI load)."""
+        parts = []
+        for bg in self.background:
+            code = bg.proc.poll()
+            state = "running" if code is None else f"exited {code}"
+            out = bg.log.read_text(errors="replace") if bg.log.exists() else ""
+            cut = "…" if len(out) > OUTPUT_TAIL else ""
+            parts.append(
+                f"\n--- background {where(bg.page, bg.command.line)} ({state}): "
+                f"{bg.command.text}\n{cut}{out[-OUTPUT_TAIL:]}"
+            )
+        return "".join(parts)
 
     def run_command(self, page: Path, cmd: Command) -> None:
         ran = self.substitute(cmd.text)
