@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from kgbuild.errors import InputError, QueryError
+from kgbuild.errors import InputError, QueryError, StoreError
 from kgbuild.helptext import examples
 from kgbuild.llm.client import LLMSettings
 from kgbuild.query.cli_options import KgOpt, snapshot_ref
@@ -467,7 +467,13 @@ def adqa(
     results, rows = [], []
     try:
         for ref in refs:
-            engine = QueryEngine(wh, ref, index_dir)
+            try:
+                engine = QueryEngine(wh, ref, index_dir)
+            except StoreError as exc:  # a year after the newest snapshot
+                if not years:
+                    raise
+                err.print(f"{ref}: {exc}; skipped", markup=False, highlight=False)
+                continue
             idx = engine.state().index
             if years and str(idx.as_of_year) != ref.rsplit("@", 1)[1]:
                 err.print(

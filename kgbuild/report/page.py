@@ -245,8 +245,11 @@ def report_targets(wh: Warehouse, refs: list[str]) -> list[str]:
     """Snapshot ids for ``refs`` (ids, prefixes, ``KG@YEAR``, ``latest``), each once, in order;
     no refs: the newest snapshot of each KG."""
     if not refs:
-        kgs = sorted({r["kg"] for r in wh.snapshots()})
-        refs = [f"{kg}@9999" for kg in kgs] or ["latest"]  # "latest" says "nothing built yet"
+        newest: dict[str, int] = {}  # each KG's newest year (not its last-published snapshot)
+        for r in wh.snapshots():
+            newest[r["kg"]] = max(newest.get(r["kg"], 0), int(r["as_of_year"]))
+        refs = [f"{kg}@{year}" for kg, year in sorted(newest.items())] or ["latest"]
+        # ("latest" in an empty warehouse says "nothing built yet")
     ids = [wh.resolve(r) for r in refs]
     return list(dict.fromkeys(ids))
 

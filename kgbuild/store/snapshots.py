@@ -185,6 +185,14 @@ class Warehouse:
                 )
             if year == "latest":
                 return _newest(mine)
+            if int(year) > max(int(r["as_of_year"]) for r in mine):
+                # not "the newest": a KG as of a year it was never built for is unknown (a
+                # typo, or a refresh that has not run), and answering from an older year
+                # without a word would pass that year's literature off as the asked one's
+                raise StoreError(
+                    f"no snapshot of that KG as of that year: {_cut(ref)} ({kg} has "
+                    f"{_years(mine)}; {kg}@latest is its newest)"
+                )
             found = self.query("SELECT snapshot_asof(?, kg_name := ?)", [int(year), kg])
             if not found or found[0][0] is None:
                 raise StoreError(

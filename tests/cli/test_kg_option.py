@@ -141,6 +141,8 @@ def test_references_to_nothing_name_what_there_is(two_kgs):
     wh = Warehouse(two_kgs[0])
     cases = {
         "toy@2005": "no snapshot of that KG at or before that year: 'toy@2005' (toy has 2019–2020)",
+        "toy@2030": "no snapshot of that KG as of that year: 'toy@2030' (toy has 2019–2020; "
+        "toy@latest is its newest)",
         "nope@2019": "(KGs here: other, toy)",
         "nope@latest": "(KGs here: other, toy)",
         "zzz": "unknown snapshot 'zzz': snapshots here are other@2019–2020; toy@2019–2020",
@@ -158,7 +160,10 @@ def test_a_bare_year_names_the_only_kgs_year(tmp_path):
     wh = Warehouse(tmp_path / "wh")
     toy = build_query_kg(wh.root, kg="toy")
     assert wh.resolve("2019") == toy[0].snapshot_id
-    assert wh.resolve("2030") == toy[1].snapshot_id  # as of 2030: the newest
+    assert wh.resolve("2020") == toy[1].snapshot_id
+    # a year after the newest is not "the newest": the KG was never built as of 2030
+    with pytest.raises(StoreError, match=r"as of that year: 'toy@2030' \(toy has 2019–2020"):
+        wh.resolve("2030")
 
 
 def _kgbuild(wh: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -89,9 +89,11 @@ def test_eval_adqa_without_llm_per_subset_and_per_year(toy, tmp_path):
     assert medqa["kg_accuracy_ci"] == pytest.approx([20.8, 93.85], abs=0.06)  # Wilson(2, 3)
     assert medqa["retrieval_p50_ms"] is not None
     out = tmp_path / "out"
-    res = kgbuild("eval", "adqa", *FILES, "-w", toy, "--years", "2019-2020", "--out", out,
+    res = kgbuild("eval", "adqa", *FILES, "-w", toy, "--years", "2019-2021", "--out", out,
                   "--embed", "off")  # fmt: skip
     assert res.returncode == 0, res.stderr
+    # 2021 is after the newest snapshot: said and skipped, not answered from 2020 again
+    assert "toy@2021: no snapshot of that KG as of that year" in res.stderr, res.stderr
     rows = list(csv.DictReader((out / "adqa_by_year.tsv").open(), delimiter="\t"))
     assert {(r["year"], r["subset"]) for r in rows} == {
         (y, s) for y in ("2019", "2020") for s in ("medqa", "medmcqa", "mmlu", "qa4mre")
