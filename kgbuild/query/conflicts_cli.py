@@ -34,6 +34,7 @@ EPILOG = examples(
     "kgbuild conflicts alzheimers@2015 --kind negated --limit 5",
     "kgbuild conflicts --kind opposite_direction --json",
     "kgbuild conflicts --reader llm --llm-base-url http://127.0.0.1:8000/v1",
+    "kgbuild conflicts --reader llm --estimate --llm-model gpt-4o-mini",
 )
 #: The claim readers: the strict templates (default), or an LLM asked about the same candidate
 #: sentences (:mod:`kgbuild.store.claims_llm`).
@@ -77,6 +78,14 @@ def conflicts(
     llm_base_url: BaseUrl = None,
     llm_model: Model = None,
     llm_max_tokens: MaxTokens = None,
+    estimate: Annotated[
+        bool,
+        typer.Option(
+            "--estimate",
+            help="With --reader llm: print the calls, tokens and cost a reading would take; "
+            "send nothing",
+        ),
+    ] = False,
 ) -> None:
     """Pairs with sentences stating an effect or association and sentences denying it
     (negated), or sentences stating opposite directions (opposite_direction) — every sentence
@@ -85,7 +94,7 @@ def conflicts(
     each side's best sentences with PMIDs and the year the conflict appeared (the first year
     both sides had evidence). ``--reader llm``: an LLM reads the same candidate sentences
     (``--llm-base-url``/``--llm-model``, or the environment), its answers cached in the
-    warehouse."""
+    warehouse; ``--estimate`` says what that reading would send and cost, sending nothing."""
     from kgbuild.settings import warehouse_path
     from kgbuild.store.conflict_list import list_conflicts
     from kgbuild.store.snapshots import Warehouse
@@ -93,9 +102,15 @@ def conflicts(
 
     if reader not in READERS:
         raise InputError(f"--reader must be one of {', '.join(READERS)}", reader=reader)
+    if estimate and reader != "llm":
+        raise InputError("--estimate goes with --reader llm (the templates call no LLM)")
     wh = Warehouse(warehouse_path(warehouse)).require()
     sid = wh.resolve(wh.scope(snapshot, kg_name(kg)))
     client = _client(wh.root, llm_base_url, llm_model, llm_max_tokens) if reader == "llm" else None
+    if estimate:
+        assert client is not None
+        _estimate(wh.catalog_path, sid, client, as_json)
+        return
     try:
         report = list_conflicts(wh, sid, kind=kind, limit=limit, client=client)
     finally:
@@ -123,6 +138,34 @@ def _client(
             "--reader llm needs an endpoint: --llm-base-url or OPENAI_BASE_URL / OPENAI_API_KEY"
         )
     return make_client(settings, root)
+
+
+def _estimate(catalog_path: Path, sid: str, client: LLMClient, as_json: bool) -> None:
+    """``--estimate``: what reading ``sid`` would send (the cache looked up, nothing sent)."""
+    from kgbuild.store.claims_llm import ANSWER_TOKENS, estimate_snapshot
+    from kgbuild.store.conflicts import DEFAULT_FILTERS
+    from kgbuild.store.sql_output import print_json
+
+    try:
+        est = estimate_snapshot(catalog_path, sid, DEFAULT_FILTERS, client)
+    finally:
+        client.close()
+    if as_json:
+        print_json({"snapshot": sid, "estimate": est.to_dict()})
+        return
+    pin, pout = client.settings.price()
+    cost = "cost unknown (no price for the model)"
+    if est.cost_usd is not None:
+        cost = f"≈ ${est.cost_usd:,.4f} at ${pin}/${pout} per 1M prompt/completion tokens"
+    out.print(
+        f"estimate for {sid} with {est.model}: {est.questions:,} sentence-pairs, "
+        f"{est.cached:,} answered by the cache, {est.skipped:,} unmarkable; {est.calls:,} calls, "
+        f"≈ {est.prompt_tokens:,} prompt + {est.completion_tokens:,} completion tokens "
+        f"(characters/4; {ANSWER_TOKENS} per answer assumed); {cost}; nothing sent",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,  # one line, whatever the width: scripts grep it
+    )
 
 
 def print_reading(r: dict[str, Any]) -> None:

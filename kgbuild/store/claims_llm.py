@@ -37,6 +37,7 @@ import pyarrow as pa
 
 from kgbuild.extract import prompts
 from kgbuild.llm.client import LLMClient, LLMError, LLMRequest, LLMResult
+from kgbuild.llm.tokens import estimate_tokens
 from kgbuild.store import catalog
 from kgbuild.store.claims_read import AFFIRM, DENY, Claim, Polarity, Span
 from kgbuild.store.conflicts import ConflictFilters, candidates_sql, claims_from_sql
@@ -183,6 +184,63 @@ class SnapshotReading:
     stats: ReadStats
 
 
+#: Completion tokens assumed per answer for an estimate: ``{"relation": "deny_assoc",
+#: "subject": "X"}`` is about 16 tokens.
+ANSWER_TOKENS = 16
+
+
+@dataclass(slots=True)
+class ReadEstimate:
+    """What reading a snapshot would send, before spending (``kgbuild conflicts --reader llm
+    --estimate``): the questions, how many the response cache answers already, and for the
+    rest the calls, tokens (≈ characters/4 for the prompt, :data:`ANSWER_TOKENS` per answer)
+    and their cost at the model's list price (None: no price for the model). A first reading
+    of the DALK build is ~25k calls, so a user sees the bill before paying it."""
+
+    model: str
+    questions: int = 0
+    skipped: int = 0
+    cached: int = 0
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _questions(catalog_path: Path, sid: str, filters: ConflictFilters) -> tuple[pa.Table, list]:
+    """The candidates of snapshot ``sid`` (fetched on a short read-only connection, closed on
+    return) and the distinct (sentence, a0, a1, b0, b1) questions they raise, sorted."""
+    with catalog.connect(catalog_path, read_only=True) as con:
+        candidates = con.sql(candidates_sql("$sid", filters), params={"sid": sid}).to_arrow_table()
+    cols = [candidates.column(c).to_pylist() for c in ("sentence", "a0", "a1", "b0", "b1")]
+    return candidates, sorted(set(zip(*cols, strict=True)))
+
+
+def estimate_snapshot(
+    catalog_path: Path, sid: str, filters: ConflictFilters, client: LLMClient
+) -> ReadEstimate:
+    """What :func:`read_snapshot` would send for ``sid``: nothing is sent (the cache is only
+    looked up)."""
+    _, units = _questions(catalog_path, sid, filters)
+    est = ReadEstimate(client.settings.model, questions=len(units))
+    for s, a0, a1, b0, b1 in units:
+        req = request(Question(s, (a0, a1), (b0, b1)))
+        if req is None:
+            est.skipped += 1
+        elif client.cached(req) is not None:
+            est.cached += 1
+        else:
+            est.calls += 1
+            est.prompt_tokens += sum(estimate_tokens(m["content"]) for m in req.messages)
+            est.completion_tokens += ANSWER_TOKENS
+    if client.settings.price() != (0.0, 0.0):
+        est.cost_usd = round(client.cost(est.prompt_tokens, est.completion_tokens), 4)
+    return est
+
+
 def read_snapshot(
     catalog_path: Path, sid: str, filters: ConflictFilters, client: LLMClient
 ) -> SnapshotReading:
@@ -193,10 +251,7 @@ def read_snapshot(
     on the DALK build), and a catalog held open that long would keep a scheduled build from
     publishing. Questions go out in a fixed order (sorted), one per distinct sentence and
     mention pair."""
-    with catalog.connect(catalog_path, read_only=True) as con:
-        candidates = con.sql(candidates_sql("$sid", filters), params={"sid": sid}).to_arrow_table()
-    cols = [candidates.column(c).to_pylist() for c in ("sentence", "a0", "a1", "b0", "b1")]
-    units = sorted(set(zip(*cols, strict=True)))
+    candidates, units = _questions(catalog_path, sid, filters)
     claims, stats = read_claims(client, [Question(s, (a0, a1), (b0, b1)) for s, a0, a1, b0, b1
                                          in units])  # fmt: skip
     read = [(*u, c.polarity, 1 if c.subject == "a" else 2, c.symmetric)
@@ -228,6 +283,7 @@ def claims_of(
 
 
 __all__ = [
-    "OPTIONS", "PROMPT", "Question", "ReadStats", "SnapshotReading", "claims_of", "marked",
-    "parse_answer", "read_claims", "read_snapshot", "request",
+    "ANSWER_TOKENS", "OPTIONS", "PROMPT", "Question", "ReadEstimate", "ReadStats",
+    "SnapshotReading", "claims_of", "estimate_snapshot", "marked", "parse_answer",
+    "read_claims", "read_snapshot", "request",
 ]  # fmt: skip

@@ -20,9 +20,17 @@ from kgbuild.cli import app
 from kgbuild.llm.cache import ResponseCache
 from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.records import Document, Entity, SnapshotCounts
-from kgbuild.store.claims_llm import Question, marked, parse_answer, read_claims
+from kgbuild.store.claims_llm import (
+    ANSWER_TOKENS,
+    Question,
+    estimate_snapshot,
+    marked,
+    parse_answer,
+    read_claims,
+)
 from kgbuild.store.claims_read import read_claim
 from kgbuild.store.conflict_list import list_conflicts
+from kgbuild.store.conflicts import DEFAULT_FILTERS
 from kgbuild.store.snapshots import Warehouse
 from tests.store.test_conflicts import _mentions
 from tests.support.scripted_llm_server import ScriptedLLM, serve
@@ -218,6 +226,56 @@ def test_cli_reads_with_the_llm_and_prints_what_it_cost(built):
     data = json.loads(res.output)
     assert data["reading"]["calls"] == 0 and data["reading"]["cache_hits"] > 0
     assert [c["kind"] for c in data["conflicts"]] == ["opposite_direction"]
+
+
+def test_an_estimate_sends_nothing_and_counts_what_a_reading_would_send(built, tmp_path):
+    """``--estimate``: the bill before the ~25k calls of a first DALK reading. Nothing goes to
+    the endpoint; the questions are the ones a reading asks; what the cache holds is free."""
+    wh, sid = built
+    llm = ScriptedLLM(default=("answer", _answer))
+    with serve(llm) as url:
+        settings = LLMSettings(model="gpt-4o-mini", base_url=url, max_retries=0)  # priced
+        client = LLMClient(settings, ResponseCache(tmp_path / "cache.sqlite"))
+        try:
+            before = estimate_snapshot(wh.catalog_path, sid, DEFAULT_FILTERS, client)
+            assert llm.requests == []  # an estimate sends nothing
+            report = list_conflicts(wh, sid, client=client)
+            after = estimate_snapshot(wh.catalog_path, sid, DEFAULT_FILTERS, client)
+        finally:
+            client.close()
+    asked = report.reading["asked"]
+    assert before.questions == asked == len(llm.requests) > 0
+    assert (before.calls, before.cached, before.skipped) == (asked, 0, 0)
+    assert before.completion_tokens == ANSWER_TOKENS * asked
+    chars = sum(len(m["content"]) for q in llm.requests for m in q["body"]["messages"])
+    assert chars / 4 <= before.prompt_tokens <= chars / 4 + 3 * asked  # ≈ characters/4
+    assert before.cost_usd == pytest.approx(
+        (before.prompt_tokens * 0.15 + before.completion_tokens * 0.60) / 1e6, abs=1e-4
+    )
+    # once read, the same questions are answered by the cache: nothing left to pay
+    assert (after.questions, after.cached, after.calls, after.cost_usd) == (asked, asked, 0, 0.0)
+
+
+def test_cli_estimate_prints_the_bill_and_refuses_the_templates(built):
+    wh, _ = built
+    llm = ScriptedLLM(default=("answer", _answer))
+    with serve(llm) as url:
+        res = CliRunner().invoke(
+            app,
+            ["conflicts", "--reader", "llm", "--estimate", "--llm-base-url", url,
+             "--llm-model", "m", "-w", str(wh.root), "--json"],
+        )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    est = json.loads(res.output)["estimate"]
+    assert est["questions"] > 0 and est["calls"] + est["cached"] == est["questions"]
+    assert est["cost_usd"] is None and llm.requests == []  # "m" has no price; nothing sent
+    run = subprocess.run(
+        [sys.executable, "-m", "kgbuild.cli", "conflicts", "--estimate", "-w", str(wh.root)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2 and len(lines) == 1, run.stderr
+    assert "--estimate goes with --reader llm" in lines[0]
 
 
 def test_no_endpoint_is_one_error_line(built, tmp_path):
