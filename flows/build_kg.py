@@ -69,13 +69,21 @@ def read_source(spec: BuildSpec, year: int) -> Any:
     retry_condition_fn=transient,
     cache_policy=YEAR_CACHE,
 )
-def build_year(spec: BuildSpec, year: int | None, digest: Any, parent: str | None) -> str:
+def build_year(
+    spec: BuildSpec,
+    year: int | None,
+    digest: Any,
+    parent: str | None,
+    retracted: tuple[str, ...] = (),
+) -> str:
     """Publish the snapshot of ``year`` on top of ``parent`` (the previous year's snapshot);
     every year of ``spec`` when ``year`` is None; return its id.
 
     Only ``year``'s inputs are read (earlier years are the parent's business, so a 10-year
     build reads each year once). ``digest`` is not read here: with the spec, year and parent it
-    is the cache key (the warehouse's own fingerprint of this year's work)."""
+    is the cache key (the warehouse's own fingerprint of this year's work). ``retracted``: the
+    year is built again although published, to record these papers PubMed has retracted since
+    (a refresh with nothing new; part of the cache key, so another set is another build)."""
     logger = get_run_logger()
 
     def log(y: YearReport) -> None:
@@ -103,6 +111,7 @@ def build_year(spec: BuildSpec, year: int | None, digest: Any, parent: str | Non
             on_year=log,
             after=parent,
             dask_address=spec.dask_address,
+            rebuild_from=year if retracted and year is not None else None,
         )
     if report.llm_usage:
         logger.info("LLM client: %s", report.llm_usage)
@@ -161,6 +170,8 @@ def build_kg_flow(
     default_year: int | None = None,
     max_doc_chars: int | None = None,
     dask_address: str | None = None,
+    rebuild_from: int | None = None,
+    retracted: list[str] | None = None,
 ) -> list[str]:
     """Build ``kg`` year by year (one snapshot per year); returns the snapshot ids, oldest first.
 
@@ -169,11 +180,16 @@ def build_kg_flow(
     Every other parameter is the ``kgbuild build`` option of the same name; a parameter left
     ``None`` comes from the environment, ``kgbuild.toml``, the domain file or the default, in
     that order (:mod:`kgbuild.settings`).
+
+    ``rebuild_from`` and ``retracted`` (the ``refresh-kg`` flow sets them): build that year
+    again although published, to record those papers PubMed has retracted since.
     """
-    params = {k: v for k, v in locals().items() if k != "dask_address"}
+    params = {k: v for k, v in locals().items()
+              if k not in ("dask_address", "rebuild_from", "retracted")}  # fmt: skip
+    rebuild = {"rebuild_from": rebuild_from, "retracted": retracted}
     if dask_address and not on_dask():  # run this flow again, its tasks on the Dask cluster
         on_cluster = build_kg_flow.with_options(task_runner=dask_runner(dask_address))
-        return on_cluster(**params, dask_address=dask_address)
+        return on_cluster(**params, dask_address=dask_address, **rebuild)
     spec = BuildSpec.resolve(**params, dask_address=dask_address)
     for line in spec.notices:  # first: a kgbuild.toml that moved an endpoint or the warehouse
         get_run_logger().warning(line)
@@ -184,7 +200,8 @@ def build_kg_flow(
     built: list[PrefectFuture[str]] = []
     for year in steps:
         read = read_source.submit(spec, year, wait_for=[read] if read else None)
-        built.append(build.submit(spec, year, read, built[-1] if built else None))
+        again = tuple(retracted or ()) if rebuild_from is not None and year >= rebuild_from else ()
+        built.append(build.submit(spec, year, read, built[-1] if built else None, again))
     if not steps:  # a corpus whose years are known only after reading it: one build
         built.append(build.submit(spec, None, None, None))
     head = built[-1].result()

@@ -5,7 +5,9 @@ a new publication year, new or changed PMIDs / files in a year (the year's input
 longer matches the published snapshot's inputs fingerprint), another config or code version,
 failed extractions to retry — and builds exactly that with the ``build-kg`` flow (a subflow;
 unchanged years are reused, changed ones and those after them rebuilt). When nothing is new it
-is a no-op: it logs so, publishes no snapshot and returns ``status: "no-op"``.
+is a no-op: it logs so, publishes no snapshot and returns ``status: "no-op"``. Papers of the
+head that PubMed has retracted since are recorded by the years built; when none is new, the
+last year is built again to record them (``papers retracted``).
 """
 
 from __future__ import annotations
@@ -80,5 +82,9 @@ def refresh_flow(
     )
     if todo.noop:
         return {**todo.to_dict(), "snapshots": []}
-    ids = build_kg_flow(**{**params, "years": spec.years, "warehouse": spec.warehouse})
+    ids = build_kg_flow(
+        **{**params, "years": spec.years, "warehouse": spec.warehouse},
+        rebuild_from=todo.rebuild_from,  # set when only retractions are new: the last year
+        retracted=todo.retracted or None,
+    )
     return {**todo.to_dict(), "status": "built", "snapshots": ids}

@@ -133,10 +133,14 @@ def _reusable(
     corpus: Corpus,
     years: list[int],
     parent: str | None = None,
+    rebuild_from: int | None = None,
 ) -> Iterator[tuple[int, SnapshotInfo, float]]:
     """The leading years whose snapshot is already published from exactly these inputs on this
-    lineage (after ``parent``), and complete: (year, snapshot, seconds spent finding it)."""
+    lineage (after ``parent``), and complete: (year, snapshot, seconds spent finding it). None
+    from ``rebuild_from`` on (a refresh rebuilding its head year to record retractions)."""
     for year in years:
+        if rebuild_from is not None and year >= rebuild_from:
+            return
         t0 = time.perf_counter()
         sid = wh.find_by_inputs(kg, _fingerprint(config, parent, corpus.digest(year)), parent)
         if sid is None:
@@ -242,6 +246,7 @@ def build_kg(
     after: str | None = None,
     runner: Runner | None = None,
     dask_address: str | None = None,
+    rebuild_from: int | None = None,
 ) -> BuildReport:
     """Build (or reuse) one snapshot per publication year of ``source``; return what happened.
 
@@ -262,6 +267,12 @@ def build_kg(
     :class:`kgbuild.pipeline.runner.DaskRunner` sends the batches to a Dask cluster). Resolution
     and publishing always happen here: one writer. ``dask_address``: use a
     :class:`~kgbuild.pipeline.runner.DaskRunner` on that cluster (``tcp://host:8786``).
+
+    ``rebuild_from``: build that year and those after it even where a published snapshot has
+    the same inputs — what a refresh does when PubMed has retracted papers of the head and no
+    year is new: the head's year, built again, records the retractions (inputs digests do not
+    cover them) and stops serving those papers, while the snapshot it replaces keeps the
+    literature as it stood then. Its extraction answers come from the caches.
     """
     options = _as_options(extractor)
     chosen, slice_extractor = options.make(Path(warehouse))
@@ -280,7 +291,7 @@ def build_kg(
                 _drop_damaged_parts(wh)
             _build_locked(
                 wh, report, corpus, config, chosen, options, slice_extractor, on_year, after,
-                runner,
+                runner, rebuild_from,
             )  # fmt: skip
         if dask is not None:
             report.workers = dask.batches_by_worker()
@@ -310,6 +321,7 @@ def _build_locked(
     on_year: Callable[[YearReport], None] | None,
     after: str | None = None,
     runner: Runner | None = None,
+    rebuild_from: int | None = None,
 ) -> None:
     """The year loop of :func:`build_kg`, run while holding the warehouse's build lock."""
     kg = report.kg
@@ -325,7 +337,9 @@ def _build_locked(
             raise InputError("the snapshot to continue belongs to another KG", snapshot=after)
         todo = [y for y in todo if y > base["as_of_year"]]
     if corpus.reusable:  # per-year fingerprints are known before reading
-        for year, info, seconds in _reusable(wh, kg, config, corpus, list(todo), after):
+        for year, info, seconds in _reusable(
+            wh, kg, config, corpus, list(todo), after, rebuild_from
+        ):
             _emit(report, on_year, YearReport(year, info, True, seconds))
             parent = info.snapshot_id
             todo.pop(0)

@@ -17,7 +17,12 @@ cached under the search's record count, so a year whose count changed is fetched
 
 Retractions (issue 42): the refresh also asks PubMed again which papers of the head snapshot are
 now retracted (:func:`kgbuild.pipeline.retractions.recheck`); the next year built records them
-and stops serving them. The plan lists those the head does not record yet.
+and stops serving them. The plan lists those the head does not record yet. When no year is to
+be built, the last year is built again (reason ``papers retracted``; ``build_kg``'s
+``rebuild_from``, its extraction answers from the caches), so a KG whose years are all
+published — a fixed range, a quiet week — stops serving a retracted paper at the next refresh,
+not whenever new literature happens to arrive. The snapshot it replaces keeps serving it: that
+is the literature as it stood then.
 """
 
 from __future__ import annotations
@@ -34,6 +39,9 @@ from kgbuild.sources.corpus import Corpus
 from kgbuild.sources.http import HttpClient
 from kgbuild.sources.pubmed_corpus import PubMedCorpus
 from kgbuild.store.snapshots import Warehouse
+
+#: The reason of a published year built again to record papers retracted since the head.
+RETRACTED = "papers retracted"
 
 
 @dataclass(slots=True)
@@ -56,6 +64,11 @@ class RefreshPlan:
     @property
     def noop(self) -> bool:
         return not self.todo
+
+    @property
+    def rebuild_from(self) -> int | None:
+        """The year built again although published (to record retractions), if any."""
+        return next((y.year for y in self.years if y.reason == RETRACTED), None)
 
     def summary(self) -> str:
         retracted = ""
@@ -87,6 +100,7 @@ class RefreshPlan:
             "years": [asdict(y) for y in self.years],
             "rechecked": self.rechecked,
             "retracted": self.retracted,
+            "rebuild_from": self.rebuild_from,
         }
 
 
@@ -117,6 +131,9 @@ def plan_refresh(spec: BuildSpec, *, recheck_from: int | None = None) -> Refresh
     plan.years = plan_build(
         corpus, kg=spec.kg, extractor=spec.options(), warehouse=spec.warehouse_dir
     )
+    if plan.retracted and plan.noop and plan.years:  # nothing new would record them
+        last = plan.years[-1]
+        plan.years[-1] = YearPlan(last.year, "build", RETRACTED, last.snapshot_id)
     return plan
 
 

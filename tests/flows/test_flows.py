@@ -199,10 +199,24 @@ def test_weekly_pubmed_refresh_finds_new_pmids_of_the_current_year(prefect_api, 
         fake.articles[new] = fake.articles[pmid].replace(f">{pmid}<", f">{new}<")
         fake.dates[new] = fake.dates[pmid]
         grown = refresh()
+        # nothing new, but PubMed now marks a paper of the head retracted: the year is built
+        # again to record it (a new build-year run: the retracted PMIDs are in its cache key)
+        fake.retracted.add(pmid)
+        retracted = refresh()
+        quiet = refresh()
     assert [(y["year"], y["reason"]) for y in grown["years"]] == [(2015, "inputs changed")]
     assert grown["rechecked"] == {2015: 12} and grown["snapshots"] != first["snapshots"]
-    head = Warehouse(tmp_path / "wh").manifest(grown["snapshots"][-1])
+    wh = Warehouse(tmp_path / "wh")
+    head = wh.manifest(grown["snapshots"][-1])
     assert head["counts"]["records"] == 12
+    assert (retracted["status"], retracted["retracted"], retracted["rebuild_from"]) == (
+        "built", [pmid], 2015)  # fmt: skip
+    assert [(y["year"], y["reason"]) for y in retracted["years"]] == [(2015, "papers retracted")]
+    new = retracted["snapshots"][-1]
+    assert new != grown["snapshots"][-1]
+    assert wh.query("SELECT pmid FROM retractions_at(?)", [new]) == [(pmid,)]
+    assert wh.query("SELECT pmid FROM retractions_at(?)", [grown["snapshots"][-1]]) == []
+    assert (quiet["status"], quiet["retracted"]) == ("no-op", [])  # recorded: nothing left
 
 
 def test_global_concurrency_limits_are_held_and_clamped(prefect_api):

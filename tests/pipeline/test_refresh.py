@@ -21,6 +21,7 @@ from kgbuild.report import (
 )
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import FIXTURES
+from tests.support.doc_examples import pubtator_docs
 from tests.support.eutils_server import FakeNCBI, serve
 
 EXTRA_DOC = (  # one more 2020 abstract, as a new PMID would arrive in the current year
@@ -168,3 +169,42 @@ def test_a_year_published_with_failed_extractions_is_planned_again(tmp_path, mon
     plan = plan_refresh(spec)
     assert actions(plan) == [(2019, "build", "incomplete")]
     assert plan.todo[0].snapshot_id == report.head.snapshot_id
+
+
+@pytest.mark.slow  # three builds
+def test_a_refresh_with_nothing_new_still_records_papers_retracted_since(tmp_path, monkeypatch):
+    """Every year is published and PubMed has nothing new, but it now marks a paper of the head
+    "Retracted Publication": the last year is built again to record it (issue 42), instead of
+    serving the paper until new literature happens to arrive."""
+    fake = FakeNCBI()
+    fake.pubtator = pubtator_docs(fake)  # mentions, so that papers carry served evidence
+    wh = tmp_path / "wh"
+    with serve(fake):
+        monkeypatch.setenv("KGBUILD_EUTILS_URL", fake.eutils_url)
+        monkeypatch.setenv("KGBUILD_PUBTATOR_URL", fake.pubtator_url)
+        spec = spec_for("pubmed", wh, query="alzheimer", years="2015")
+        first = build(spec).head
+        quiet = plan_refresh(spec)
+        assert quiet.noop and quiet.retracted == [] and quiet.rebuild_from is None
+
+        served = "SELECT DISTINCT pmid FROM served_evidence_at(?)"
+        pmid = sorted(p for (p,) in Warehouse(wh).query(served, [first.snapshot_id]))[0]
+        fake.retracted.add(pmid)  # retracted after the KG was built
+        plan = plan_refresh(spec)
+        assert plan.retracted == [pmid] and plan.rebuild_from == 2015
+        assert actions(plan) == [(2015, "build", "papers retracted")]
+        assert "1 of 1 years to build: 2015 (papers retracted); 1 papers" in plan.summary()
+        assert plan.to_dict()["status"] == "build"
+
+        head = build_kg(spec.corpus(), kg=spec.kg, extractor=spec.options(),
+                        warehouse=spec.warehouse_dir, rebuild_from=2015).head  # fmt: skip
+        after = plan_refresh(spec)
+        again = build(spec)  # a later build continues from the new head, not the old one
+    wh_ = Warehouse(wh)
+    assert head.snapshot_id != first.snapshot_id and head.as_of_year == 2015
+    assert wh_.query("SELECT pmid FROM retractions_at(?)", [head.snapshot_id]) == [(pmid,)]
+    assert (pmid,) not in wh_.query(served, [head.snapshot_id])
+    assert (pmid,) in wh_.query(served, [first.snapshot_id])  # the literature as it stood then
+    assert after.noop and after.retracted == []  # recorded: nothing left to do
+    assert [y.action for y in again.years] == ["reused"]
+    assert again.head.snapshot_id == head.snapshot_id
