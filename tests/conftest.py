@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
 
 import pytest
+
+#: Wall time and CPU per test, when $KGBUILD_TEST_TIMINGS names a folder (`make test` does).
+pytest_plugins = ["tests.support.timings"]
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -37,11 +41,59 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
+#: The last full run's costs (`python3 tests/support/suite_report.py REPORTS --durations FILE`
+#: rewrites it): seconds of wall time per test module, and the CPU seconds of every test that
+#: took at least a quarter of a second. They order the modules and pick `make test-fast`'s
+#: tests; never a verdict.
+DURATIONS = Path(__file__).resolve().parent / "durations.json"
+#: A test that cost this much CPU (set-up, call, tear-down, the processes it ran) in the last
+#: full run is not a unit test for the edit loop: `make test-fast` leaves it out.
+FAST_CPU_S = 0.3
+
+
+def recorded_costs() -> dict[str, dict[str, float]]:
+    try:
+        costs = json.loads(DURATIONS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"modules": {}, "tests_cpu": {}}
+    return {"modules": costs.get("modules", {}), "tests_cpu": costs.get("tests_cpu", {})}
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Integration runs (the DALK corpus) are slow too: `make test-fast` leaves them out."""
+    """Integration runs (the DALK corpus) are slow too, and so is every test whose last full run
+    cost ``FAST_CPU_S`` or more: `make test-fast` leaves them out (`make test` runs them all).
+
+    The longest modules go first (Graham's longest-processing-time-first rule): pytest-xdist's
+    ``--dist loadfile`` hands modules to the workers in collection order, so a long module
+    collected last would keep one core busy while the others sit idle at the end. The order
+    of the tests inside a module is kept; every worker sorts the same way (xdist checks)."""
+    costs = recorded_costs()
     for item in items:
-        if item.get_closest_marker("integration") and not item.get_closest_marker("slow"):
+        if item.get_closest_marker("slow"):
+            continue
+        if item.get_closest_marker("integration") or (
+            costs["tests_cpu"].get(item.nodeid, 0.0) >= FAST_CPU_S
+        ):
             item.add_marker(pytest.mark.slow)
+    weights = costs["modules"]
+    first_seen: dict[str, int] = {}
+    for k, item in enumerate(items):
+        first_seen.setdefault(item.nodeid.split("::", 1)[0], k)
+
+    def key(pair: tuple[int, pytest.Item]) -> tuple[float, int, int]:
+        k, item = pair
+        module = item.nodeid.split("::", 1)[0]
+        return (-weights.get(module, 0.0), first_seen[module], k)
+
+    items[:] = [item for _, item in sorted(enumerate(items), key=key)]
+
+
+def shared_tmp(factory: pytest.TempPathFactory) -> Path:
+    """The temp folder of the whole test run: under pytest-xdist, the folder that holds every
+    worker's own (``…/pytest-N/popen-gw0``, ``…/popen-gw1``…), so what one worker builds there
+    (under a file lock) the others find; without xdist, the session's own temp folder."""
+    base = factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
 @pytest.fixture

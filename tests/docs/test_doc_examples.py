@@ -1,16 +1,17 @@
 """Every command example of the documentation runs (tests/support/doc_examples.py has the
-convention): docs/*.md in mkdocs.yml's nav order, then README.md, in one shared sandbox; and the
-lint that keeps every command of the docs in a run (or covered) block."""
+convention): docs/*.md of mkdocs.yml's nav and README.md, each page in a sandbox of its own that
+starts from the sandboxes of the pages it says it needs; and the lint that keeps every command of
+the docs in a run (or covered) block."""
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import shared_tmp
 from tests.support import doc_examples as dx
 
 SAMPLE = dx.FIXTURES / "docs" / "sample.md"
@@ -22,23 +23,23 @@ def test_docs_follow_the_convention():
     assert not problems, "documentation examples break the convention:\n" + "\n".join(problems)
 
 
-@pytest.fixture(scope="module")
-def doc_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dx.Sandbox]:
-    with dx.sandbox(tmp_path_factory.mktemp("docs-sandbox")) as box:
-        yield box
+@pytest.fixture(scope="session")
+def page_runs(tmp_path_factory: pytest.TempPathFactory) -> dx.PageRuns:
+    """One run per page for the whole test run: under xdist the workers share the folder beside
+    their own temp folders, so a page that others need runs once, not once per worker."""
+    return dx.PageRuns(shared_tmp(tmp_path_factory) / "doc-pages")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("page", "error"), [(p, e) for _, p, e in PAGES], ids=[i for i, _, _ in PAGES]
 )
-def test_page(doc_sandbox: dx.Sandbox, page: Path | None, error: str):
+def test_page(page_runs: dx.PageRuns, page: Path | None, error: str):
     if error:
         pytest.fail(error)
-    try:
-        doc_sandbox.run_page(page)
-    except dx.DocExampleError as exc:
-        pytest.fail(str(exc), pytrace=False)
+    run = page_runs.run(page)
+    if run.error:
+        pytest.fail(run.error, pytrace=False)
 
 
 @pytest.mark.slow

@@ -161,6 +161,7 @@ def _probe_health(url, stop, period=0.05):
 
 
 @pytest.mark.slow  # 60 heavy requests against a real server
+@pytest.mark.serial  # a latency bound: other tests' load on the 2 cores would be measured too
 def test_health_stays_instant_while_heavy_requests_are_bounded(loaded):
     url = loaded
 

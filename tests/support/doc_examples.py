@@ -36,11 +36,14 @@ THE CONVENTION
 
 THE SANDBOX
 
-All pages of one run share ONE sandbox folder (a fresh temp folder, the cwd of every command)
-and one environment, so a page can use what an earlier page built (Getting started builds the
-warehouse, ``./warehouse``). Each command runs in its own ``bash -c`` (no ``cd`` or ``export``
-carries over to the next command); stdin is ``/dev/null``; a command's leftover processes are
-killed when it exits; the per-command timeout is 600 s.
+Each page runs in a sandbox folder of its own (a fresh temp folder, the cwd of every command),
+so a page passes or fails alone (``pytest -k exports``). A page that builds on what another page
+made says so on a line of its own, ``<!-- needs: getting-started.md -->`` (pages named relative
+to the page's folder, comma-separated): its sandbox starts as a copy of the named pages' sandboxes
+after they ran (:class:`PageRuns` runs each page once per test run, shared by every xdist worker
+through a file lock, and hands copies to the pages that need it). Each command runs in its own
+``bash -c`` (no ``cd`` or ``export`` carries over to the next command); stdin is ``/dev/null``; a
+command's leftover processes are killed when it exits; the per-command timeout is 600 s.
 
 - ``kgbuild`` and ``python`` are the venv's (its bin folder first on PATH); PYTHONPATH is the
   project root, so ``python -m tests.support.replay_llm_server …`` works. HF_HUB_OFFLINE=1,
@@ -58,8 +61,10 @@ killed when it exits; the per-command timeout is 600 s.
   ports picked per run). Excerpt lines get the same port substitution.
 
 Beyond the letter of 4: the absolute paths of :data:`SYSTEM_PATHS` (``/dev/null``, ``/etc/passwd``…)
-are allowed; a page of docs/ missing from the nav is a lint error (its examples would never run);
-``python -m tests.support.doc_examples [PAGE…]`` runs pages by hand (default: lint, then all).
+are allowed; a page of docs/ missing from the nav is a lint error (its examples would never run),
+and so is a ``needs:`` line naming a page that does not exist or that needs the page back;
+``python -m tests.support.doc_examples [PAGE…]`` runs pages by hand (default: lint, then all),
+each after the pages it needs, in one sandbox.
 """
 
 from __future__ import annotations
@@ -123,6 +128,7 @@ OUTPUT_TAIL = 3000
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _NOT_RUN = re.compile(r"^\s*<!--\s*not-run:(?P<reason>.*?)-->\s*$")
+_NEEDS = re.compile(r"^\s*<!--\s*needs:(?P<pages>.*?)-->\s*$")
 _COVERED = re.compile(r"covered by (?P<target>\.ci/run\b|tests/[\w./-]*?\.py(?:::\w+)*)")
 _EXIT = re.compile(r"^\[exit (\d+)\]$")
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
@@ -480,6 +486,53 @@ def doc_pages(root: Path = ROOT) -> list[tuple[str, Path | None, str]]:
     return pages
 
 
+def page_needs(path: Path) -> list[Path]:
+    """The pages ``path`` builds on: its ``<!-- needs: a.md, b.md -->`` lines, in order, each
+    name relative to the page's folder."""
+    needs: list[Path] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        m = _NEEDS.match(line)
+        if m:
+            for name in m.group("pages").split(","):
+                if name.strip():
+                    needs.append(path.parent / name.strip())
+    return needs
+
+
+def needs_problems(path: Path) -> list[str]:
+    """A ``needs:`` line that names a missing page, or a page that needs this one back (a
+    circle would never run)."""
+    problems = []
+    for need in page_needs(path):
+        if not need.is_file():
+            problems.append(f"{where(path, 1)}: needs {need.name}, which does not exist")
+    try:
+        with_needs([path])
+    except DocExampleError as exc:
+        problems.append(str(exc))
+    return problems
+
+
+def with_needs(pages: list[Path]) -> list[Path]:
+    """``pages`` with the pages they need (transitively) before them, each once, in order."""
+    ordered: list[Path] = []
+
+    def visit(page: Path, stack: tuple[Path, ...]) -> None:
+        page = page.resolve()
+        if page in stack:
+            chain = " → ".join(p.name for p in (*stack, page))
+            raise DocExampleError(f"{where(page, 1)}: pages need each other: {chain}")
+        if page in ordered:
+            return
+        for need in page_needs(page) if page.is_file() else []:
+            visit(need, (*stack, page))
+        ordered.append(page)
+
+    for page in pages:
+        visit(page, ())
+    return ordered
+
+
 def lint_docs(root: Path = ROOT) -> list[str]:
     """Every offender of the convention in docs/**/*.md and README.md, plus pages that are
     missing from the nav (their examples would never run)."""
@@ -492,7 +545,7 @@ def lint_docs(root: Path = ROOT) -> list[str]:
             problems.append(f"{where(path, 1)}: not in the nav of mkdocs.yml, so never run")
     for path in [*files, root / "README.md"]:
         if path.is_file():
-            problems += lint_page(parse_page(path))
+            problems += lint_page(parse_page(path)) + needs_problems(path)
     return problems
 
 
@@ -857,14 +910,83 @@ def sandbox(folder: Path) -> Iterator[Sandbox]:
             box.close()
 
 
+@dataclass
+class PageRun:
+    """A page run once in a sandbox of its own: the folder (what pages that need it copy) and
+    what failed ("" when it passed)."""
+
+    page: Path
+    folder: Path
+    error: str
+    log: list[str]
+
+
+class PageRuns:
+    """Each page run once per test run, in its own sandbox, after copying in the sandboxes of
+    the pages it needs (their state after they ran). ``root`` may be shared by several
+    processes (pytest-xdist workers): a file lock per page makes one of them run it and the
+    others read its result, so a page that many pages need is still run once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def _slot(self, page: Path) -> Path:
+        rel = page.resolve().relative_to(ROOT) if page.resolve().is_relative_to(ROOT) else page
+        return self.root / re.sub(r"[^\w.-]", "_", str(rel))
+
+    def run(self, page: Path) -> PageRun:
+        import json
+
+        from filelock import FileLock
+
+        slot = self._slot(page)
+        result = slot / "result.json"
+        with FileLock(str(slot) + ".lock"):
+            if not result.is_file():
+                self._run(page, slot, result)
+            done = json.loads(result.read_text(encoding="utf-8"))
+        return PageRun(page, slot / "sandbox", done["error"], done["log"])
+
+    def _run(self, page: Path, slot: Path, result: Path) -> None:
+        import json
+        import shutil
+
+        if slot.exists():
+            shutil.rmtree(slot)
+        folder = slot / "sandbox"
+        folder.mkdir(parents=True)
+        error, log = "", []
+        for need in page_needs(page):
+            before = self.run(need)
+            if before.error:
+                error = f"{where(page, 1)}: needs {need.name}, which failed:\n{before.error}"
+                break
+            shutil.copytree(
+                before.folder,
+                folder,
+                dirs_exist_ok=True,
+                symlinks=True,
+                ignore=shutil.ignore_patterns(".doc-examples"),
+            )
+        if not error:
+            with sandbox(folder) as box:
+                try:
+                    log = box.run_page(page)
+                except DocExampleError as exc:
+                    error, log = str(exc), box.log
+        result.write_text(json.dumps({"error": error, "log": log}), encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m tests.support.doc_examples [PAGE…]``: lint, then run the pages (default: the
-    docs in nav order and README.md) in one sandbox, printing what ran and what failed."""
+    docs in nav order and README.md; a page after the pages it needs) in one sandbox, printing
+    what ran and what failed."""
     args = list(sys.argv[1:] if argv is None else argv)
     problems = lint_docs() if not args else []
     for problem in problems:
         print(f"LINT {problem}")
-    pages = [Path(a) for a in args] or [p for _, p, e in doc_pages() if p and not e]
+    pages = with_needs([Path(a) for a in args] or [p for _, p, e in doc_pages() if p and not e])
     failed = 0
     with tempfile.TemporaryDirectory(prefix="doc-sandbox-") as tmp, sandbox(Path(tmp)) as box:
         for page in pages:
