@@ -459,3 +459,56 @@ def test_not_run_blocks_are_skipped(tmp_path):
         """,
     )
     assert ran == []
+
+
+def _pages(tmp_path: Path, **texts: str) -> dict[str, Path]:
+    paths = {}
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    for name, text in texts.items():
+        paths[name] = tmp_path / f"{name}.md"
+        paths[name].write_text(textwrap.dedent(text), encoding="utf-8")
+    return paths
+
+
+def test_needs_lines_put_pages_after_what_they_need_and_a_circle_or_a_missing_page_is_an_error(
+    tmp_path,
+):
+    p = _pages(
+        tmp_path,
+        base="# Base\n",
+        mid="# Mid\n<!-- needs: base.md -->\n",
+        top="# Top\n<!-- needs: mid.md, base.md -->\n",
+        loop_a="<!-- needs: loop_b.md -->\n",
+        loop_b="<!-- needs: loop_a.md -->\n",
+        lost="<!-- needs: nowhere.md -->\n",
+    )
+    assert dx.page_needs(p["top"]) == [p["mid"], p["base"]]
+    names = [q.name for q in dx.with_needs([p["top"], p["base"]])]
+    assert names == ["base.md", "mid.md", "top.md"]
+    assert dx.needs_problems(p["top"]) == []
+    assert any("pages need each other" in e for e in dx.needs_problems(p["loop_a"]))
+    assert any("nowhere.md, which does not exist" in e for e in dx.needs_problems(p["lost"]))
+
+
+def test_a_page_starts_from_a_copy_of_what_the_page_it_needs_made_and_each_page_runs_once(
+    tmp_path,
+):
+    p = _pages(
+        tmp_path / "docs",
+        base="```console\n$ mkdir -p made && echo run >> made/runs\n```\n",
+        reader="<!-- needs: base.md -->\n```console\n$ cat made/runs\nrun\n$ touch mine\n```\n",
+        other="<!-- needs: base.md -->\n```console\n$ test ! -e mine\n```\n",
+        broken="```console\n$ false\n```\n",
+        after_broken="<!-- needs: broken.md -->\n```console\n$ true\n```\n",
+    )
+    runs = dx.PageRuns(tmp_path / "runs")
+    first = runs.run(p["reader"])
+    assert first.error == "" and (first.folder / "mine").is_file()
+    assert runs.run(p["other"]).error == ""  # a copy of base's sandbox, not reader's
+    base = runs.run(p["base"])
+    assert (base.folder / "made" / "runs").read_text() == "run\n"  # base ran once for all
+    assert not (base.folder / "mine").exists()
+    failed = runs.run(p["after_broken"])
+    assert "needs broken.md, which failed" in failed.error and "exit status 1" in failed.error
+    again = dx.PageRuns(tmp_path / "runs").run(p["reader"])  # another process: the same result
+    assert again == first

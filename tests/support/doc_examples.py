@@ -70,8 +70,10 @@ each after the pages it needs, in one sandbox.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -84,6 +86,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -936,10 +940,6 @@ class PageRuns:
         return self.root / re.sub(r"[^\w.-]", "_", str(rel))
 
     def run(self, page: Path) -> PageRun:
-        import json
-
-        from filelock import FileLock
-
         slot = self._slot(page)
         result = slot / "result.json"
         with FileLock(str(slot) + ".lock"):
@@ -949,9 +949,6 @@ class PageRuns:
         return PageRun(page, slot / "sandbox", done["error"], done["log"])
 
     def _run(self, page: Path, slot: Path, result: Path) -> None:
-        import json
-        import shutil
-
         if slot.exists():
             shutil.rmtree(slot)
         folder = slot / "sandbox"

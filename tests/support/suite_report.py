@@ -80,7 +80,7 @@ def report(folder: Path, top: int) -> dict:
         print(f"== the {top} slowest tests (wall s, CPU s: set-up + call + tear-down)")
         for r in slowest:
             print(f"  {r['wall_s']:7.1f} {r['cpu_s']:7.1f}  {r['test']}")
-        print(f"   (CPU of all tests {cpu:.0f} s, on {workers} workers)")
+        print(f"   (CPU of all tests {cpu:.0f} s, in {workers} pytest processes)")
     return {
         "phases_s": {name: secs for name, secs, _ in phases},
         "total_s": round(total, 1),
