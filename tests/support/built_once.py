@@ -22,16 +22,10 @@ from filelock import FileLock
 
 
 def digest(inputs: Iterable[str | Path]) -> str:
-    """A short hash of strings and of files' bytes (folders: every file under them, by path)."""
+    """A short hash of strings and of files' bytes (a Path is read)."""
     h = hashlib.sha256()
     for item in inputs:
-        if isinstance(item, Path):
-            files = sorted(p for p in item.rglob("*") if p.is_file()) if item.is_dir() else [item]
-            for f in files:
-                h.update(str(f.relative_to(item) if item.is_dir() else f.name).encode())
-                h.update(f.read_bytes())
-        else:
-            h.update(item.encode())
+        h.update(item.read_bytes() if isinstance(item, Path) else item.encode())
         h.update(b"\0")
     return h.hexdigest()[:16]
 

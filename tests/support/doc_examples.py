@@ -87,7 +87,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
+from tests.support.built_once import built_once
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -928,29 +928,22 @@ class PageRun:
 class PageRuns:
     """Each page run once per test run, in its own sandbox, after copying in the sandboxes of
     the pages it needs (their state after they ran). ``root`` may be shared by several
-    processes (pytest-xdist workers): a file lock per page makes one of them run it and the
-    others read its result, so a page that many pages need is still run once."""
+    processes (pytest-xdist workers): :func:`~tests.support.built_once.built_once` makes one of
+    them run a page and the others read its result, so a page that many pages need is still run
+    once."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.root.mkdir(parents=True, exist_ok=True)
-
-    def _slot(self, page: Path) -> Path:
-        rel = page.resolve().relative_to(ROOT) if page.resolve().is_relative_to(ROOT) else page
-        return self.root / re.sub(r"[^\w.-]", "_", str(rel))
 
     def run(self, page: Path) -> PageRun:
-        slot = self._slot(page)
-        result = slot / "result.json"
-        with FileLock(str(slot) + ".lock"):
-            if not result.is_file():
-                self._run(page, slot, result)
-            done = json.loads(result.read_text(encoding="utf-8"))
+        page = page.resolve()
+        name = re.sub(r"[^\w.-]", "_", page.name)
+        slot = built_once(self.root, name, [str(page), page], lambda s: self._run(page, s))
+        done = json.loads((slot / "result.json").read_text(encoding="utf-8"))
         return PageRun(page, slot / "sandbox", done["error"], done["log"])
 
-    def _run(self, page: Path, slot: Path, result: Path) -> None:
-        if slot.exists():
-            shutil.rmtree(slot)
+    def _run(self, page: Path, slot: Path) -> None:
+        """Run ``page`` in ``slot/sandbox``; its outcome (failed or not) goes to result.json."""
         folder = slot / "sandbox"
         folder.mkdir(parents=True)
         error, log = "", []
@@ -972,7 +965,7 @@ class PageRuns:
                     log = box.run_page(page)
                 except DocExampleError as exc:
                     error, log = str(exc), box.log
-        result.write_text(json.dumps({"error": error, "log": log}), encoding="utf-8")
+        (slot / "result.json").write_text(json.dumps({"error": error, "log": log}), "utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
