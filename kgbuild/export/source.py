@@ -33,6 +33,7 @@ from kgbuild.store.confidence import (
     row_features_sql,
     triple_support_sql,
 )
+from kgbuild.store.edges import STAGED, stage_edges
 
 #: DuckDB's working memory for an export; it spills to a temp folder beyond this.
 MEMORY_LIMIT = "384MB"
@@ -135,6 +136,21 @@ def prepare_triples(con: duckdb.DuckDBPyConnection, sid: str) -> None:
         f"CREATE OR REPLACE TEMP TABLE {TRIPLES_TABLE} AS {triple_support_sql('$sid')}",
         {"sid": sid},
     )
+
+
+@contextmanager
+def staged_edges(con: duckdb.DuckDBPyConnection, sid: str) -> Iterator[str]:
+    """The SELECT of snapshot ``sid``'s ``kg_edges`` over parts staged as temporary tables on
+    ``con`` (:func:`kgbuild.store.edges.stage_edges`: one 1M-row relation per query, not
+    three in one plan), dropped when done so the next format has the memory back."""
+    try:
+        prepare_triples(con, sid)
+        sql = stage_edges(con, sid, load_model(), TRIPLES_TABLE)
+        con.execute(f"DROP TABLE {TRIPLES_TABLE}")
+        yield sql
+    finally:
+        for table in (*STAGED.values(), TRIPLES_TABLE):
+            con.execute(f"DROP TABLE IF EXISTS {table}")
 
 
 #: Edge orders: by triple id, or grouped by (relation, head kind, tail kind) — what a graph

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from kgbuild.export.source import stream
+from kgbuild.export.source import staged_edges, stream
 from kgbuild.records import KEYS, SCHEMAS, schema_for
 from kgbuild.store import catalog
 from kgbuild.store.files import atomic_path
@@ -47,8 +47,13 @@ def order_by(table: str) -> str:
     return ", ".join(f'"{c}"' for c in cols)
 
 
-def _select(con: duckdb.DuckDBPyConnection, table: str, sid: str, json_lists: bool) -> str:
-    source = f"{table}_at($sid)"  # table names come from kgbuild's own list, never from a user
+def _select(
+    con: duckdb.DuckDBPyConnection, table: str, sid: str, json_lists: bool, source: str = ""
+) -> str:
+    """The export query of one table; ``source``: a query to read instead of ``<table>_at``
+    (``kg_edges`` from its staged parts: :func:`kgbuild.export.source.staged_edges`)."""
+    # table names come from kgbuild's own list, never from a user
+    source = f"({source})" if source else f"{table}_at($sid)"
     order = order_by(table)
     if not json_lists:
         return f"SELECT * FROM {source} ORDER BY {order}"
@@ -80,11 +85,12 @@ def _schema(table: str, arrow: pa.Schema) -> pa.Schema:
     return schema_for(table) if table in catalog.TABLES else arrow
 
 
-def write_parquet(con: duckdb.DuckDBPyConnection, table: str, sid: str, path: Path) -> int:
+def write_parquet(
+    con: duckdb.DuckDBPyConnection, table: str, sid: str, path: Path, source: str = ""
+) -> int:
     """One table of snapshot ``sid`` as a Parquet file; returns its row count."""
-    reader = con.sql(_select(con, table, sid, False), params={"sid": sid}).to_arrow_reader(
-        ROW_GROUP_ROWS
-    )
+    sql = _select(con, table, sid, False, source)
+    reader = con.sql(sql, params={"sid": sid}).to_arrow_reader(ROW_GROUP_ROWS)
     schema = _schema(table, reader.schema)
     n = 0
     with (
@@ -97,15 +103,18 @@ def write_parquet(con: duckdb.DuckDBPyConnection, table: str, sid: str, path: Pa
     return n
 
 
-def write_tsv(con: duckdb.DuckDBPyConnection, table: str, sid: str, path: Path) -> int:
+def write_tsv(
+    con: duckdb.DuckDBPyConnection, table: str, sid: str, path: Path, source: str = ""
+) -> int:
     """One table of snapshot ``sid`` as a TSV file (lists as JSON); returns its row count."""
-    batches = stream(con, _select(con, table, sid, True), {"sid": sid})
+    sql = _select(con, table, sid, True, source)
+    batches = stream(con, sql, {"sid": sid})
     options = pacsv.WriteOptions(delimiter="\t", include_header=True)
     n = 0
     with atomic_path(path) as tmp:
         first = next(batches, None)
         if first is None:  # an empty table still gets its header line
-            rel = con.sql(_select(con, table, sid, True) + " LIMIT 0", params={"sid": sid})
+            rel = con.sql(sql + " LIMIT 0", params={"sid": sid})
             pacsv.write_csv(rel.to_arrow_table(), tmp, options)
             return 0
         with pacsv.CSVWriter(tmp, first.schema, write_options=options) as out:
@@ -122,7 +131,10 @@ def export_tables(con: duckdb.DuckDBPyConnection, sid: str, out_dir: Path, fmt: 
     ``<table>.tsv``; returns ``{table: (path, rows)}``."""
     write = write_parquet if fmt == "parquet" else write_tsv
     written = {}
-    for table in table_names():
+    for table in catalog.TABLES:
         path = out_dir / f"{table}.{fmt}"
         written[table] = (path, write(con, table, sid, path))
+    path = out_dir / f"{EDGES_VIEW}.{fmt}"
+    with staged_edges(con, sid) as edges:
+        written[EDGES_VIEW] = (path, write(con, EDGES_VIEW, sid, path, edges))
     return written

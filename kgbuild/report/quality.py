@@ -26,7 +26,7 @@ from kgbuild.errors import InputError
 from kgbuild.names import norm
 from kgbuild.report.vocabulary import vocabulary_table
 from kgbuild.schema import hetionet_relation_names, hetionet_relations
-from kgbuild.store.catalog import EPISTEMIC
+from kgbuild.store.edges import EPISTEMIC
 from kgbuild.store.snapshots import Warehouse
 
 #: Surface forms of Alzheimer's disease itself (after :func:`norm`): "AD", "Alzheimer's disease",

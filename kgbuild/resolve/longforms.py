@@ -97,3 +97,37 @@ def long_form_links(
             continue
         out.setdefault((key, short.concept_id or ""), whole[0])
     return out
+
+
+def partial_long_forms(
+    ms: list[Mention],
+    text: str,
+    definitions: Callable[[str], dict[str, str]] = abbreviations,
+) -> list[tuple[Mention, Mention]]:
+    """(parenthesized short-form mention, mention that starts its long form but stops short of
+    it): "Alzheimer's beta-amyloid (Abeta)" with the tagger's mention "Alzheimer's beta".
+    Such a mention never gives its ID to the short form (it is not the whole long form); it is
+    what :func:`kgbuild.resolve.mislinked.unlink_slice` may give the *short* form's ID to, when
+    a vocabulary confirms that ID and not the truncated mention's."""
+    out: list[tuple[Mention, Mention]] = []
+    found: dict[str, str] | None = None
+    for s in ms:
+        if not s.concept_id or s.source_type in _NOT_DEFINING or s.start < 2:
+            continue
+        if text[s.start - 1 : s.start] != "(" or text[s.end : s.end + 1] != ")":
+            continue
+        paren = s.start - 1
+        near = [
+            lf for lf in ms
+            if lf.concept_id and lf.concept_id != s.concept_id and lf.hetionet_type
+            and lf.source_type not in _NOT_DEFINING
+            and paren - LONG_FORM_WINDOW <= lf.start and lf.end < paren
+            and norm(text[lf.end : paren])  # stops short of the parenthesis
+        ]  # fmt: skip
+        if not near:
+            continue
+        if found is None:
+            found = definitions(text)
+        long_form = found.get(norm(s.text))
+        out += [(s, lf) for lf in near if long_form and norm(text[lf.start : paren]) == long_form]
+    return out

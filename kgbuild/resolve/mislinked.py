@@ -41,7 +41,7 @@ from kgbuild.extract.ground import abbreviations
 from kgbuild.names import norm
 from kgbuild.records import Mention, Problem
 from kgbuild.resolve.idcheck import WHY, Context, Outcome, check_form
-from kgbuild.resolve.longforms import long_form_links
+from kgbuild.resolve.longforms import long_form_links, partial_long_forms
 from kgbuild.resolve.mislinkrules import (
     CLASS_WORDS,
     FAMILY_MIN,
@@ -53,7 +53,7 @@ from kgbuild.resolve.mislinkrules import (
     relink_target,
     why_mislinked,
 )
-from kgbuild.resolve.orthologs import GeneForms, relink_slice
+from kgbuild.resolve.orthologs import GeneForms, gene_by_name, human_genes, relink_slice, symbol_key
 from kgbuild.resolve.vocab import Reference, reference
 from kgbuild.resolve.vocabularies import tree_related, vocabulary_of
 from kgbuild.sources.corpus import CURATED
@@ -94,6 +94,8 @@ RULES = (
     ("plural family name", "family_plural"),
     ("its long form here is", "long_form"),
     ("with a Greek letter", "greek_isoform"),
+    ("defines it as the short form", "short_form"),
+    ("is a reviewed name of", "gene_name"),
 )
 #: Rules whose evidence is weak (issue 39): measured on curated gold with the gold's own forms
 #: held out of the reference, "shares no word with any reference name" removed 415 of CDR's
@@ -149,7 +151,7 @@ def document_context(
 ) -> Context:
     """What the abstract says around its forms (:class:`kgbuild.resolve.idcheck.Context`): the
     short forms it defines, the forms its mentions link to each ID, whether it names a
-    chemical."""
+    chemical, the forms of its gene mentions."""
     other: dict[str, set[str]] = {}
     for m in ms:
         for cid in m.concept_ids or ([m.concept_id] if m.concept_id else []):
@@ -160,6 +162,9 @@ def document_context(
         long_forms=document_long_forms(ms, text, definitions),
         other_forms={k: frozenset(v) for k, v in other.items()},
         has_chemical=chemical,
+        gene_forms=frozenset(
+            norm(m.text) for m in ms if m.hetionet_type == "Gene" and m.concept_id
+        ),
     )
 
 
@@ -205,10 +210,19 @@ def unlink_slice(
     longs = {p: {k: v for k, v in links.items() if _may_relink(k[1], v)}
              for p, links in longs.items()}  # fmt: skip
     contexts = {p: document_context(ms, texts.get(p, ""), definitions) for p, ms in by_doc.items()}
+    shorts: dict[str, dict[tuple[str, str], Mention]] = {}
+    for p, links in longs.items():
+        longs[p], shorts[p] = _by_confirmed_side(links, by_doc[p], ref)
+        for short, long in partial_long_forms(by_doc[p], texts.get(p, ""), definitions):
+            if _short_side_confirmed(short, long, ref):
+                shorts[p].setdefault((norm(long.text), long.concept_id or ""), short)
+        if shorts[p]:
+            contexts[p] = _defined_by_short(contexts[p], shorts[p])
     mentions, problems = [], []
     for m in ys.mentions:
         source = files.get(m.pmid, "")
-        out, rows = _check_mention(m, texts.get(m.pmid, ""), ref, longs[m.pmid], contexts[m.pmid])
+        out, rows = _check_mention(m, texts.get(m.pmid, ""), ref, longs[m.pmid], contexts[m.pmid],
+                                   shorts[m.pmid])  # fmt: skip
         mentions.append(out)
         problems += [Problem(m.pmid, source, 0, kind, detail) for kind, detail in rows]
     if not problems and mentions == ys.mentions:
@@ -225,6 +239,73 @@ def _may_relink(short_id: str, long: Mention) -> bool:
                 and tree_related(short_id, cid))  # fmt: skip
 
 
+def _names_itself(form: str, cid: str, ref: Reference) -> str:
+    """The verdict of the vocabulary check of ``form`` against ``cid`` on its own (no
+    definition in view): kept | suspect | dropped | uncheckable."""
+    return check_form(form, cid, context=Context(), ref=ref).verdict
+
+
+def _by_confirmed_side(
+    links: dict[tuple[str, str], Mention], ms: list[Mention], ref: Reference
+) -> tuple[dict[tuple[str, str], Mention], dict[tuple[str, str], Mention]]:
+    """Rule 5's links split by which side of the definition a vocabulary confirms: (short form
+    → its long form, as before; long form → its short form). A definition says both forms are
+    one concept, not which ID is right. When a name of the short form's ID is the short form
+    itself and no name of the long form's ID matches the long form, the short form's ID wins:
+    "Alzheimer's beta (Abeta)" with the long form tagged as ACSM3 and "Abeta" as APP — "Abeta"
+    is a reviewed product name of APP, "Alzheimer's beta" no name of ACSM3 — makes the long
+    form APP, not every "Abeta" of the abstract ACSM3 (DALK's corpus: 5 abstracts).
+    Keys: (normalized form, its ID) of the mentions that change."""
+    forward, backward = {}, {}
+    for (key, short_id), long in links.items():
+        long_id = long.concept_id or ""
+        short = next((m for m in ms if m.concept_id == short_id and norm(m.text) == key), None)
+        if short is not None and _short_side_confirmed(short, long, ref):
+            backward.setdefault((norm(long.text), long_id), short)
+        else:
+            forward[(key, short_id)] = long
+    return forward, backward
+
+
+def _short_side_confirmed(short: Mention, long: Mention, ref: Reference) -> bool:
+    """Whether a name of the short form's ID is the short form itself while no name of the long
+    form's ID matches the long form."""
+    return _names_itself(short.text, short.concept_id or "", ref) == "kept" and _names_itself(
+        long.text, long.concept_id or "", ref
+    ) in ("suspect", "dropped")
+
+
+def _defined_by_short(context: Context, shorts: dict[tuple[str, str], Mention]) -> Context:
+    """The abstract's context once its long forms take their short forms' IDs: those short
+    forms are judged as written (their long form names nothing their ID is called, which is why
+    it changes) and the long form counts among their ID's forms."""
+    other = {k: set(v) for k, v in context.other_forms.items()}
+    for (long_key, _), short in shorts.items():
+        other.setdefault(short.concept_id or "", set()).add(long_key)
+    defined = {norm(s.text) for s in shorts.values()}
+    return replace(
+        context,
+        long_forms={k: v for k, v in context.long_forms.items() if k not in defined},
+        other_forms={k: frozenset(v) for k, v in other.items()},
+    )
+
+
+def _named_gene(m: Mention, ref: Reference) -> str | None:
+    """The one human gene a gene mention's text names by a reviewed product name, an HGNC full
+    name or its official symbol exactly as HGNC writes it (hyphens aside: "MMP-2"; no Greek
+    letter read, no case folded), when that is not its ID."""
+    if m.hetionet_type != "Gene" or not (m.concept_id or "").startswith("NCBIGene:"):
+        return None
+    hg = human_genes()
+    target = gene_by_name(m.text, hg)
+    if target is None and norm(m.text) not in hg.not_genes:
+        ids = hg.symbols.get(symbol_key(m.text))
+        target = next(iter(ids)) if ids and len(ids) == 1 else None
+        if target and m.text.replace("-", "") != hg.symbol_of.get(target):
+            target = None  # the symbol as HGNC writes it: "hPS1" (human PS1) is no HPS1
+    return target if target and target != m.concept_id else None
+
+
 def _defined_as(m: Mention, target: str, context: Context, ref: Reference) -> bool:
     """Whether the abstract's definition of the form names ``target`` ("interleukin-1beta
     (IL-1beta)" names IL1B) — by a name or a shared word, not only by fitting its letters."""
@@ -233,9 +314,24 @@ def _defined_as(m: Mention, target: str, context: Context, ref: Reference) -> bo
 
 
 def _check_mention(
-    m: Mention, text: str, ref: Reference, links: dict, context: Context
+    m: Mention,
+    text: str,
+    ref: Reference,
+    links: dict,
+    context: Context,
+    shorts: dict[tuple[str, str], Mention] | None = None,
 ) -> tuple[Mention, list[tuple[str, str]]]:
-    """One mention through rules 1–10: (the mention as stored, its problem rows)."""
+    """One mention through rules 1–11: (the mention as stored, its problem rows)."""
+    short = (shorts or {}).get((norm(m.text), m.concept_id or ""))
+    if short is not None:  # rule 5 the other way round: the long form takes its short form's ID
+        cid = short.concept_id
+        detail = _detail(m, f"relinked to {cid} (the abstract defines it as the short form "
+                            f"{short.text!r})")  # fmt: skip
+        moved = replace(m, concept_id=cid, concept_ids=[cid], source_type=short.source_type,
+                        hetionet_type=short.hetionet_type,
+                        annotator_id=m.annotator_id or m.concept_id)  # fmt: skip
+        out, rows = _check_mention(moved, text, ref, links, context)
+        return out, [(RELINK_KIND, detail), *rows]
     long = links.get((norm(m.text), m.concept_id or ""))
     defined = norm(m.text) in context.long_forms  # the abstract says what the form is
     target = None if long is not None else relink_target(m, ref)
@@ -263,6 +359,15 @@ def _check_mention(
         return out, rows
     if weak and check.verdict != "dropped" and check.how not in CONFIRMING:
         check = replace(check, verdict="suspect", how=rule_of(why or ""))
+    named = _named_gene(out, ref) if check.verdict == "suspect" and not rows else None
+    if named and (not defined or _defined_as(m, named, context, ref)):
+        # rule 11: "Abeta" tagged as SUCLA2 (alias A-BETA) is APP, whose reviewed product it names
+        out = replace(out, concept_id=named, concept_ids=[named], **previous)
+        symbol = human_genes().symbol_of.get(named, named)
+        why = f"its text is a reviewed name of {symbol}; no name of its ID matches it"
+        rows.append((RELINK_KIND, _detail(m, f"relinked to {named} ({why})")))
+        check = vocabulary_check(out, context, ref) or check
+        weak = False
     out = replace(out, id_check=check.label)
     if check.verdict in ("dropped", "suspect"):
         rows.insert(0, _vocabulary_problem(out, check, why if weak else None))

@@ -42,16 +42,10 @@ import duckdb
 from kgbuild.errors import Busy, NoWarehouse, StoreError
 from kgbuild.records import SCHEMAS
 from kgbuild.store.belief import define_belief_views
-from kgbuild.store.confidence import edge_confidence_sql, load_model, model_digest
+from kgbuild.store.confidence import load_model, model_digest
 from kgbuild.store.conflicts import define_conflict_views
+from kgbuild.store.edges import edges_macro_sql
 from kgbuild.store.retractions import define_retraction_views, evidence_status_sql
-
-#: Evidence statuses counted per edge by ``kg_edges_all`` (kgbuild.extract.epistemics.STATUSES,
-#: and 'unclassified' for rows of parts written before issue 24).
-EPISTEMIC = (
-    "asserted", "hypothesis", "negated", "background", "not_in_sentence", "unstated",
-    "unsupported", "unclassified", "retracted",
-)  # fmt: skip
 
 #: 2: part paths relative to the warehouse (version 1 views held absolute paths) and
 #: identical rows of a part kept (version 1 read them back as one). 3: part paths resolved
@@ -67,7 +61,8 @@ EPISTEMIC = (
 #: conflicts_at, conflicts (kgbuild.store.conflicts); the retractions table: a retracted
 #: paper's evidence reads 'retracted' (kg_edges_all's n_retracted), retracted_at,
 #: retractions_diff (kgbuild.store.retractions).
-CATALOG_VERSION = "8"
+#: 9: kg_edges' SQL from kgbuild.store.edges (the same query; the export stages its parts).
+CATALOG_VERSION = "9"
 TABLES = tuple(SCHEMAS)
 #: The registry's own tables (everything else in the catalog is derived: views and macros).
 REGISTRY_TABLES = (
@@ -357,43 +352,8 @@ def rebuild_views(
     """)
     _name_views(con, create)
     model = load_model()
-    for name, source, where in (
-        ("kg_edges_at", "served_evidence_at", "WHERE ev.triple_id IS NOT NULL"),
-        ("kg_edges_all_at", "evidence_status_at", ""),
-    ):
-        per_status = (
-            "" if where else ", " + ", ".join(
-                f"count(*) FILTER (WHERE epistemic = '{s}') AS n_{s}" for s in EPISTEMIC
-            ) + ", count(*) FILTER (WHERE verified = 'no') AS n_verified_no"
-        )  # fmt: skip
-        status_cols = (
-            "" if where else ", " + ", ".join(f"coalesce(ev.n_{s}, 0) AS n_{s}" for s in EPISTEMIC)
-            + ", coalesce(ev.n_verified_no, 0) AS n_verified_no"
-        )  # fmt: skip
-        con.execute(f"""
-        {create} MACRO {name}(sid) AS TABLE
-        WITH ev AS (
-            SELECT triple_id, count(*) AS n_evidence, count(DISTINCT pmid) AS support,
-                   min(year) AS first_year, max(year) AS last_year,
-                   -- not list(DISTINCT … ORDER BY …): an ordered aggregate keeps a sort
-                   -- buffer per group outside what DuckDB can spill (issue 28)
-                   list_sort(list_distinct(list(method))) AS methods,
-                   list_sort(list_distinct(list(model) FILTER (WHERE model IS NOT NULL)))
-                     AS models
-                   {per_status}
-            FROM {source}(sid) GROUP BY triple_id),
-        conf AS (  -- the calibrated model: the best row's P(supported) (kgbuild.store.confidence)
-            {edge_confidence_sql(model, "sid", served=bool(where))}),
-        ent AS (SELECT id, display_name AS name, type FROM entity_names_at(sid))
-        SELECT t.triple_id, t.head_id, h.name AS head_name, h.type AS head_type, t.relation,
-               t.tail_id, x.name AS tail_name, x.type AS tail_type, t.metaedge,
-               coalesce(ev.support, 0) AS support, coalesce(ev.n_evidence, 0) AS n_evidence,
-               conf.confidence, ev.first_year, ev.last_year, ev.methods, ev.models
-               {status_cols}
-        FROM triples_at(sid) t LEFT JOIN ev USING (triple_id) LEFT JOIN conf USING (triple_id)
-        LEFT JOIN ent h ON h.id = t.head_id LEFT JOIN ent x ON x.id = t.tail_id
-        {where}
-        """)
+    for name, all_statuses in (("kg_edges_at", False), ("kg_edges_all_at", True)):
+        con.execute(f"{create} MACRO {name}(sid) AS TABLE {edges_macro_sql(model, all_statuses)}")
     con.execute(f"{create} VIEW kg_edges AS SELECT * FROM kg_edges_at(head_snapshot())")
     con.execute(f"{create} VIEW kg_edges_all AS SELECT * FROM kg_edges_all_at(head_snapshot())")
     con.execute(f"{create} VIEW kg_nodes AS SELECT * FROM kg_nodes_at(head_snapshot())")

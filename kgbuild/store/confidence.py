@@ -225,14 +225,17 @@ def confidence_sql(model: Mapping[str, Any]) -> str:
     return f"(CASE WHEN method IN ({methods}) THEN 1 / (1 + exp(-({logit}))) ELSE prior END)"
 
 
-def edge_confidence_sql(model: Mapping[str, Any], sid: str = "sid", served: bool = False) -> str:
+def edge_confidence_sql(
+    model: Mapping[str, Any], sid: str = "sid", served: bool = False, triples: str | None = None
+) -> str:
     """The ``conf`` CTE body for ``kg_edges_at(sid)``: each triple's best row's probability
     (``triple_id, confidence``); see the module docstring for why the max, not a noisy-OR.
-    ``served``: only the rows ``kg_edges`` serves (asserted, not refuted by verification)."""
+    ``served``: only the rows ``kg_edges`` serves (asserted, not refuted by verification);
+    ``triples``: as in :func:`row_features_sql`."""
     where = "WHERE epistemic = 'asserted' AND verified <> 'no'" if served else ""
     return (
         f"SELECT triple_id, round(max({confidence_sql(model)}), 4) AS confidence "
-        f"FROM ({row_features_sql(sid)}) {where} GROUP BY triple_id"
+        f"FROM ({row_features_sql(sid, triples=triples)}) {where} GROUP BY triple_id"
     )
 
 

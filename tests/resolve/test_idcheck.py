@@ -328,19 +328,45 @@ def test_reviewed_lines_remove_what_the_check_only_suspects():
 
 @needs_vocabularies
 def test_suspect_mentions_keep_their_id_and_get_a_row_that_removes_nothing():
-    doc = Document("4", 2020, "FK506 and Abeta toxicity", " in patients given cisplatin.")
+    doc = Document("4", 2020, "FK506 and renal toxicity", " in patients given cisplatin.")
     text = doc.text
     ms = [
         _mention(text, "FK506", "MESH:D016559", "Chemical"),
-        _mention(text, "Abeta toxicity", "MESH:D064420", "Disease"),
+        _mention(text, "renal toxicity", "MESH:D064420", "Disease"),
         _mention(text, "cisplatin", "MESH:D002945", "Chemical"),
     ]
     out = unlink_slice(YearSlice(2020, [], [doc], ms))
     by = {m.text: m for m in out.mentions}
     # a chemical is named here: the drug reaction is only suspect, as FK506 (Tacrolimus)
     assert by["FK506"].concept_id == "MESH:D016559" and by["FK506"].id_check == "mesh:suspect"
-    assert by["Abeta toxicity"].id_check == "mesh:suspect"
+    assert by["renal toxicity"].id_check == "mesh:suspect"
     assert by["cisplatin"].id_check == "mesh:kept"
     rows = [p for p in out.problems if p.kind == "suspect_id"]
     assert len(rows) == 2 and not [p for p in out.problems if p.kind != "suspect_id"]
     assert any("'FK506': MESH:D016559 suspect (suspect_id: no_match:" in p.detail for p in rows)
+
+
+@needs_vocabularies
+def test_a_drug_reaction_that_names_a_protein_as_its_agent_loses_the_id_whatever_drugs_are_named():
+    """ "Abeta toxicity" is the peptide's toxicity: no Drug-Related Side Effects and Adverse
+    Reactions although the abstract names two drugs; "renal toxicity" beside them stays
+    suspect (a drug's reaction may well be meant)."""
+    doc = Document("5", 2020, "Donepezil and memantine against Abeta toxicity",
+                   " and renal toxicity; tau toxicity was not measured.")  # fmt: skip
+    text = doc.text
+    ms = [
+        _mention(text, "Donepezil", "MESH:D000077265", "Chemical"),
+        _mention(text, "memantine", "MESH:D008559", "Chemical"),
+        _mention(text, "Abeta toxicity", "MESH:D064420", "Disease"),
+        _mention(text, "renal toxicity", "MESH:D064420", "Disease"),
+        _mention(text, "tau", "NCBIGene:4137", "Gene"),
+        _mention(text, "tau toxicity", "MESH:D064420", "Disease"),
+    ]
+    out = unlink_slice(YearSlice(2020, [], [doc], ms))
+    by = {(m.text, m.start): m for m in out.mentions}
+    got = {t: (m.concept_id, m.id_check) for (t, _), m in by.items()}
+    assert got["Abeta toxicity"] == (None, "mesh:dropped")
+    assert got["tau toxicity"] == (None, "mesh:dropped")  # "tau" is a gene form of this abstract
+    assert got["renal toxicity"] == ("MESH:D064420", "mesh:suspect")
+    why = [p.detail for p in out.problems if p.kind == "vocabulary_mismatch"]
+    assert len(why) == 2 and all("gene_agent" in d for d in why)

@@ -97,6 +97,65 @@ def test_a_short_form_takes_the_id_of_its_long_form_in_the_same_abstract():
     assert "its long form here is 'dementia of the Alzheimer'" in out.problems[1].detail
 
 
+ABETA_TEXT = "Alzheimer's beta (Abeta) peptides aggregate. Abeta oligomers were neurotoxic."
+
+
+def test_a_definition_keeps_the_id_its_vocabulary_confirms_on_either_side():
+    """ "Alzheimer's beta" tagged ACSM3 (no name of ACSM3 matches it), "Abeta" tagged APP (a
+    reviewed product name of APP): the definition says both are one concept, and the confirmed
+    side wins — the long form becomes APP; the Abeta mentions are not moved to ACSM3."""
+    lf = mention(ABETA_TEXT, "Alzheimer's beta", "NCBIGene:6296", pmid="6")
+    first = mention(ABETA_TEXT, "Abeta", "NCBIGene:351", pmid="6")
+    second = mention(ABETA_TEXT, "Abeta", "NCBIGene:351", pmid="6", after=first.end)
+    ys = YearSlice(2011, [], [Document("6", 2011, ABETA_TEXT, "")], [lf, first, second])
+    out = unlink_slice(ys)
+    got = [(m.text, m.concept_id, m.annotator_id, m.id_check) for m in out.mentions]
+    assert got == [
+        ("Alzheimer's beta", "NCBIGene:351", "NCBIGene:6296", "hgnc:kept"),
+        ("Abeta", "NCBIGene:351", None, "hgnc:kept"),
+        ("Abeta", "NCBIGene:351", None, "hgnc:kept"),
+    ]
+    assert [p.kind for p in out.problems] == ["relinked_id"]
+    assert "defines it as the short form 'Abeta'" in out.problems[0].detail
+
+
+def test_a_tagger_s_truncated_long_form_takes_the_short_form_s_confirmed_id():
+    """DALK 22280020: "Alzheimer's beta-amyloid (Abeta)" with the tagger's mention
+    "Alzheimer's beta" (ACSM3) stopping short of the long form; it and the same form in the
+    title become APP, and a truncated mention never gives its ID to the short form."""
+    abstract = "The 40-residue Alzheimer's beta-amyloid (Abeta) peptide. Abeta misfolded."
+    doc = Document("7", 2012, "Excessive misfolding for Alzheimer's beta.", abstract)
+    text = doc.text
+    a = mention(text, "Alzheimer's beta", "NCBIGene:6296", pmid="7")
+    b = mention(text, "Alzheimer's beta", "NCBIGene:6296", pmid="7", after=a.end)
+    c = mention(text, "Abeta", "NCBIGene:351", pmid="7", after=b.end)
+    d = mention(text, "Abeta", "NCBIGene:351", pmid="7", after=c.end)
+    out = unlink_slice(YearSlice(2012, [], [doc], [a, b, c, d]))
+    assert [m.concept_id for m in out.mentions] == ["NCBIGene:351"] * 4
+    assert [p.kind for p in out.problems] == ["relinked_id"] * 2
+    # the other way round (the truncated mention's ID confirmed, the short form's not): no link
+    e = mention(text, "Alzheimer's beta", "NCBIGene:351", pmid="7", after=a.end)
+    f = mention(text, "Abeta", "NCBIGene:6296", pmid="7", after=b.end)
+    out = unlink_slice(YearSlice(2012, [], [doc], [e, f]))
+    assert out.mentions[1].concept_id != "NCBIGene:351"
+    assert "relinked_id" not in [p.kind for p in out.problems]
+
+
+def test_a_gene_form_that_is_a_reviewed_name_of_another_gene_takes_that_gene():
+    """ "Abeta" tagged SUCLA2 (HGNC alias A-BETA, no name of SUCLA2 matches the form) is APP,
+    whose reviewed product name it is; "AbetaO" is no ABO (no Greek letter is read here) and a
+    form its ID's names confirm is never moved."""
+    text = "Abeta rose; AbetaO and APP fell."
+    ms = [mention(text, "Abeta", "NCBIGene:8803"), mention(text, "AbetaO", "NCBIGene:8803"),
+          mention(text, "APP", "NCBIGene:351")]  # fmt: skip
+    out = unlink_slice(YearSlice(2011, [], [Document("1", 2011, text, "")], ms))
+    got = [(m.text, m.concept_id) for m in out.mentions]
+    assert got == [("Abeta", "NCBIGene:351"), ("AbetaO", "NCBIGene:8803"), ("APP", "NCBIGene:351")]
+    relinked = [p.detail for p in out.problems if p.kind == "relinked_id"]
+    why = "its text is a reviewed name of APP; no name of its ID matches it"
+    assert relinked == [f"0-5 'Abeta': NCBIGene:8803 relinked to NCBIGene:351 ({why})"]
+
+
 def test_no_definition_no_relink_and_a_disease_never_becomes_a_gene():
     ms = dat_mentions()
     assert long_form_links(ms, DAT_TEXT, reference(), definitions=lambda _t: {}) == {}
