@@ -12,8 +12,9 @@ LadybugDB file is compared by its content: every node and relationship, sorted).
         [--memory-limit 384MB]
 
 ``--memory-limit`` replaces the export connection's DuckDB limit in the bench's own child
-processes only (the suite runs this bench at 20k triples under a limit a non-streaming
-query exceeds: tests/bench/test_bench_paths.py).
+processes only. The suite runs this bench at 200k triples under 256 MB
+(tests/bench/test_bench_paths.py): at that size an export that stops streaming fails, as
+``kg_edges`` did at 20d0070 (0 runs of 3 there; 20k triples under 160 MB had not caught it).
 
 Ends with one JSON line: triples, and <format>_s, <format>_rss_mb per format (+ identical).
 """
