@@ -35,9 +35,10 @@ TRAILING = frozenset({"type", "types", "form", "forms"})
 _NOT_DEFINING = frozenset({"Species", "CellLine"})
 
 
-def _candidates(ms: list[Mention], text: str) -> Iterable[tuple[Mention, list[Mention]]]:
-    """(parenthesized short-form mention, mentions that may be its long form). Mentions are
-    looked up by start offset, so a document with many mentions costs n log n, not n²."""
+def _short_forms(ms: list[Mention], text: str) -> Iterable[tuple[Mention, int, list[Mention]]]:
+    """(parenthesized short-form mention, its opening parenthesis, the other linked mentions of
+    another ID that start in the window before it, in document order). Mentions are looked up
+    by start offset, so a document with many mentions costs n log n, not n²."""
     by_start = sorted(range(len(ms)), key=lambda i: ms[i].start)
     starts = [ms[i].start for i in by_start]
     for s in ms:
@@ -47,15 +48,26 @@ def _candidates(ms: list[Mention], text: str) -> Iterable[tuple[Mention, list[Me
             continue
         paren = s.start - 1
         near = by_start[bisect_left(starts, paren - LONG_FORM_WINDOW) : bisect_right(starts, paren)]
-        longs = [
+        others = [
             lf
             for lf in (ms[i] for i in sorted(near))  # in document order, as annotated
             if lf.concept_id
             and lf.concept_id != s.concept_id
             and lf.source_type not in _NOT_DEFINING
             and lf.hetionet_type
-            and lf.end <= paren
-            and set(norm(text[lf.end : paren]).split()) <= TRAILING
+        ]
+        if others:
+            yield s, paren, others
+
+
+def _candidates(ms: list[Mention], text: str) -> Iterable[tuple[Mention, list[Mention]]]:
+    """(parenthesized short-form mention, mentions that may be its long form: they end at the
+    parenthesis, or before words a tagger leaves out)."""
+    for s, paren, others in _short_forms(ms, text):
+        longs = [
+            lf
+            for lf in others
+            if lf.end <= paren and set(norm(text[lf.end : paren]).split()) <= TRAILING
         ]
         if longs:
             yield s, longs
@@ -111,19 +123,9 @@ def partial_long_forms(
     a vocabulary confirms that ID and not the truncated mention's."""
     out: list[tuple[Mention, Mention]] = []
     found: dict[str, str] | None = None
-    for s in ms:
-        if not s.concept_id or s.source_type in _NOT_DEFINING or s.start < 2:
-            continue
-        if text[s.start - 1 : s.start] != "(" or text[s.end : s.end + 1] != ")":
-            continue
-        paren = s.start - 1
-        near = [
-            lf for lf in ms
-            if lf.concept_id and lf.concept_id != s.concept_id and lf.hetionet_type
-            and lf.source_type not in _NOT_DEFINING
-            and paren - LONG_FORM_WINDOW <= lf.start and lf.end < paren
-            and norm(text[lf.end : paren])  # stops short of the parenthesis
-        ]  # fmt: skip
+    for s, paren, others in _short_forms(ms, text):
+        # ends before the parenthesis, not at it
+        near = [lf for lf in others if lf.end < paren and norm(text[lf.end : paren])]
         if not near:
             continue
         if found is None:
