@@ -54,9 +54,9 @@ no name confirms is **suspect** — it stays on the mention, queryable (``Mentio
   drug's. CDR's curators link "toxicity" so 155 times, each time in an abstract that names a
   chemical;
 - the ID is a drug reaction and the form itself names a gene product as the toxic agent
-  ("Abeta toxicity", "cytotoxicity of AbetaO", "tau toxicity" — by a reviewed product or HGNC
+  ("Abeta toxicity", "cytotoxicity of Abeta", "tau toxicity" — by a reviewed product or HGNC
   full name, or a form the abstract's gene mentions have): the toxicity is a protein's, however
-  many drugs the abstract names (43 such mentions on DALK's corpus). No curated BC5CDR or
+  many drugs the abstract names (51 such mentions on DALK's corpus). No curated BC5CDR or
   BioRED drug-reaction form names a gene (``kgbuild eval judgments``).
 """
 

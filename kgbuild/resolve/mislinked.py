@@ -254,8 +254,8 @@ def _by_confirmed_side(
     itself and no name of the long form's ID matches the long form, the short form's ID wins:
     "Alzheimer's beta (Abeta)" with the long form tagged as ACSM3 and "Abeta" as APP — "Abeta"
     is a reviewed product name of APP, "Alzheimer's beta" no name of ACSM3 — makes the long
-    form APP, not every "Abeta" of the abstract ACSM3 (DALK's corpus: 5 abstracts).
-    Keys: (normalized form, its ID) of the mentions that change."""
+    form APP, not every "Abeta" of the abstract ACSM3. Keys: (normalized form, its ID) of the
+    mentions that change."""
     forward, backward = {}, {}
     for (key, short_id), long in links.items():
         long_id = long.concept_id or ""
@@ -269,10 +269,14 @@ def _by_confirmed_side(
 
 def _short_side_confirmed(short: Mention, long: Mention, ref: Reference) -> bool:
     """Whether a name of the short form's ID is the short form itself while no name of the long
-    form's ID matches the long form."""
-    return _names_itself(short.text, short.concept_id or "", ref) == "kept" and _names_itself(
-        long.text, long.concept_id or "", ref
-    ) in ("suspect", "dropped")
+    form's ID matches the long form (a curator's long form is never second-guessed)."""
+    if long.annotator == CURATED:
+        return False
+    short_verdict = _names_itself(short.text, short.concept_id or "", ref)
+    return short_verdict == "kept" and _names_itself(long.text, long.concept_id or "", ref) in (
+        "suspect",
+        "dropped",
+    )
 
 
 def _defined_by_short(context: Context, shorts: dict[tuple[str, str], Mention]) -> Context:
@@ -290,7 +294,7 @@ def _defined_by_short(context: Context, shorts: dict[tuple[str, str], Mention]) 
     )
 
 
-def _named_gene(m: Mention, ref: Reference) -> str | None:
+def _named_gene(m: Mention) -> str | None:
     """The one human gene a gene mention's text names by a reviewed product name, an HGNC full
     name or its official symbol exactly as HGNC writes it (hyphens aside: "MMP-2"; no Greek
     letter read, no case folded), when that is not its ID."""
@@ -359,13 +363,13 @@ def _check_mention(
         return out, rows
     if weak and check.verdict != "dropped" and check.how not in CONFIRMING:
         check = replace(check, verdict="suspect", how=rule_of(why or ""))
-    named = _named_gene(out, ref) if check.verdict == "suspect" and not rows else None
+    named = _named_gene(out) if check.verdict == "suspect" and not rows else None
     if named and (not defined or _defined_as(m, named, context, ref)):
         # rule 11: "Abeta" tagged as SUCLA2 (alias A-BETA) is APP, whose reviewed product it names
         out = replace(out, concept_id=named, concept_ids=[named], **previous)
         symbol = human_genes().symbol_of.get(named, named)
-        why = f"its text is a reviewed name of {symbol}; no name of its ID matches it"
-        rows.append((RELINK_KIND, _detail(m, f"relinked to {named} ({why})")))
+        reason = f"its text is a reviewed name of {symbol}; no name of its ID matches it"
+        rows.append((RELINK_KIND, _detail(m, f"relinked to {named} ({reason})")))
         check = vocabulary_check(out, context, ref) or check
         weak = False
     out = replace(out, id_check=check.label)
