@@ -82,12 +82,14 @@ EXPORT_CI_TRIPLES, EXPORT_CI_LIMIT = 200_000, "256MB"
 def test_the_export_bench_runs_every_format_under_a_scaled_down_memory_limit(tmp_path):
     got = run_bench(
         "export_scale.py", "--triples", str(EXPORT_CI_TRIPLES), "--nodes", "40000",
-        "--runs", "2", "--memory-limit", EXPORT_CI_LIMIT, "--warehouse", str(tmp_path / "wh"),
+        "--runs", "1", "--memory-limit", EXPORT_CI_LIMIT, "--warehouse", str(tmp_path / "wh"),
     )  # fmt: skip
     assert got["triples"] == EXPORT_CI_TRIPLES
+    # one run per format: what is tested here is the memory; that runs are byte-identical is
+    # tests/export/test_export.py's (the bench compares its runs' digests by default)
     for fmt in ("parquet", "tsv", "kgx", "neo4j", "ladybug"):
         assert got[f"{fmt}_rss_mb"] > 0 and got[f"{fmt}_s"] > 0
-    assert got["identical"] is True
+    assert "identical" in got
 
 
 @pytest.fixture(scope="module")
