@@ -53,7 +53,7 @@ from kgbuild.resolve.mislinkrules import (
     relink_target,
     why_mislinked,
 )
-from kgbuild.resolve.orthologs import GeneForms, gene_by_name, human_genes, relink_slice, symbol_key
+from kgbuild.resolve.orthologs import GeneForms, gene_as_written, human_genes, relink_slice
 from kgbuild.resolve.vocab import Reference, reference
 from kgbuild.resolve.vocabularies import tree_related, vocabulary_of
 from kgbuild.sources.corpus import CURATED
@@ -295,18 +295,11 @@ def _defined_by_short(context: Context, shorts: dict[tuple[str, str], Mention]) 
 
 
 def _named_gene(m: Mention) -> str | None:
-    """The one human gene a gene mention's text names by a reviewed product name, an HGNC full
-    name or its official symbol exactly as HGNC writes it (hyphens aside: "MMP-2"; no Greek
-    letter read, no case folded), when that is not its ID."""
+    """The human gene a gene mention's text names as written
+    (:func:`kgbuild.resolve.orthologs.gene_as_written`), when that is not its ID."""
     if m.hetionet_type != "Gene" or not (m.concept_id or "").startswith("NCBIGene:"):
         return None
-    hg = human_genes()
-    target = gene_by_name(m.text, hg)
-    if target is None and norm(m.text) not in hg.not_genes:
-        ids = hg.symbols.get(symbol_key(m.text))
-        target = next(iter(ids)) if ids and len(ids) == 1 else None
-        if target and m.text.replace("-", "") != hg.symbol_of.get(target):
-            target = None  # the symbol as HGNC writes it: "hPS1" (human PS1) is no HPS1
+    target = gene_as_written(m.text, human_genes())
     return target if target and target != m.concept_id else None
 
 

@@ -180,6 +180,18 @@ def gene_by_name(text: str, hg: HumanGenes) -> str | None:
     return _one(hg.names.get(norm(text)))
 
 
+def gene_as_written(text: str, hg: HumanGenes) -> str | None:
+    """The human gene a form names by a reviewed product name or HGNC full name, or whose
+    official symbol it is exactly as HGNC writes it (hyphens aside: "MMP-2"; no case folded,
+    no Greek letter read: "hPS1", human PS1, is no HPS1 and "AbetaO" no ABO) — the strict
+    reading an ID check may relink by, where :func:`gene_by_symbol` reads a mouse "App"."""
+    named = gene_by_name(text, hg)
+    if named or norm(text) in hg.not_genes:
+        return named
+    cid = _one(hg.symbols.get(symbol_key(text)))
+    return cid if cid and text.replace("-", "") == hg.symbol_of.get(cid) else None
+
+
 def gene_by_alias(text: str, hg: HumanGenes) -> str | None:
     """The human gene a form names by an alias or previous symbol of that gene only; None for
     an ambiguous alias ("NEP": MME and DDR1), a microRNA name ("miR-16" is no GDE1), a
