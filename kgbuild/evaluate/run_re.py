@@ -97,9 +97,14 @@ def slice_gold(gold: GoldCorpus, limit: int | None, folder: Path) -> Path:
 
 
 def _predictions(wh: Warehouse, sid: str) -> list[PredictedTriple]:
+    """The extractor's claims, whatever their status. The sentence reader's own rows (method
+    ``reader``) are left out: this measures the document-level extractor, as BioRED and CDR
+    annotate relations per document; the reader is measured on the judged sentence corpus
+    (``kgbuild reader measure``)."""
     rows = wh.query(
         "SELECT e.pmid, t.head_id, t.relation, t.tail_id, count(*) FROM evidence_at(?) e "
-        "JOIN triples_at(?) t USING (triple_id) GROUP BY ALL ORDER BY ALL",
+        "JOIN triples_at(?) t USING (triple_id) WHERE e.method <> 'reader' "
+        "GROUP BY ALL ORDER BY ALL",
         [sid, sid],
     )
     return [PredictedTriple(p, h, r, t, n) for p, h, r, t, n in rows]

@@ -60,10 +60,12 @@ from kgbuild.extract.stated import relation_stated
 from kgbuild.schema import data_dir
 
 #: ``unsupported`` is never returned by :func:`classify`: the relation verifier sets it after
-#: extraction (:mod:`kgbuild.extract.supported`, issue 39).
+#: extraction (:mod:`kgbuild.extract.supported`); ``proposed`` neither: the sentence reader
+#: sets it on an extractor's row whose sentence it read as another relation
+#: (:mod:`kgbuild.reader.apply`).
 STATUSES = (
     "asserted", "hypothesis", "negated", "background", "not_in_sentence", "unstated",
-    "unsupported",
+    "unsupported", "proposed",
 )  # fmt: skip
 #: Words a background cue reaches (it governs its clause: "previous studies, in mice, …").
 BACKGROUND_WINDOW = 15

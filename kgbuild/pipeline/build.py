@@ -29,6 +29,7 @@ from kgbuild.pipeline.retractions import check_mode, record_retractions
 from kgbuild.pipeline.seen import SeenIndex
 from kgbuild.pipeline.state import KGState
 from kgbuild.pipeline.year import LocalRunner, Runner, fold_year
+from kgbuild.reader.apply import reader_ref
 from kgbuild.records import Mention, SnapshotCounts, stable_id
 from kgbuild.sources.corpus import Corpus, LocalCorpus
 from kgbuild.store.check import check_warehouse, quick_damage
@@ -119,6 +120,8 @@ def _config(
         "extractor_requested": options.extractor,
         **({"llm_endpoint": client.endpoint} if client is not None else {}),
         "extraction": slice_extractor.config(),
+        # the sentence reader decides what is served (its weights' digest)
+        "reader": reader_ref(),
         "resolution": {"embed_model": options.embed_model},
         # issue 42: whether papers retracted after they were built are looked for
         "retractions": check_mode(corpus),

@@ -65,7 +65,9 @@ def extract_batch(
     client = getattr(extractor, "client", None)  # one thread per extractor: deltas are ours
     before = Counter(client.usage) if client else Counter()
     spent = client.cost_usd if client else 0.0
-    result = extractor.extract(docs, mentions)
+    from kgbuild.reader.apply import read_result
+
+    result = read_result(extractor.method, extractor.extract(docs, mentions), docs, mentions)
     usage: dict[str, float] = {}
     if client is not None:
         usage = {k: v - before[k] for k, v in client.usage.items() if v != before[k]}

@@ -169,5 +169,8 @@ class LocalRunner:
         self.extractor = extractor
 
     def map(self, batches: Iterator[Batch]) -> Iterator[ExtractionResult]:
+        from kgbuild.reader.apply import read_result
+
         for docs, by_doc in batches:
-            yield self.extractor.extract(docs, by_doc)
+            result = self.extractor.extract(docs, by_doc)
+            yield read_result(self.extractor.method, result, docs, by_doc)

@@ -62,7 +62,8 @@ from kgbuild.store.retractions import define_retraction_views, evidence_status_s
 #: paper's evidence reads 'retracted' (kg_edges_all's n_retracted), retracted_at,
 #: retractions_diff (kgbuild.store.retractions).
 #: 9: kg_edges' SQL from kgbuild.store.edges (the same query; the export stages its parts).
-CATALOG_VERSION = "9"
+#: 10: kg_edges_all counts the reader's ``proposed`` rows (n_proposed).
+CATALOG_VERSION = "10"
 TABLES = tuple(SCHEMAS)
 #: The registry's own tables (everything else in the catalog is derived: views and macros).
 REGISTRY_TABLES = (

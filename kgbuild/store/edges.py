@@ -26,7 +26,7 @@ from kgbuild.store.confidence import edge_confidence_sql
 #: 'unclassified' for rows of parts written before statuses existed, 'retracted').
 EPISTEMIC = (
     "asserted", "hypothesis", "negated", "background", "not_in_sentence", "unstated",
-    "unsupported", "unclassified", "retracted",
+    "unsupported", "proposed", "unclassified", "retracted",
 )  # fmt: skip
 #: The temporary tables :func:`stage_edges` makes (one export connection's own); ``evc``, the
 #: evidence figures with the confidence, is the one the final query joins (``ev`` and ``conf``

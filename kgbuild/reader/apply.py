@@ -1,0 +1,317 @@
+"""The reader decides what is served: every evidence row of an extraction, read in its sentence.
+
+Extractors propose; the sentence reader (:mod:`kgbuild.reader.model`) decides, per evidence row
+whose two mentions sit in its one sentence:
+
+- **offline extraction** (the relation verifier's document-level proposals, ``classifier``): the
+  row is re-homed to the reader's own reading — its relation, with its agent as head — when
+  the reader serves it (``asserted``); otherwise it stays a ``co_mentioned`` row with the
+  reader's status (``negated``, ``hypothesis``, ``background``, or ``unstated`` when the
+  sentence states nothing or a mention is not its concept). A co-mention is kept, queryable,
+  and never served as a fact.
+- **LLM claims** (generative, pair-wise): the claim keeps its triple; it is served when the
+  reader supports that relation in that direction (an unsigned or free predicate needs only a
+  stated fact); a disagreement keeps the row with the reader's status and the cue
+  ``reader: …`` saying what the reader read instead.
+
+``confidence`` becomes the reader's calibrated probability that the row, as stored, is
+supported. A missing, damaged or foreign model file serves nothing as a typed fact: offline
+rows become co-mentions and LLM rows ``unstated`` (cue ``sentence reader unavailable``), every
+row kept; the build logs the reason once.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+
+from kgbuild.extract.base import ExtractionResult
+from kgbuild.reader.features import Pair
+from kgbuild.reader.model import DEFAULT_PATH, Reader, ReaderModelError, cached, digest
+from kgbuild.records import Document, Evidence, Mention, Triple, stable_id
+from kgbuild.triples import orient, triple_key
+
+log = logging.getLogger("kgbuild.reader")
+
+CO_MENTIONED = "co_mentioned"
+#: The method and extractor of a reading that is a row of its own.
+METHOD = "reader"
+EXTRACTOR = "kgbuild.reader/1"
+#: The status of an extractor's row whose sentence the reader read otherwise (not served).
+PROPOSED = "proposed"
+#: Relations without an order between their two ends.
+UNORDERED = frozenset({"associates", "interacts", "related_to", CO_MENTIONED})
+#: The reader's relations as KG relations (``other``: a stated relation of another kind).
+KG_RELATION = {
+    "upregulates": "upregulates",
+    "downregulates": "downregulates",
+    "treats": "treats",
+    "binds": "binds",
+    "interacts": "interacts",
+    "associates": "associates",
+    "other": "related_to",
+}
+#: The reader's statuses as evidence statuses (``none``: states nothing about the pair).
+STATUS = {
+    "asserted": "asserted",
+    "negated": "negated",
+    "hedged": "hypothesis",
+    "background": "background",
+    "none": "unstated",
+}
+#: Relations an LLM may claim that the reader reads as such; any other predicate is checked
+#: as "some relation is stated".
+READ_RELATIONS = frozenset({"upregulates", "downregulates", "treats", "binds", "interacts"})
+UNAVAILABLE = "sentence reader unavailable"
+
+
+def reader_ref() -> str:
+    """What identifies the reader in a build's fingerprint and on its rows: the digest of its
+    model file (which names its weights' digest, threshold and calibration), or "missing"."""
+    try:
+        return "sentence-reader@" + digest(model_path())[:12]
+    except OSError:
+        return "sentence-reader@missing"
+
+
+def model_path() -> Path:
+    """The reader's model file: ``KGBUILD_READER_MODEL`` (a path; another trained reader) or
+    the shipped ``data/sentence_reader.json``."""
+    return Path(os.environ.get("KGBUILD_READER_MODEL") or DEFAULT_PATH)
+
+
+def _reader() -> tuple[Reader | None, str]:
+    path = model_path()
+    try:
+        return cached(path, reader_ref()), ""
+    except ReaderModelError as exc:
+        _warn_once(str(exc))
+        return None, str(exc)
+
+
+@lru_cache(maxsize=8)
+def _warn_once(message: str) -> None:
+    log.warning("%s: serving co-mentions only (%s)", UNAVAILABLE, message)
+
+
+def _kinds(mentions: Sequence[Mention]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for m in mentions:
+        if m.concept_id and m.hetionet_type:
+            out.setdefault(m.concept_id, m.hetionet_type)
+    return out
+
+
+def _pair(
+    ev: Evidence, triple: Triple, kinds: dict[str, str], source: str
+) -> tuple[Pair, bool] | None:
+    """The row as the reader reads it, and whether the head is mention A; None when its two
+    mentions are not both inside its (single) sentence."""
+    from kgbuild.resolve.naming import display_name
+
+    s0, s1 = ev.sent_start, ev.sent_end
+    h, t = (ev.head_start, ev.head_end), (ev.tail_start, ev.tail_end)
+    if min(h[0], t[0]) < s0 or max(h[1], t[1]) > s1 or h[0] < 0 or t[0] < 0:
+        return None
+    if not (h[1] <= t[0] or t[1] <= h[0]) or ev.epistemic == "not_in_sentence":
+        return None
+    head_first = h <= t
+    (a, a_id), (b, b_id) = (
+        ((h, triple.head_id), (t, triple.tail_id))
+        if head_first
+        else ((t, triple.tail_id), (h, triple.head_id))
+    )
+    sent = ev.sentence
+    a_text, b_text = sent[a[0] - s0 : a[1] - s0], sent[b[0] - s0 : b[1] - s0]
+    pair = Pair(
+        sent,
+        a[0] - s0,
+        a[1] - s0,
+        b[0] - s0,
+        b[1] - s0,
+        kinds.get(a_id, ""),
+        kinds.get(b_id, ""),
+        display_name(a_id, a_text),
+        display_name(b_id, b_text),
+        -1.0 if ev.verifier_score is None else float(ev.verifier_score),
+        source,
+        triple.relation,
+    )
+    return pair, head_first
+
+
+def _oriented(
+    agent: tuple, other: tuple, rel: str, kinds: dict[str, str]
+) -> tuple[tuple, tuple, str | None]:
+    """(head end, tail end, metaedge) of a reading: as DALK Table 11 orients its relation
+    (:func:`kgbuild.triples.orient`); an unordered relation outside Hetionet puts the
+    smaller ID first, so one pair read in two sentences is one triple."""
+    metaedge, swap = orient(
+        agent[0], kinds.get(agent[0]) or None, rel, other[0], kinds.get(other[0]) or None
+    )
+    if swap or (metaedge is None and rel in UNORDERED and other[0] < agent[0]):
+        agent, other = other, agent
+    return agent, other, metaedge
+
+
+def read_offline(
+    result: ExtractionResult, docs: list[Document], mentions: dict[str, list[Mention]]
+) -> None:
+    """The reader's readings of the offline extractor's sentence evidence (in place).
+
+    The extractor's own row is kept (``kgbuild eval re`` measures the extractor, and its
+    document-level claim stays queryable): when the reader reads the same triple, that row is
+    served with the reader's confidence; when it reads another relation, direction or pair
+    order, the extractor's row becomes ``proposed`` (not served) and the reading is a row of
+    its own (method ``reader``); when the sentence states no fact, the row keeps the reader's
+    status. Nothing is served that the reader did not read in the sentence."""
+    reader, problem = _reader()
+    triples = {t.triple_id: t for t in result.triples}
+    kinds = {cid: k for d in docs for cid, k in _kinds(mentions.get(d.pmid, [])).items()}
+    todo = []
+    for i, ev in enumerate(result.evidence):
+        t = triples[ev.triple_id]
+        got = _pair(ev, t, kinds, "classifier")
+        if got is not None:
+            todo.append((i, got[0], got[1], t))
+    if reader is None:
+        for i, *_ in todo:
+            ev = result.evidence[i]
+            result.evidence[i] = replace(
+                ev, epistemic="unstated", epistemic_cue=f"{UNAVAILABLE}: {problem}"[:200]
+            )
+        return
+    readings = reader.read([p for _, p, _, _ in todo])
+    added: list[Evidence] = []
+    for (i, _, head_first, t), r in zip(todo, readings, strict=True):
+        ev = result.evidence[i]
+        conf = round(r.confidence, 4)
+        if not r.relation:
+            status = STATUS.get(r.status, "unstated")
+            status = "unstated" if status == "asserted" else status
+            result.evidence[i] = replace(
+                ev,
+                confidence=conf,
+                epistemic=status,
+                epistemic_cue=f"reader: P(fact) {r.p_fact:.2f}",
+            )
+            continue
+        ends = [
+            (t.head_id, ev.head_start, ev.head_end, ev.head_text),
+            (t.tail_id, ev.tail_start, ev.tail_end, ev.tail_text),
+        ]
+        a_end, b_end = ends if head_first else ends[::-1]
+        agent, other = (b_end, a_end) if r.direction == "B>A" else (a_end, b_end)
+        rel = KG_RELATION[r.relation]
+        head, tail, metaedge = _oriented(agent, other, rel, kinds)
+        tid = triple_key(head[0], rel, tail[0])
+        if tid == t.triple_id:
+            result.evidence[i] = replace(
+                ev, confidence=conf, epistemic="asserted", epistemic_cue=""
+            )
+            continue
+        if ev.epistemic != "not_in_sentence":
+            result.evidence[i] = replace(
+                ev, epistemic=PROPOSED, epistemic_cue=f"reader: {rel} {r.direction}"
+            )
+        if tid not in triples:
+            triples[tid] = Triple(tid, head[0], rel, tail[0], rel, METHOD, metaedge)
+            result.triples.append(triples[tid])
+        added.append(
+            replace(
+                ev,
+                evidence_id=stable_id(tid, ev.pmid, ev.sent_start, METHOD),
+                triple_id=tid,
+                head_start=head[1],
+                head_end=head[2],
+                head_text=head[3],
+                tail_start=tail[1],
+                tail_end=tail[2],
+                tail_text=tail[3],
+                method=METHOD,
+                extractor=EXTRACTOR,
+                model=reader_ref(),
+                relation_raw=f"{r.relation} {r.direction}",
+                confidence=conf,
+                epistemic="asserted",
+                epistemic_cue="",
+            )
+        )
+    seen = {ev.evidence_id for ev in result.evidence}
+    for ev in added:
+        if ev.evidence_id not in seen:
+            seen.add(ev.evidence_id)
+            result.evidence.append(ev)
+
+
+def read_claims(
+    result: ExtractionResult, docs: list[Document], mentions: dict[str, list[Mention]]
+) -> None:
+    """Check each LLM claim against the reader (in place): served when it supports it."""
+    reader, problem = _reader()
+    triples = {t.triple_id: t for t in result.triples}
+    kinds_by_doc = {d.pmid: _kinds(mentions.get(d.pmid, [])) for d in docs}
+    todo = []
+    for i, ev in enumerate(result.evidence):
+        t = triples[ev.triple_id]
+        got = _pair(ev, t, kinds_by_doc.get(ev.pmid, {}), "llm")
+        if got is None:  # the reader cannot read it: not served
+            if ev.epistemic == "asserted":
+                result.evidence[i] = replace(
+                    ev,
+                    epistemic="not_in_sentence",
+                    epistemic_cue="reader: endpoints not in one sentence",
+                )
+            continue
+        pair, head_first = got
+        rel = t.relation if t.relation in READ_RELATIONS else "associates"
+        direction = (
+            "undirected" if rel in ("associates", "interacts") else ("A>B" if head_first else "B>A")
+        )
+        todo.append((i, pair, rel, direction))
+    if reader is None:
+        for i, *_ in todo:
+            ev = result.evidence[i]
+            if ev.epistemic == "asserted":
+                result.evidence[i] = replace(
+                    ev, epistemic="unstated", epistemic_cue=f"{UNAVAILABLE}: {problem}"[:200]
+                )
+        return
+    readings = reader.read([p for _, p, _, _ in todo])
+    for (i, _, rel, direction), r in zip(todo, readings, strict=True):
+        ev = result.evidence[i]
+        raw = reader.raw_support(r, rel, direction)
+        conf = round(float(reader.calibrate_one(raw)), 4)
+        if raw >= reader.threshold:
+            result.evidence[i] = replace(
+                ev, confidence=conf, epistemic="asserted", epistemic_cue=""
+            )
+            continue
+        status = STATUS.get(r.status, "unstated")
+        if status == "asserted":
+            status = "unstated"
+        read = f"{r.relation} {r.direction}".strip() if r.relation else "no fact"
+        result.evidence[i] = replace(
+            ev, confidence=conf, epistemic=status, epistemic_cue=f"reader: {read}"
+        )
+
+
+#: Extraction methods whose rows the reader re-reads, and how.
+OFFLINE_METHODS = frozenset({"classifier"})
+LLM_METHODS = frozenset({"generative", "pairwise", "llm"})
+
+
+def read_result(
+    method: str, result: ExtractionResult, docs: list[Document], mentions: dict[str, list[Mention]]
+) -> ExtractionResult:
+    """The reader's pass over one batch's extraction (in place; returned for chaining). The
+    co-occurrence baseline is left as it is: it is the measure of what reading adds."""
+    if method in OFFLINE_METHODS:
+        read_offline(result, docs, mentions)
+    elif method in LLM_METHODS:
+        read_claims(result, docs, mentions)
+    return result
