@@ -1,23 +1,24 @@
 """The reader decides what is served: every evidence row of an extraction, read in its sentence.
 
 Extractors propose; the sentence reader (:mod:`kgbuild.reader.model`) decides, per evidence row
-whose two mentions sit in its one sentence:
+whose two mentions sit in its one sentence, for the offline extractor (the relation verifier's
+document-level proposals, ``classifier``) and the LLM ones (generative, pair-wise) alike:
 
-- **offline extraction** (the relation verifier's document-level proposals, ``classifier``): the
-  row is re-homed to the reader's own reading — its relation, with its agent as head — when
-  the reader serves it (``asserted``); otherwise it stays a ``co_mentioned`` row with the
-  reader's status (``negated``, ``hypothesis``, ``background``, or ``unstated`` when the
-  sentence states nothing or a mention is not its concept). A co-mention is kept, queryable,
-  and never served as a fact.
-- **LLM claims** (generative, pair-wise): the claim keeps its triple; it is served when the
-  reader supports that relation in that direction (an unsigned or free predicate needs only a
-  stated fact); a disagreement keeps the row with the reader's status and the cue
-  ``reader: …`` saying what the reader read instead.
+- the reader reads the row's own triple (same pair, relation and direction): that row is
+  served (``asserted``) with the reader's confidence;
+- it reads another relation, direction or order: the extractor's row is kept with the status
+  ``proposed`` (not served; the cue says what the reader read) and the reading becomes a row
+  of its own (method ``reader``), served;
+- it reads no fact (nothing stated, a hedge, a denial, a mention that is not its concept): the
+  row keeps the reader's status (``unstated``, ``hypothesis``, ``negated``, ``background``).
+  A co-mention is kept and queryable, and never served as a fact.
 
-``confidence`` becomes the reader's calibrated probability that the row, as stored, is
-supported. A missing, damaged or foreign model file serves nothing as a typed fact: offline
-rows become co-mentions and LLM rows ``unstated`` (cue ``sentence reader unavailable``), every
-row kept; the build logs the reason once.
+The extractor's rows are never removed: ``kgbuild eval re`` measures them, and a user can
+query what an LLM claimed and the reader did not confirm. ``confidence`` is the reader's
+calibrated probability that the served reading is supported. A row the reader cannot read
+(its mentions not in one sentence) is not served. A missing, damaged or foreign model file
+serves nothing: every readable row becomes ``unstated`` (cue ``sentence reader
+unavailable``), every row kept; the build logs the reason once.
 """
 
 from __future__ import annotations
@@ -63,9 +64,6 @@ STATUS = {
     "background": "background",
     "none": "unstated",
 }
-#: Relations an LLM may claim that the reader reads as such; any other predicate is checked
-#: as "some relation is stated".
-READ_RELATIONS = frozenset({"upregulates", "downregulates", "treats", "binds", "interacts"})
 UNAVAILABLE = "sentence reader unavailable"
 
 
@@ -139,9 +137,17 @@ def _pair(
         display_name(b_id, b_text),
         -1.0 if ev.verifier_score is None else float(ev.verifier_score),
         source,
-        triple.relation,
+        _canonical(triple.relation, kinds.get(triple.head_id), kinds.get(triple.tail_id)),
     )
     return pair, head_first
+
+
+def _canonical(relation: str, head_kind: str | None, tail_kind: str | None) -> str:
+    """The relation as resolution will store it (an LLM's "inhibits" → ``downregulates``):
+    the reader learnt the extractor's proposal from stored rows."""
+    from kgbuild.resolve.relations import canonical_relation
+
+    return canonical_relation(relation, head_kind or None, tail_kind or None).relation
 
 
 def _oriented(
@@ -158,26 +164,27 @@ def _oriented(
     return agent, other, metaedge
 
 
-def read_offline(
-    result: ExtractionResult, docs: list[Document], mentions: dict[str, list[Mention]]
+def read_rows(
+    result: ExtractionResult,
+    docs: list[Document],
+    mentions: dict[str, list[Mention]],
+    source: str,
 ) -> None:
-    """The reader's readings of the offline extractor's sentence evidence (in place).
-
-    The extractor's own row is kept (``kgbuild eval re`` measures the extractor, and its
-    document-level claim stays queryable): when the reader reads the same triple, that row is
-    served with the reader's confidence; when it reads another relation, direction or pair
-    order, the extractor's row becomes ``proposed`` (not served) and the reading is a row of
-    its own (method ``reader``); when the sentence states no fact, the row keeps the reader's
-    status. Nothing is served that the reader did not read in the sentence."""
+    """The reader's readings of one batch's evidence (in place; the module docstring says
+    what becomes of each row). ``source``: the extractor family, a feature of the reader."""
     reader, problem = _reader()
     triples = {t.triple_id: t for t in result.triples}
     kinds = {cid: k for d in docs for cid, k in _kinds(mentions.get(d.pmid, [])).items()}
     todo = []
     for i, ev in enumerate(result.evidence):
         t = triples[ev.triple_id]
-        got = _pair(ev, t, kinds, "classifier")
+        got = _pair(ev, t, kinds, source)
         if got is not None:
             todo.append((i, got[0], got[1], t))
+        elif ev.epistemic == "asserted":  # the reader cannot read it: not served
+            result.evidence[i] = replace(
+                ev, epistemic="not_in_sentence", epistemic_cue="reader: not in one sentence"
+            )
     if reader is None:
         for i, *_ in todo:
             ev = result.evidence[i]
@@ -189,8 +196,9 @@ def read_offline(
     added: list[Evidence] = []
     for (i, _, head_first, t), r in zip(todo, readings, strict=True):
         ev = result.evidence[i]
+        relation, direction = r.relation, r.direction
         conf = round(r.confidence, 4)
-        if not r.relation:
+        if not relation:
             status = STATUS.get(r.status, "unstated")
             status = "unstated" if status == "asserted" else status
             result.evidence[i] = replace(
@@ -205,8 +213,8 @@ def read_offline(
             (t.tail_id, ev.tail_start, ev.tail_end, ev.tail_text),
         ]
         a_end, b_end = ends if head_first else ends[::-1]
-        agent, other = (b_end, a_end) if r.direction == "B>A" else (a_end, b_end)
-        rel = KG_RELATION[r.relation]
+        agent, other = (b_end, a_end) if direction == "B>A" else (a_end, b_end)
+        rel = KG_RELATION[relation]
         head, tail, metaedge = _oriented(agent, other, rel, kinds)
         tid = triple_key(head[0], rel, tail[0])
         if tid == t.triple_id:
@@ -216,7 +224,7 @@ def read_offline(
             continue
         if ev.epistemic != "not_in_sentence":
             result.evidence[i] = replace(
-                ev, epistemic=PROPOSED, epistemic_cue=f"reader: {rel} {r.direction}"
+                ev, epistemic=PROPOSED, epistemic_cue=f"reader: {rel} {direction}"
             )
         if tid not in triples:
             triples[tid] = Triple(tid, head[0], rel, tail[0], rel, METHOD, metaedge)
@@ -235,7 +243,7 @@ def read_offline(
                 method=METHOD,
                 extractor=EXTRACTOR,
                 model=reader_ref(),
-                relation_raw=f"{r.relation} {r.direction}",
+                relation_raw=f"{relation} {direction}",
                 confidence=conf,
                 epistemic="asserted",
                 epistemic_cue="",
@@ -246,58 +254,6 @@ def read_offline(
         if ev.evidence_id not in seen:
             seen.add(ev.evidence_id)
             result.evidence.append(ev)
-
-
-def read_claims(
-    result: ExtractionResult, docs: list[Document], mentions: dict[str, list[Mention]]
-) -> None:
-    """Check each LLM claim against the reader (in place): served when it supports it."""
-    reader, problem = _reader()
-    triples = {t.triple_id: t for t in result.triples}
-    kinds_by_doc = {d.pmid: _kinds(mentions.get(d.pmid, [])) for d in docs}
-    todo = []
-    for i, ev in enumerate(result.evidence):
-        t = triples[ev.triple_id]
-        got = _pair(ev, t, kinds_by_doc.get(ev.pmid, {}), "llm")
-        if got is None:  # the reader cannot read it: not served
-            if ev.epistemic == "asserted":
-                result.evidence[i] = replace(
-                    ev,
-                    epistemic="not_in_sentence",
-                    epistemic_cue="reader: endpoints not in one sentence",
-                )
-            continue
-        pair, head_first = got
-        rel = t.relation if t.relation in READ_RELATIONS else "associates"
-        direction = (
-            "undirected" if rel in ("associates", "interacts") else ("A>B" if head_first else "B>A")
-        )
-        todo.append((i, pair, rel, direction))
-    if reader is None:
-        for i, *_ in todo:
-            ev = result.evidence[i]
-            if ev.epistemic == "asserted":
-                result.evidence[i] = replace(
-                    ev, epistemic="unstated", epistemic_cue=f"{UNAVAILABLE}: {problem}"[:200]
-                )
-        return
-    readings = reader.read([p for _, p, _, _ in todo])
-    for (i, _, rel, direction), r in zip(todo, readings, strict=True):
-        ev = result.evidence[i]
-        raw = reader.raw_support(r, rel, direction)
-        conf = round(float(reader.calibrate_one(raw)), 4)
-        if raw >= reader.threshold:
-            result.evidence[i] = replace(
-                ev, confidence=conf, epistemic="asserted", epistemic_cue=""
-            )
-            continue
-        status = STATUS.get(r.status, "unstated")
-        if status == "asserted":
-            status = "unstated"
-        read = f"{r.relation} {r.direction}".strip() if r.relation else "no fact"
-        result.evidence[i] = replace(
-            ev, confidence=conf, epistemic=status, epistemic_cue=f"reader: {read}"
-        )
 
 
 #: Extraction methods whose rows the reader re-reads, and how.
@@ -311,7 +267,7 @@ def read_result(
     """The reader's pass over one batch's extraction (in place; returned for chaining). The
     co-occurrence baseline is left as it is: it is the measure of what reading adds."""
     if method in OFFLINE_METHODS:
-        read_offline(result, docs, mentions)
+        read_rows(result, docs, mentions, "classifier")
     elif method in LLM_METHODS:
-        read_claims(result, docs, mentions)
+        read_rows(result, docs, mentions, "llm")
     return result

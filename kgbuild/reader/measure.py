@@ -1,6 +1,6 @@
 """The reader's figures on a judged split: what it serves, how well its confidence ranks.
 
-Per row, the reader's decision (:func:`kgbuild.reader.model.decide`) is checked against the
+Per row, what a build serves (:func:`kgbuild.reader.model.decide`) is checked against the
 judged reading (:func:`kgbuild.reader.judged.supports`): a served row is *supported* when the
 sentence states, as a finding, the served relation in the served direction between the two
 concepts. Figures, with Wilson (1927) 95% intervals for shares:
@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from kgbuild.reader.judged import Judged, fact, supports
-from kgbuild.reader.model import Reader, Reading
+from kgbuild.reader.model import Reader, decide
 from kgbuild.reader.train import pair_of
 
 
@@ -59,22 +59,25 @@ def share(k: int, n: int) -> dict[str, object]:
     return {"k": k, "n": n, "share": round(k / n, 4) if n else None, "ci95": wilson(k, n)}
 
 
-def figures(judged: list[Judged], readings: list[Reading]) -> dict[str, object]:
-    served = [(j, r) for j, r in zip(judged, readings, strict=True) if r.relation]
-    ok = [supports(j.label, r.relation, r.direction) for j, r in served]
+def figures(
+    judged: list[Judged], decided: list[tuple[str, str, float]], confidences: list[float]
+) -> dict[str, object]:
+    served = [(j, d) for j, d in zip(judged, decided, strict=True) if d[0]]
+    ok = [supports(j.label, rel, direction) for j, (rel, direction, _) in served]
     n_fact = sum(fact(j.label) for j in judged)
-    conf, lab = [], []
-    for j, r in zip(judged, readings, strict=True):
-        conf.append(r.confidence)
-        lab.append(supports(j.label, r.relation or "associates", r.direction or "undirected"))
+    lab = [
+        supports(j.label, d[0] or "associates", d[1] or "undirected")
+        for j, d in zip(judged, decided, strict=True)
+    ]
+    conf = confidences
     base = sum(lab) / len(lab) if lab else math.nan
     brier = (
         float(np.mean([(c - y) ** 2 for c, y in zip(conf, lab, strict=True)])) if lab else math.nan
     )
     hi = [y for c, y in zip(conf, lab, strict=True) if c >= 0.9]
     grounded = [j.label["a_ok"] == "yes" and j.label["b_ok"] == "yes" for j, _ in served]
-    typed = [(j, r) for j, r in served if r.relation != "associates"]
-    typed_ok = [supports(j.label, r.relation, r.direction) for j, r in typed]
+    typed = [(j, d) for j, d in served if d[0] != "associates"]
+    typed_ok = [supports(j.label, d[0], d[1]) for j, d in typed]
     return {
         "rows": len(judged),
         "facts": n_fact,
@@ -93,8 +96,12 @@ def measure(reader: Reader, judged: list[Judged], split: str) -> dict[str, objec
     """Figures on one split, overall and per source."""
     rows = [j for j in judged if j.row.split == split]
     readings = reader.read([pair_of(j.row) for j in rows])
-    out: dict[str, object] = {"split": split, "all": figures(rows, readings)}
+    decided = [decide(r.p_fact, r.relations, reader.threshold) for r in readings]
+    conf = [reader.calibrate_one(d[2]) for d in decided]
+    out: dict[str, object] = {"split": split, "all": figures(rows, decided, conf)}
     for source in sorted({j.row.source for j in rows}):
         idx = [i for i, j in enumerate(rows) if j.row.source == source]
-        out[source] = figures([rows[i] for i in idx], [readings[i] for i in idx])
+        out[source] = figures(
+            [rows[i] for i in idx], [decided[i] for i in idx], [conf[i] for i in idx]
+        )
     return out

@@ -134,19 +134,6 @@ class Reader:
     def calibrate_one(self, score: float) -> float:
         return float(self.calibrate(np.array([score]))[0])
 
-    @staticmethod
-    def raw_support(r: Reading, relation: str, direction: str) -> float:
-        """The raw score that ``r`` supports ``relation`` in ``direction`` — how an LLM claim is
-        checked against the reader: ``associates`` (or any unsigned predicate) needs only a
-        fact; a typed relation, the fact and that relation in that direction (``interacts`` is
-        also implied by ``binds``)."""
-        if relation in ("associates", "related_to"):
-            return r.p_fact
-        key = relation if direction == "undirected" else f"{relation}:{direction}"
-        p = r.relations.get(key, 0.0)
-        if relation == "interacts":
-            p += r.relations.get("binds:A>B", 0.0) + r.relations.get("binds:B>A", 0.0)
-        return r.p_fact * p
 
 
 #: A typed relation is served when, given a fact, it is more likely than all the others
@@ -241,3 +228,4 @@ def cached(json_path: Path, ref: str) -> Reader:
     """:func:`load`, once per model file and content (``ref``: its digest)."""
     del ref  # the cache key: the file's content
     return load(json_path)
+

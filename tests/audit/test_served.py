@@ -3,6 +3,7 @@ from a uniform sheet whose statuses come from the snapshot (never from the sheet
 
 from kgbuild.audit.served import row_statuses, served_figures, served_of_sheet
 from kgbuild.audit.sheet import Judgment, read_sheet
+from kgbuild.extract.epistemics import STATUSES
 from kgbuild.pipeline.build import build_kg
 from kgbuild.store.snapshots import Warehouse
 from tests.audit.test_audit import fill, kgbuild
@@ -43,8 +44,7 @@ def test_statuses_come_from_the_sheets_snapshot(corpus, warehouse, tmp_path):
     ids = [r["evidence_id"] for r in sheet.rows]
     statuses = row_statuses(wh, sheet.meta["snapshot"], ids)
     assert set(statuses) == set(ids)
-    assert set(statuses.values()) <= {"asserted", "hypothesis", "negated", "background",
-                                      "not_in_sentence", "refuted"}  # fmt: skip
+    assert set(statuses.values()) <= {*STATUSES, "refuted"}
     got = served_of_sheet(wh, sheet, sheet.judgments()[0])
     assert got is not None and got["rows_with_status"] == 4
     served = sum(s == "asserted" for s in statuses.values())
