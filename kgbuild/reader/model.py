@@ -135,7 +135,6 @@ class Reader:
         return float(self.calibrate(np.array([score]))[0])
 
 
-
 #: A typed relation is served when, given a fact, it is more likely than all the others
 #: together (a fixed rule, not tuned): otherwise the fact is served as ``associates``.
 TYPED_MIN = 0.5
@@ -228,4 +227,3 @@ def cached(json_path: Path, ref: str) -> Reader:
     """:func:`load`, once per model file and content (``ref``: its digest)."""
     del ref  # the cache key: the file's content
     return load(json_path)
-

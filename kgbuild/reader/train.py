@@ -69,11 +69,7 @@ class Example:
 
 
 def examples(judged: list[Judged], split: str) -> list[Example]:
-    return [
-        Example(pair_of(j.row), j.label, j.row.pmid)
-        for j in judged
-        if j.row.split == split
-    ]
+    return [Example(pair_of(j.row), j.label, j.row.pmid) for j in judged if j.row.split == split]
 
 
 def _vocab(feats: list[list[str]]) -> dict[str, int]:
