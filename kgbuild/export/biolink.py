@@ -41,6 +41,8 @@ METHOD_PROVENANCE: dict[str, tuple[str, str]] = {
     "pairwise": ("knowledge_assertion", "text_mining_agent"),
     # the trained relation verifier (issue 39): a model's reading of the text
     "classifier": ("knowledge_assertion", "text_mining_agent"),
+    # the sentence reader's own readings (kgbuild.reader)
+    "reader": ("knowledge_assertion", "text_mining_agent"),
     "cooccurrence": ("text_co_occurrence", "data_analysis_pipeline"),
 }
 UNKNOWN_PROVENANCE = ("not_provided", "automated_agent")

@@ -24,12 +24,12 @@ unavailable``), every row kept; the build logs the reason once.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
+from kgbuild.config import env
 from kgbuild.extract.base import ExtractionResult
 from kgbuild.reader.features import Pair
 from kgbuild.reader.model import DEFAULT_PATH, Reader, ReaderModelError, cached, digest
@@ -79,7 +79,7 @@ def reader_ref() -> str:
 def model_path() -> Path:
     """The reader's model file: ``KGBUILD_READER_MODEL`` (a path; another trained reader) or
     the shipped ``data/sentence_reader.json``."""
-    return Path(os.environ.get("KGBUILD_READER_MODEL") or DEFAULT_PATH)
+    return Path(env("KGBUILD_READER_MODEL") or DEFAULT_PATH)
 
 
 def _reader() -> tuple[Reader | None, str]:
@@ -243,10 +243,12 @@ def read_rows(
                 method=METHOD,
                 extractor=EXTRACTOR,
                 model=reader_ref(),
+                prompt_version=None,
                 relation_raw=f"{relation} {direction}",
                 confidence=conf,
                 epistemic="asserted",
                 epistemic_cue="",
+                verified="",  # an LLM verification pass judged the claim, not this reading
             )
         )
     seen = {ev.evidence_id for ev in result.evidence}

@@ -196,7 +196,8 @@ def _precision_figures(wh: Warehouse, sid: str) -> dict[str, Any]:
     # forms that lost an ID: the reviewed table's and every automatic rule's (issue 16)
     forms = set(banned_forms()) | {form for form, _ in removed}
     freed = wh.query(
-        "SELECT count(*) FROM triples_at(?) t, unnest([t.head_id, t.tail_id]) AS u(x) "
+        # distinct nodes: one freed endpoint read in several triples is one node
+        "SELECT count(DISTINCT x) FROM triples_at(?) t, unnest([t.head_id, t.tail_id]) AS u(x) "
         "WHERE list_contains(?, x)",
         [sid, sorted(f"free:{f}" for f in forms)],
     )[0][0]

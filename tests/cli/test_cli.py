@@ -141,16 +141,19 @@ def test_quality_of_a_snapshot_and_of_a_dalk_style_tsv(warehouse, tmp_path):
         kgbuild("build", "--source", source, "--kg", "demo", "--extractor", "generative",
                 "--llm-base-url", url, warehouse=warehouse)  # fmt: skip
     q = json.loads(kgbuild("quality", "--json", warehouse=warehouse).stdout)
-    assert q["triples"] == 7 and q["relation_strings"] == 7
-    assert q["hetionet_relation_share"] == 1.0  # "is a risk factor for" → associates
-    assert q["endpoint_id_share"] == round(13 / 14, 4)  # one free node: "cognitive decline"
+    # the LLM's 7 triples and the sentence reader's 4 readings of their sentences
+    assert q["triples"] == 11 and q["relation_strings"] == 7
+    # "is a risk factor for" → associates; the reader's `associates` between a compound and a
+    # disease or gene has no Hetionet metaedge
+    assert q["hetionet_relation_share"] == round(7 / 11, 4)
+    assert q["endpoint_id_share"] == round(21 / 22, 4)  # one free node: "cognitive decline"
     assert q["ad_surface_form_nodes"] == 1 and q["ad_nodes"] == ["MESH:D000544"]
-    edges = json.loads(kgbuild("sql", "SELECT relation, support, confidence, methods FROM "
-                               "kg_edges ORDER BY relation", "--format", "json",
+    edges = json.loads(kgbuild("sql", "SELECT relation, tail_id, support, confidence, methods "
+                               "FROM kg_edges ORDER BY relation", "--format", "json",
                                warehouse=warehouse).stdout)  # fmt: skip
-    free = next(e for e in edges if e["relation"] == "associates")
-    assert free["support"] == 1 and free["methods"] == ["generative"]
-    # the calibrated model's probability of the edge's one evidence row (issue 24), no prior
+    free = next(e for e in edges if e["tail_id"] == "free:cognitive decline")
+    assert free["support"] == 1 and free["methods"] == ["reader"]
+    # the edge's confidence is its served row's: the reader's calibrated probability
     from kgbuild.audit.calibrate import feature_rows
     from kgbuild.store.confidence import load_model, predict
     from kgbuild.store.snapshots import Warehouse
@@ -158,12 +161,13 @@ def test_quality_of_a_snapshot_and_of_a_dalk_style_tsv(warehouse, tmp_path):
     wh = Warehouse(warehouse)
     sid = wh.resolve("latest")
     ids = [r[0] for r in wh.query("SELECT e.evidence_id FROM evidence_at(?) e JOIN "
-                                  "triples_at(?) t USING (triple_id) WHERE t.relation = "
-                                  "'associates'", [sid, sid])]  # fmt: skip
+                                  "triples_at(?) t USING (triple_id) WHERE t.tail_id = "
+                                  "'free:cognitive decline' AND e.epistemic = 'asserted'",
+                                  [sid, sid])]  # fmt: skip
     rows = list(feature_rows(wh, sid, ids).values())
     assert len(rows) == 1 and rows[0]["free_endpoints"] == 1.0
     assert free["confidence"] == round(float(predict(load_model(), rows)[0]), 4)
-    assert 0.0 < free["confidence"] < 1.0 and free["confidence"] != round(0.7 * 1.0 * 0.8, 4)
+    assert 0.0 < free["confidence"] < 1.0 and free["confidence"] == round(rows[0]["prior"], 4)
     tsv = tmp_path / "kg.tsv"
     tsv.write_text("AD\tassociates\tAPOE\nAlzheimer's disease\tcauses\ttau\nAD \tAssociates\tAPP\n")
     d = json.loads(kgbuild("quality", "--tsv", str(tsv), "--json", warehouse=warehouse).stdout)
