@@ -185,13 +185,15 @@ def read_rows(
             result.evidence[i] = replace(
                 ev, epistemic="not_in_sentence", epistemic_cue="reader: not in one sentence"
             )
-    if reader is None:
+    if reader is None:  # nothing is served; other statuses say what they said
         for i, *_ in todo:
             ev = result.evidence[i]
-            result.evidence[i] = replace(
-                ev, epistemic="unstated", epistemic_cue=f"{UNAVAILABLE}: {problem}"[:200]
-            )
+            if ev.epistemic == "asserted":
+                result.evidence[i] = replace(
+                    ev, epistemic="unstated", epistemic_cue=f"{UNAVAILABLE}: {problem}"[:200]
+                )
         return
+    ref = reader_ref()
     readings = reader.read([p for _, p, _, _ in todo])
     added: list[Evidence] = []
     for (i, _, head_first, t), r in zip(todo, readings, strict=True):
@@ -208,9 +210,20 @@ def read_rows(
                 epistemic_cue=f"reader: P(fact) {r.p_fact:.2f}",
             )
             continue
+        s0 = ev.sent_start  # a reading's ends are the sentence's words, not an LLM's
         ends = [
-            (t.head_id, ev.head_start, ev.head_end, ev.head_text),
-            (t.tail_id, ev.tail_start, ev.tail_end, ev.tail_text),
+            (
+                t.head_id,
+                ev.head_start,
+                ev.head_end,
+                ev.sentence[ev.head_start - s0 : ev.head_end - s0],
+            ),
+            (
+                t.tail_id,
+                ev.tail_start,
+                ev.tail_end,
+                ev.sentence[ev.tail_start - s0 : ev.tail_end - s0],
+            ),
         ]
         a_end, b_end = ends if head_first else ends[::-1]
         agent, other = (b_end, a_end) if direction == "B>A" else (a_end, b_end)
@@ -242,8 +255,9 @@ def read_rows(
                 tail_text=tail[3],
                 method=METHOD,
                 extractor=EXTRACTOR,
-                model=reader_ref(),
+                model=ref,
                 prompt_version=None,
+                claim_reversed=False,
                 relation_raw=f"{relation} {direction}",
                 confidence=conf,
                 epistemic="asserted",
