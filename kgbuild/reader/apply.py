@@ -82,13 +82,14 @@ def model_path() -> Path:
     return Path(env("KGBUILD_READER_MODEL") or DEFAULT_PATH)
 
 
-def _reader() -> tuple[Reader | None, str]:
-    path = model_path()
+def _reader() -> tuple[Reader | None, str, str]:
+    """(the reader or None, why none, its ref): the model file is hashed once per batch."""
+    ref = reader_ref()
     try:
-        return cached(path, reader_ref()), ""
+        return cached(model_path(), ref), "", ref
     except ReaderModelError as exc:
         _warn_once(str(exc))
-        return None, str(exc)
+        return None, str(exc), ref
 
 
 @lru_cache(maxsize=8)
@@ -172,7 +173,7 @@ def read_rows(
 ) -> None:
     """The reader's readings of one batch's evidence (in place; the module docstring says
     what becomes of each row). ``source``: the extractor family, a feature of the reader."""
-    reader, problem = _reader()
+    reader, problem, ref = _reader()
     triples = {t.triple_id: t for t in result.triples}
     kinds = {cid: k for d in docs for cid, k in _kinds(mentions.get(d.pmid, [])).items()}
     todo = []
@@ -193,7 +194,6 @@ def read_rows(
                     ev, epistemic="unstated", epistemic_cue=f"{UNAVAILABLE}: {problem}"[:200]
                 )
         return
-    ref = reader_ref()
     readings = reader.read([p for _, p, _, _ in todo])
     added: list[Evidence] = []
     for (i, _, head_first, t), r in zip(todo, readings, strict=True):

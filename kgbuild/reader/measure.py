@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from kgbuild.reader.judged import Judged, fact, supports
-from kgbuild.reader.model import Reader, decide
+from kgbuild.reader.model import Reader
 from kgbuild.reader.train import pair_of
 
 
@@ -96,8 +96,8 @@ def measure(reader: Reader, judged: list[Judged], split: str) -> dict[str, objec
     """Figures on one split, overall and per source."""
     rows = [j for j in judged if j.row.split == split]
     readings = reader.read([pair_of(j.row) for j in rows])
-    decided = [decide(r.p_fact, r.relations, reader.threshold) for r in readings]
-    conf = [reader.calibrate_one(d[2]) for d in decided]
+    decided = [(r.relation, r.direction, r.score) for r in readings]  # what a build serves
+    conf = [r.confidence for r in readings]
     out: dict[str, object] = {"split": split, "all": figures(rows, decided, conf)}
     for source in sorted({j.row.source for j in rows}):
         idx = [i for i, j in enumerate(rows) if j.row.source == source]

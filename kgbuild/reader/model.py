@@ -112,27 +112,28 @@ class Reader:
         ga = g.proba(self.design([mention_features(p, "A") for p in pairs]))[:, 1]
         gb = g.proba(self.design([mention_features(p, "B") for p in pairs]))[:, 1]
         p_fact = p_claim * ga * gb
+        relations = [{c: float(p_rel[i, k]) for k, c in enumerate(rel.classes)}
+                     for i in range(len(pairs))]  # fmt: skip
+        decided = [
+            decide(float(p), r, self.threshold) for p, r in zip(p_fact, relations, strict=True)
+        ]
+        confidence = self.calibrate(np.array([score for *_, score in decided]))
         out = []
-        for i in range(len(pairs)):
-            relations = {c: float(p_rel[i, k]) for k, c in enumerate(rel.classes)}
-            relation, direction, score = decide(float(p_fact[i]), relations, self.threshold)
+        for i, (relation, direction, score) in enumerate(decided):
             out.append(
                 Reading(
                     p_fact=float(p_fact[i]),
                     relation=relation,
                     direction=direction,
                     score=score,
-                    confidence=float(self.calibrate(np.array([score]))[0]),
+                    confidence=float(confidence[i]),
                     status=status.classes[int(p_status[i].argmax())],
                     p_ground_a=float(ga[i]),
                     p_ground_b=float(gb[i]),
-                    relations=relations,
+                    relations=relations[i],
                 )
             )
         return out
-
-    def calibrate_one(self, score: float) -> float:
-        return float(self.calibrate(np.array([score]))[0])
 
 
 #: A typed relation is served when, given a fact, it is more likely than all the others
