@@ -14,9 +14,13 @@ wrote and compared with what the folder holds, never off the build's own report:
   ``99000001`` are one PubMed record).
 * ``control_chars_kept``: documents whose title or abstract still holds a C0 control character
   other than tab and newline (a NUL and a BEL were written into a title).
+* ``encodings_unsaid``: XML files whose declared encoding is unknown (``x-made-up``) or false
+  (Latin-1 over UTF-8 bytes) with no ``bad_encoding`` problem row; ``mojibake_kept``: documents
+  whose text holds UTF-8 read as Latin-1 ("Ã").
 
-Each must be 0. Also given, to read them beside: ``entries``, ``documents``, ``statuses``,
-``triples`` (the mixed-line-ending file's co-occurrence edges) and ``build_exit``.
+Each must be 0, and so must ``build_exit`` (one bad file never stops the build). Also given,
+to read them beside: ``entries``, ``documents``, ``statuses`` and ``triples`` (the
+mixed-line-ending file's co-occurrence edges).
 
     .venv/bin/python bench/trust_inputs.py [--workdir DIR]
 
@@ -70,6 +74,9 @@ def hostile_folder(src: Path) -> None:
     (src / "2018.pubtator").mkdir()
     (src / "notes.docx").write_bytes(b"PK\x03\x04 a word-processor file")
     (src / "kgbuild.toml").write_text('[kgbuild]\nwarehouse = "elsewhere"\n')
+    for name, encoding in (("2015_x.xml", "x-made-up"), ("2015_lie.xml", "ISO-8859-1")):
+        xml = bioc_xml((f"{len(name)}99000031", f"{TITLE} Aß", ABSTRACT, anns))
+        (src / name).write_bytes(xml.replace("UTF-8", encoding, 1).encode("utf-8"))
     nul = good_record("99000021").replace(" in ", " \x00\x07 ", 1)  # same length, same offsets
     (src / "2016.pubtator").write_text(
         good_record("0099000001") + good_record("0000099000011") + nul
@@ -100,7 +107,8 @@ def drill(workdir: Path) -> dict[str, int]:
     if proc.returncode != 0 or not (wh / "kg.duckdb").exists():
         print(proc.stderr[-2000:], file=sys.stderr)
         return {**out, "files_without_status": len(listed), "merged_title_abstract": -1,
-                "duplicate_pmids_built": -1, "control_chars_kept": -1}  # fmt: skip
+                "duplicate_pmids_built": -1, "control_chars_kept": -1, "encodings_unsaid": -1,
+                "mojibake_kept": -1}  # fmt: skip
     w = Warehouse(wh)
     named = {f for (f,) in w.query("SELECT DISTINCT source_file FROM doc_status")}
     docs = w.query("SELECT pmid, title, abstract FROM documents")
@@ -112,6 +120,11 @@ def drill(workdir: Path) -> dict[str, int]:
         ),
         duplicate_pmids_built=len(pmids) - len(set(pmids)),
         control_chars_kept=sum(bool(CONTROL.search(t + a)) for _, t, a in docs),
+        encodings_unsaid=2 - w.query(
+            "SELECT count(DISTINCT source_file) FROM problems WHERE kind = 'bad_encoding' "
+            "AND source_file IN ('2015_x.xml', '2015_lie.xml')"
+        )[0][0],
+        mojibake_kept=sum("Ã" in t + a for _, t, a in docs),
         documents=len(docs),
         statuses=w.query("SELECT count(*) FROM doc_status")[0][0],
         triples=w.query("SELECT count(*) FROM kg_edges")[0][0],

@@ -37,6 +37,7 @@ from kgbuild.sources.bioc import bioc_record
 from kgbuild.sources.files import open_regular
 from kgbuild.sources.record import SourceRecord
 from kgbuild.sources.values import shown
+from kgbuild.sources.xml_encoding import BadEncoding, utf8_xml
 
 #: Largest BioC XML file read (bytes), the limit of BioC-JSON too
 #: (:data:`kgbuild.sources.bioc.MAX_JSON_BYTES`): the bytes are held while their documents are
@@ -65,10 +66,16 @@ def read_bioc_xml(
     source_file = label or path.name
     n = 0
     try:
-        data = _load(path, max_bytes)
+        data, note = utf8_xml(_load(path, max_bytes))
         for doc in _documents(data):
             n += 1
-            yield bioc_record(doc, source_file, n, annotator, year)
+            rec = bioc_record(doc, source_file, n, annotator, year)
+            if note and n == 1:  # the file's note rides on its first record, as PubTator's do
+                rec.problem(0, "bad_encoding", note)
+            yield rec
+    except BadEncoding as exc:
+        yield _bad(source_file, year, "bad_encoding", str(exc), n)
+        return
     except _Refused as exc:
         yield _bad(source_file, year, exc.kind, str(exc), n)
         return

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from kgbuild.errors import SourceError
 from kgbuild.sources.record import SourceRecord, finish
 from kgbuild.sources.values import normal_pmid
+from kgbuild.sources.xml_encoding import utf8_xml
 
 RETRACTION_NOTICE = "retraction notice (PubMed publication type 'Retraction of Publication')"
 RETRACTED = "retracted publication"
@@ -43,7 +44,8 @@ def parse_pubmed_xml(data: bytes) -> list[PubMedArticle]:
     """The articles of an EFetch ``PubmedArticleSet`` (PubMed DTD). ValueError when the XML is
     malformed or is not an article set; EutilsError when it is E-utilities' ``<ERROR>``."""
     try:
-        root = ET.fromstring(data)
+        # an unknown or false encoding name is a ValueError here, never a LookupError
+        root = ET.fromstring(utf8_xml(data)[0])
     except ET.ParseError as exc:
         raise ValueError(f"malformed PubMed XML: {exc}") from None
     if root.tag != "PubmedArticleSet":

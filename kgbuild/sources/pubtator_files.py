@@ -63,6 +63,8 @@ class Layout:
 
     utf16: bool
     notes: tuple[str, ...]
+    #: Text the decoding could not read (U+FFFD put in its place): a ``bad_encoding`` row.
+    undecodable: str | None = None
 
 
 def survey(path: Path) -> Layout:
@@ -71,8 +73,9 @@ def survey(path: Path) -> Layout:
     with open_regular(path) as fh:
         utf16 = _is_utf16(fh)
         breaks: Counter[str] = Counter()
-        boms, tail = 0, b""
+        boms, replaced, tail = 0, 0, b""
         for i, block in enumerate(line_breaks(blocks(fh, utf16), breaks)):
+            replaced += block.count(_REPLACEMENT) if utf16 else 0
             if i == 0 and block.startswith(_BOM):
                 boms += 1
             window = tail + block  # a line break + BOM may straddle two blocks
@@ -87,7 +90,13 @@ def survey(path: Path) -> Layout:
             f"mixed line endings ({cr:,} CR, {crlf:,} CRLF, {lf:,} LF): each read as one line break"
         )
     notes += [f"{boms} byte-order mark(s) removed from line starts"] if boms else []
-    return Layout(utf16, tuple(notes))
+    # undecodable UTF-16 units become U+FFFD: said, not stored silently
+    undecodable = f"{replaced:,} U+FFFD replacement character(s) in the decoded UTF-16 text"
+    return Layout(utf16, tuple(notes), undecodable if replaced else None)
+
+
+#: U+FFFD as the UTF-8 the decoded blocks are.
+_REPLACEMENT = "\ufffd".encode()
 
 
 def _is_utf16(fh: BinaryIO) -> bool:
@@ -177,6 +186,8 @@ def read_pubtator(
                     if record_no == 1:
                         for note in layout.notes:
                             rec.problem(0, "normalized", note)
+                        if layout.undecodable:
+                            rec.problem(0, "bad_encoding", layout.undecodable)
                 if overlong:
                     what = "title" if kind == "t" else "abstract"
                     why = f"{what} line of {size:,} bytes is over the {max_line:,}-byte line limit"

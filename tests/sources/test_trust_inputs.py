@@ -5,6 +5,7 @@ silence. Each test failed on the code before issue 40."""
 
 from __future__ import annotations
 
+import codecs
 import json
 import socket
 import subprocess
@@ -286,6 +287,69 @@ def test_hostile_bioc_xml_is_refused_without_expanding_or_fetching(tmp_path):
     ] and "1,000-byte" in rec.reject_reason
 
 
+def _xml(encoding: str, body: str) -> str:
+    return f'<?xml version="1.0" encoding="{encoding}"?><collection>{body}</collection>'
+
+
+def test_an_unknown_or_false_xml_encoding_is_a_problem_row_and_the_build_goes_on(tmp_path):
+    """An XML file declaring an encoding Python does not know used to abort the whole build
+    with a ``LookupError`` (three good abstracts beside it lost). Now each such file is one
+    rejected record with a ``bad_encoding`` row naming the encoding; a Latin-1 declaration over
+    UTF-8 bytes is read as the UTF-8 it is (no mojibake) and says so; bytes invalid in the
+    declared encoding, a codec that is not a text encoding and a garbled declaration are
+    refused the same way, and the build publishes the good files."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "2015.pubtator").write_text("".join(good_record(p) for p in ("1001", "1002", "1003")))
+    cases = {
+        "2015_x.xml": _xml("x-made-up", DOC).encode(),
+        "2015_rot.xml": _xml("rot13", DOC).encode(),
+        "2015_badbytes.xml": _xml("utf-8", DOC.replace("tau", "t\xe9u")).encode("latin-1"),
+        "2015_ebcdic.xml": _xml("cp037", DOC).encode(),
+    }
+    for name, data in cases.items():
+        (src / name).write_bytes(data)
+    lying = _xml("ISO-8859-1", DOC.replace("77", "78").replace("tau", "Aß and tau"))
+    (src / "2015_lie.xml").write_bytes(lying.encode("utf-8"))
+    latin = _xml("ISO-8859-1", DOC.replace("77", "79").replace("tau", "Aß and tau"))
+    (src / "2015_latin.xml").write_bytes(latin.encode("latin-1"))  # what it says it is
+    build_kg(src, kg="t", warehouse=tmp_path / "wh", extractor=COOCCURRENCE)
+    w = Warehouse(tmp_path / "wh")
+    status = {(f, p): (s, r) for f, p, s, r in
+              w.query("SELECT source_file, pmid, status, reason FROM doc_status")}  # fmt: skip
+    kinds = {(f, p): d for f, p, d in w.query(
+        "SELECT source_file, pmid, detail FROM problems WHERE kind = 'bad_encoding'")}  # fmt: skip
+    assert [status[("2015.pubtator", p)][0] for p in ("1001", "1002", "1003")] == ["built"] * 3
+    for name in cases:
+        state, reason = status[(name, "")]
+        assert state == "rejected" and "not read" in reason, (name, reason)
+        assert "not read" in kinds[(name, "")], name
+    assert "'x-made-up'" in kinds[("2015_x.xml", "")]
+    assert "byte" in kinds[("2015_badbytes.xml", "")]
+    titles = dict(w.query("SELECT pmid, title FROM documents WHERE pmid IN ('78', '79')"))
+    assert titles == {"78": "APOE and Aß and tau.", "79": "APOE and Aß and tau."}
+    assert "bytes are UTF-8" in kinds[("2015_lie.xml", "78")]
+    assert ("2015_latin.xml", "79") not in kinds  # a true declaration is no problem
+    # the same rule for PubMed's EFetch answers: an unknown encoding is a ValueError (retried)
+    with pytest.raises(ValueError, match="x-made-up"):
+        parse_pubmed_xml(_xml("x-made-up", "").replace("collection", "PubmedArticleSet").encode())
+
+
+def test_undecodable_utf16_is_said_not_stored_silently(tmp_path):
+    """A UTF-16 PubTator file with a lone surrogate: the unit becomes U+FFFD, and the record
+    carries a ``bad_encoding`` row counting it."""
+    data = good_record("1001").encode("utf-16-le")
+    cut = data.index("APOE".encode("utf-16-le"))
+    (tmp_path / "u.pubtator").write_bytes(
+        codecs.BOM_UTF16_LE + data[:cut] + b"\x00\xdc" + data[cut:]
+    )
+    (rec,) = read_pubtator(tmp_path / "u.pubtator", year=2015)
+    assert rec.title.startswith("\ufffdAPOE")
+    assert [p.detail for p in rec.problems if p.kind == "bad_encoding"] == [
+        "1 U+FFFD replacement character(s) in the decoded UTF-16 text"
+    ]
+
+
 # (b, c) every entry of the source folder ends with a status ------------------------------------
 
 
@@ -418,9 +482,9 @@ def test_the_trust_drill_finds_nothing_lost(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     zeros = ("files_without_status", "merged_title_abstract", "duplicate_pmids_built",
-             "control_chars_kept", "build_exit")  # fmt: skip
+             "control_chars_kept", "encodings_unsaid", "mojibake_kept", "build_exit")  # fmt: skip
     assert {k: out[k] for k in zeros} == dict.fromkeys(zeros, 0), out
-    assert out["entries"] == 6 and out["documents"] == 7 and out["statuses"] == 12, out
+    assert out["entries"] == 8 and out["documents"] == 8 and out["statuses"] == 14, out
 
 
 def test_bc5cdr_bioc_names_its_ids_mesh_and_they_are_kept(tmp_path):
