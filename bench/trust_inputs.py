@@ -120,7 +120,8 @@ def drill(workdir: Path) -> dict[str, int]:
         ),
         duplicate_pmids_built=len(pmids) - len(set(pmids)),
         control_chars_kept=sum(bool(CONTROL.search(t + a)) for _, t, a in docs),
-        encodings_unsaid=2 - w.query(
+        encodings_unsaid=2
+        - w.query(
             "SELECT count(DISTINCT source_file) FROM problems WHERE kind = 'bad_encoding' "
             "AND source_file IN ('2015_x.xml', '2015_lie.xml')"
         )[0][0],
