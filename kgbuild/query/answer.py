@@ -72,7 +72,9 @@ class Answer:
                 "completion_tokens": u.completion_tokens,
                 "cost_usd": u.cost_usd,
                 "prompts": sorted(set(u.prompts)),
+                "answers_cut": u.cut,
             },
+            "truncated": u.cut > 0,
             "retrieval": self.retrieval.to_dict(),
         }
 

@@ -21,6 +21,7 @@ from kgbuild.llm.client import LLMSettings
 from kgbuild.query.cli_options import KgOpt, snapshot_ref
 from kgbuild.query.connections import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, IDLE_TIMEOUT_S
 from kgbuild.query.limits import DEFAULT_HOPS, DEFAULT_K, DEFAULT_TOKEN_BUDGET, NO_ENTITY
+from kgbuild.query.llm import MAX_ANSWER_CHARS
 from kgbuild.settings import warehouse_path
 from kgbuild.store.sql_output import print_json
 
@@ -174,9 +175,9 @@ def ask(
     answer = data["answer"]
     if opts:
         answer = f"{a.letter}. {opts[a.choice]}" if a.choice is not None else "(no readable choice)"
-    out.print(f"[bold]answer:[/bold] {escape(str(answer))}")
+    out.print(f"[bold]answer:[/bold] {escape(excerpt(str(answer)))}")
     if a.text and opts:
-        out.print(escape(a.text))
+        out.print(escape(excerpt(a.text)))
     out.print(
         f"cited PMIDs: {', '.join(a.cited) or '(none)'}"
         + (
@@ -190,6 +191,22 @@ def ask(
         f"[dim]LLM: {u.calls} calls ({u.cached} cached, {u.failed} failed), "
         f"{u.prompt_tokens}+{u.completion_tokens} tokens, ${u.cost_usd:.4f}[/dim]"
     )
+    if u.cut:
+        out.print(
+            f"[yellow]truncated: {u.cut} LLM answer(s) over {MAX_ANSWER_CHARS:,} characters "
+            "were cut; the rest was not read[/yellow]"
+        )
+
+
+#: Characters of an LLM's answer printed (``--json`` gives the whole answer read).
+MAX_PRINTED_ANSWER = 2_000
+
+
+def excerpt(text: str, limit: int = MAX_PRINTED_ANSWER) -> str:
+    """``text``, or its first ``limit`` characters and how many more there are."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} … ({len(text) - limit:,} more characters; --json shows them)"
 
 
 def _basis(answer: dict[str, Any]) -> str:

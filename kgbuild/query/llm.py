@@ -6,6 +6,12 @@
   keeps ≤ k of the retrieved triples, most useful first.
 - **Answer**: one choice letter and the PMIDs it relied on, only PMIDs of the context counting.
 
+Every answer is cut to :data:`MAX_ANSWER_CHARS` before anything parses, embeds or prints it
+(counted in :class:`Usage` as ``cut``): each step's whole answer is a few hundred tokens, and
+an endpoint that sends megabytes is not answering — an 8 MB answer once cost ``ask`` minutes of
+entity embedding and printing. A name longer than :data:`MAX_NAME_CHARS` is not an entity
+name and is dropped, and at most :data:`MAX_NAMES` names are read per answer.
+
 Parsers never raise: JSON first (structured output), then DALK's plain-text styles (a numbered
 entity list; "So the answer is: B."). An answer with no readable choice is ``None`` — the
 evaluation counts it wrong (DALK's code left such answers out of its denominator).
@@ -24,6 +30,13 @@ from kgbuild.query.prompts import load
 from kgbuild.query.text import key
 
 MAX_QUESTION_ENTITIES = 5
+#: Characters of one step's answer read (about 2,000 tokens: 2–8 times what each step's
+#: prompt asks for; the client's own cap, for extraction, is 64 KiB).
+MAX_ANSWER_CHARS = 8_000
+#: Longest entity name read from an answer (MeSH's longest preferred names are ~110 characters).
+MAX_NAME_CHARS = 120
+#: Most entity names read from one answer (question and choices together).
+MAX_NAMES = 40
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 _ANSWER_IS = re.compile(r"(?:answer|option|choice)\s*(?:is|:)?\s*[:：]?\s*\(?\**\s*([A-J])\b", re.I)
 _LEADING = re.compile(r"^\s*\(?\**([A-J])\b\s*[).:]?(?:\s|$)")
@@ -67,6 +80,15 @@ class Usage:
     completion_tokens: int = 0
     cost_usd: float = 0.0
     prompts: list[str] = field(default_factory=list)
+    #: Answers cut to :data:`MAX_ANSWER_CHARS`.
+    cut: int = 0
+
+    def bounded(self, text: str) -> str:
+        """``text`` cut to the answer budget (counted when cut)."""
+        if len(text) <= MAX_ANSWER_CHARS:
+            return text
+        self.cut += 1
+        return text[:MAX_ANSWER_CHARS]
 
     def add(self, prompt_ref: str, res: LLMResult | LLMError) -> None:
         self.prompts.append(prompt_ref)
@@ -86,7 +108,7 @@ def _call(client: LLMClient, name: str, usage: Usage, tag: str, **fields: str) -
     req = LLMRequest(prompt.messages(**fields), prompt.ref, prompt.response_format(), tag)
     (res,) = client.complete_many([req])
     usage.add(prompt.ref, res)
-    return None if isinstance(res, LLMError) else res.content
+    return None if isinstance(res, LLMError) else usage.bounded(res.content)
 
 
 # ---- question entities --------------------------------------------------------------------------
@@ -114,6 +136,7 @@ def parse_entities(text: str, question: str, choices: list[str]) -> NamedEntitie
         names = [clean_name(x) for x in value if isinstance(x, str)]
     else:
         names = parse_entity_list(text or "")
+    names = [n for n in names if len(n) <= MAX_NAME_CHARS][:MAX_NAMES]
     q_key = f" {key(question)} "
     c_keys = [f" {key(c)} " for c in choices]
     out = NamedEntities([], {}, text or "")

@@ -125,7 +125,7 @@ def read_intent_llm(
     usage.add(req.prompt_version, res)
     if isinstance(res, LLMError):
         return None
-    return parse_reading(res.content)
+    return parse_reading(usage.bounded(res.content))
 
 
 def merge_intent(rules: Intent, reading: LLMReading | None) -> Intent:

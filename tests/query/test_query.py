@@ -235,3 +235,39 @@ def test_ask_cli_prints_linking_triples_and_pmids_and_fails_in_one_line(toy, tmp
     assert "capital city" in bad.stderr and "Traceback" not in bad.stderr
     bad = ask(AD_Q, "--choices", "APOE;;APP")
     assert bad.returncode == 2 and "empty choice" in bad.stderr
+
+
+def test_a_flood_from_the_llm_is_cut_before_it_is_read_and_printed_as_an_excerpt(toy, tmp_path):
+    """An endpoint answering 8 MB to every step once made ``ask`` take 332 s (entity names
+    embedded, the whole answer printed through rich). Each answer is now cut to the budget
+    before anything parses it: the names read are few and short, the printed answer is an
+    excerpt, and the cut is said (``truncated``, counted per answer)."""
+    from kgbuild.query.llm import MAX_ANSWER_CHARS, MAX_NAME_CHARS, MAX_NAMES
+    from tests.support.scripted_llm_server import ScriptedLLM, serve
+
+    lines = "".join(
+        f"{i}. APOE variant {i}\nanswer is A. PMID 1001 {'x' * 300}\n" for i in range(9)
+    )
+    flood = (lines * (8_000_000 // len(lines) + 1))[:8_000_000]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "OPENAI_API_KEY": "sk-x"}
+    with serve(ScriptedLLM(default=("ok", flood))) as url:
+        env["OPENAI_BASE_URL"] = url
+
+        def ask(*extra: str) -> subprocess.CompletedProcess:
+            return subprocess.run(
+                [sys.executable, "-m", "kgbuild.cli", "ask", AD_Q, "--choices", ";".join(CHOICES),
+                 "-w", str(toy), "--index-dir", str(tmp_path / "i"), "--embed", "off", *extra],
+                capture_output=True, text=True, env=env, timeout=120,
+            )  # fmt: skip
+
+        out = ask()
+        data = json.loads(ask("--json").stdout)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert len(out.stdout) < 3 * MAX_ANSWER_CHARS, len(out.stdout)
+    assert "more characters; --json shows them" in out.stdout and "truncated: " in out.stdout
+    assert data["truncated"] is True and data["llm"]["answers_cut"] == data["llm"]["calls"] >= 2
+    assert len(data["explanation"]) <= MAX_ANSWER_CHARS
+    names = data["named_entities"]["question"] + [
+        n for ns in data["named_entities"]["choices"].values() for n in ns
+    ]
+    assert names and len(names) <= MAX_NAMES and max(map(len, names)) <= MAX_NAME_CHARS
