@@ -63,7 +63,9 @@ from kgbuild.store.retractions import define_retraction_views, evidence_status_s
 #: retractions_diff (kgbuild.store.retractions).
 #: 9: kg_edges' SQL from kgbuild.store.edges (the same query; the export stages its parts).
 #: 10: kg_edges_all counts the reader's ``proposed`` rows (n_proposed).
-CATALOG_VERSION = "10"
+#: 11: belief_at / belief_history check their arguments first (checked_year, checked_kg,
+#: checked_triple): a NULL, unknown or wrong-typed one is an error naming what is valid.
+CATALOG_VERSION = "11"
 TABLES = tuple(SCHEMAS)
 #: The registry's own tables (everything else in the catalog is derived: views and macros).
 REGISTRY_TABLES = (

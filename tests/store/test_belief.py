@@ -98,3 +98,32 @@ def test_the_head_view_and_a_year_between_or_outside(wh):
         with pytest.raises(duckdb.Error, match=rf"as of {year}; the years there are: 2019, 2020"):
             wh.query(f"SELECT * FROM belief_at({year})")
     assert wh.query("SELECT year FROM lineage_years() ORDER BY year") == [(2019,), (2020,)]
+
+
+@pytest.mark.parametrize(
+    ("sql", "says"),
+    [
+        ("belief_at(NULL)", "belief_at: the year is NULL; give a whole year such as 2015"),
+        ("belief_at('2019')", "whole number such as 2015, not VARCHAR 2019"),
+        ("belief_at(2019.5)", "whole number such as 2015, not DECIMAL"),
+        ("belief_at(2019, kg_name := 'nope')", "no KG named nope; the KGs there are: "),
+        ("belief_at(2019, kg_name := 42)", "no KG named 42; the KGs there are: "),
+        ("belief_history('x', kg_name := 'nope')", "no KG named nope; the KGs there are: "),
+        (
+            "belief_history(42)",
+            "give one triple_id, the text in kg_edges.triple_id .* not INTEGER 42",
+        ),
+        ("belief_history(NULL)", "give one triple_id, .* not NULL"),
+        ("belief_history((SELECT triple_id FROM triples))", "More than one row"),
+    ],
+)
+def test_a_null_unknown_or_wrong_typed_argument_fails_at_once_naming_what_is_valid(wh, sql, says):
+    """Before: ``belief_at(NULL)`` and an unknown ``kg_name`` returned 0 rows in silence, and
+    ``belief_history(42)`` or a many-row subquery ran until the SQL time limit. The arguments
+    are checked first; the KG list names the one there is."""
+    with pytest.raises(duckdb.Error, match=says) as err:
+        wh.query(f"SELECT * FROM {sql}")
+    assert "\n" not in str(err.value).strip() or "More than one row" in says
+    if "KGs there are" in says:
+        kgs = ", ".join(sorted(k for (k,) in wh.query("SELECT DISTINCT kg FROM snapshots")))
+        assert str(err.value).rstrip().endswith(kgs)
