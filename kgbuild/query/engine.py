@@ -16,7 +16,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -419,6 +419,9 @@ class QueryEngine:
         if f.as_of_year is not None and f.as_of_year != st.index.as_of_year:
             eng = self.for_year(f.as_of_year)  # the belief of that year: its own snapshot
             if eng is not self:
+                # a year with no snapshot of its own (none published that year) reads the one
+                # before: asked for the requested year, that engine would look for a later one
+                f = replace(f, as_of_year=eng.state().index.as_of_year)
                 return eng.retrieve(
                     question, choices, k=k, hops=hops, token_budget=token_budget, filters=f,
                     entities=entities, link_question=link_question, embed=embed,
