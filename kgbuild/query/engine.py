@@ -91,7 +91,7 @@ class QueryEngine:
         self.embedding_error: str | None = None
         self._embedder: Any = embedder  # an as-of engine shares its parent's (one model)
         self._queries: Any = None
-        #: As-of engines (issue 42) by snapshot id, each opened once however many requests
+        #: As-of engines by snapshot id, each opened once however many requests
         #: ask for it at once, and never under ``_lock``: ``state()`` (``/health``) takes that.
         self._years: Flights[str, QueryEngine] = Flights()
         #: (snapshot id, its lineage's (year, snapshot id) rows): a published snapshot's

@@ -18,7 +18,9 @@ Slow and idle connections, and more of them than the process has descriptors for
 
 Load: each kind of heavy request passes a :mod:`gate <kgbuild.query.gate>` (a few run, a few
 wait, the rest get 503 with ``Retry-After`` at once), and ``/health`` runs on the event loop,
-never queued behind them. The server follows one KG for good (:meth:`Warehouse.pin`): a KG
+never queued behind them. An as-of year not yet open is opened first, in the
+:mod:`year loader <kgbuild.query.years>` (a few at once, once each), holding no gate slot and
+nothing ``/health`` waits for. The server follows one KG for good (:meth:`Warehouse.pin`): a KG
 built into the same warehouse later is never served in its place.
 """
 
