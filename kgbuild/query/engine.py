@@ -16,7 +16,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from kgbuild.query.answer_entities import rank_answers
 from kgbuild.query.choices import asks_for_exception, kg_answer, score_choices, sentence_dict
 from kgbuild.query.context import build_context
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
+from kgbuild.query.flight import Flights
 from kgbuild.query.graph import Graph
 from kgbuild.query.index import SnapshotIndex, index_dir_for, open_index
 from kgbuild.query.intent import Intent, infer_answer_type, read_intent, understood, yes_no_pair
@@ -59,8 +60,9 @@ class _State:
     linker: Linker
     graphs: dict[Filters, tuple[Graph, np.ndarray]] = field(default_factory=dict)
     sentence_masks: dict[Filters, np.ndarray] = field(default_factory=dict)
-    #: The same snapshot over every evidence row (issue 24), opened on first request.
-    everything: _State | None = None
+    #: The same snapshot over every evidence row (issue 24), opened on first request (once,
+    #: however many requests ask for it at once).
+    everything: Flights[bool, _State] = field(default_factory=Flights)
 
 
 class QueryEngine:
@@ -89,8 +91,13 @@ class QueryEngine:
         self.embedding_error: str | None = None
         self._embedder: Any = embedder  # an as-of engine shares its parent's (one model)
         self._queries: Any = None
-        #: As-of engines (issue 42): year → the engine of that year's snapshot.
-        self._years: dict[int, QueryEngine] = {}
+        #: As-of engines by snapshot id, each opened once however many requests
+        #: ask for it at once, and never under ``_lock``: ``state()`` (``/health``) takes that.
+        self._years: Flights[str, QueryEngine] = Flights()
+        #: (snapshot id, its lineage's (year, snapshot id) rows): a published snapshot's
+        #: lineage never changes, so it is read once per served snapshot, not per request.
+        self._lineage: tuple[str, list[tuple[int, str]]] | None = None
+        #: Taken by ``state()`` for the one ``stat`` of its reload check, and nothing slower.
         self._lock = threading.Lock()
         self._stat: tuple[int, int] | None = None
         self._checked = 0.0
@@ -116,12 +123,12 @@ class QueryEngine:
         """``st``'s snapshot indexed over every evidence row (built once per snapshot)."""
         if self.all_evidence:  # the engine's own index already holds every row
             return st
-        with self._lock:
-            if st.everything is None:
-                index = open_index(self.wh, st.index.snapshot_id, self.index_dir,
-                                   all_evidence=True)  # fmt: skip
-                st.everything = _State(index, Linker(index, self._vectors(index)))
-            return st.everything
+
+        def make() -> _State:
+            index = open_index(self.wh, st.index.snapshot_id, self.index_dir, all_evidence=True)
+            return _State(index, Linker(index, self._vectors(index)))
+
+        return st.everything.get(True, make)
 
     def _vectors(self, index: SnapshotIndex) -> Any:
         if not self.use_embeddings or self.embedding_error:
@@ -183,31 +190,59 @@ class QueryEngine:
         ``as_of``): the snapshot of that year in this snapshot's lineage — its support, belief,
         statuses and contested marks, not today's facts filtered by first year — or this engine
         when that is its own snapshot. A year before the first snapshot or after this one is an
-        :class:`InputError` naming the years there are. Engines are kept (an index each)."""
+        :class:`InputError` naming the years there are. Engines are kept (an index each), and
+        each is opened once however many threads ask for it at once (:class:`Flights`)."""
         st = self.state()
-        rows = self.wh.query(
-            "SELECT s.as_of_year, s.snapshot_id FROM snapshot_lineage l "
-            "JOIN snapshots s ON s.snapshot_id = l.ancestor_id WHERE l.snapshot_id = ? "
-            "ORDER BY s.as_of_year DESC, l.distance",
-            [st.index.snapshot_id],
-        ) or [(st.index.as_of_year, st.index.snapshot_id)]
-        years = sorted({int(y) for y, _ in rows})
-        sid = next((s for y, s in rows if int(y) <= year), None)
+        sid = self._year_snapshot(st, year, self._lineage_of(st))
+        if sid == st.index.snapshot_id:
+            return self
+
+        def make() -> QueryEngine:
+            return QueryEngine(
+                self.wh.root, sid, self.index_dir, self.use_embeddings, self.embed_model,
+                all_evidence=self.all_evidence, embedder=self._embedder,
+            )  # fmt: skip
+
+        return self._years.get(sid, make)
+
+    def opened_year(self, year: int) -> QueryEngine | None:
+        """The engine of ``year`` if it is at hand without SQL or an index load (this engine, or
+        a year already opened); None otherwise. A year outside the snapshots is an
+        :class:`InputError` once the lineage has been read. Cheap enough for the event loop."""
+        st = self.state()
+        lineage = self._lineage
+        if lineage is None or lineage[0] != st.index.snapshot_id:
+            return None
+        sid = self._year_snapshot(st, year, lineage[1])
+        return self if sid == st.index.snapshot_id else self._years.ready(sid)
+
+    def year_counts(self) -> dict[str, int]:
+        """As-of engines open and loading, and loads started (``/health``)."""
+        return self._years.counts()
+
+    def _lineage_of(self, st: _State) -> list[tuple[int, str]]:
+        sid = st.index.snapshot_id
+        got = self._lineage
+        if got is None or got[0] != sid:
+            rows = self.wh.query(
+                "SELECT s.as_of_year, s.snapshot_id FROM snapshot_lineage l "
+                "JOIN snapshots s ON s.snapshot_id = l.ancestor_id WHERE l.snapshot_id = ? "
+                "ORDER BY s.as_of_year DESC, l.distance",
+                [sid],
+            ) or [(st.index.as_of_year, sid)]
+            got = self._lineage = (sid, [(int(y), str(s)) for y, s in rows])
+        return got[1]
+
+    @staticmethod
+    def _year_snapshot(st: _State, year: int, rows: list[tuple[int, str]]) -> str:
+        """The snapshot of ``year`` in ``rows`` (newest first), or an :class:`InputError`."""
+        sid = next((s for y, s in rows if y <= year), None)
         if sid is None or year > st.index.as_of_year:
             raise InputError(
                 f"no snapshot of {st.index.kg} as of {year}; the years there are: "
-                + ", ".join(map(str, years))
+                + ", ".join(map(str, sorted({y for y, _ in rows})))
             )
-        if sid == st.index.snapshot_id:
-            return self
-        with self._lock:
-            eng = self._years.get(year)
-            if eng is None or eng.state().index.snapshot_id != sid:
-                eng = self._years[year] = QueryEngine(
-                    self.wh.root, sid, self.index_dir, self.use_embeddings, self.embed_model,
-                    all_evidence=self.all_evidence, embedder=self._embedder,
-                )  # fmt: skip
-            return eng
+        return sid
 
     def state(self) -> _State:
         """The current snapshot, reloaded first if the reference now names a newer one (with
@@ -384,6 +419,9 @@ class QueryEngine:
         if f.as_of_year is not None and f.as_of_year != st.index.as_of_year:
             eng = self.for_year(f.as_of_year)  # the belief of that year: its own snapshot
             if eng is not self:
+                # a year with no snapshot of its own (none published that year) reads the one
+                # before: asked for the requested year, that engine would look for a later one
+                f = replace(f, as_of_year=eng.state().index.as_of_year)
                 return eng.retrieve(
                     question, choices, k=k, hops=hops, token_budget=token_budget, filters=f,
                     entities=entities, link_question=link_question, embed=embed,

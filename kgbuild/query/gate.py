@@ -55,6 +55,10 @@ LIMITS: dict[str, Limit] = {
     "ask": Limit(running=4, queued=8, wait_s=30.0),
     "entities": Limit(running=2, queued=16, wait_s=5.0),
 }
+#: As-of years opening at once (:mod:`kgbuild.query.years`), not a gate: one per core but one,
+#: like ``retrieve`` (a load is CPU work); four more years may wait. A cold DALK year opens
+#: in 1.5–3 s on an idle machine and 7 s on a busy one, so 20 s covers the queue.
+YEARS = Limit(running=max(1, _cores() - 1), queued=4, wait_s=20.0)
 
 
 class Gate:

@@ -18,7 +18,9 @@ Slow and idle connections, and more of them than the process has descriptors for
 
 Load: each kind of heavy request passes a :mod:`gate <kgbuild.query.gate>` (a few run, a few
 wait, the rest get 503 with ``Retry-After`` at once), and ``/health`` runs on the event loop,
-never queued behind them. The server follows one KG for good (:meth:`Warehouse.pin`): a KG
+never queued behind them. An as-of year not yet open is opened first, in the
+:mod:`year loader <kgbuild.query.years>` (a few at once, once each), holding no gate slot and
+nothing ``/health`` waits for. The server follows one KG for good (:meth:`Warehouse.pin`): a KG
 built into the same warehouse later is never served in its place.
 """
 
@@ -41,7 +43,7 @@ from kgbuild.query.engine import QueryEngine
 from kgbuild.query.entities import find_entities
 from kgbuild.query.explore import Filters
 from kgbuild.query.explorer import add_explorer
-from kgbuild.query.gate import RETRY_AFTER_S, Limit, gates
+from kgbuild.query.gate import RETRY_AFTER_S, YEARS, Limit, gates
 from kgbuild.query.limits import (
     DEFAULT_K,
     DEFAULT_TOKEN_BUDGET,
@@ -54,6 +56,7 @@ from kgbuild.query.limits import (
     MIN_TOKEN_BUDGET,
     NO_ENTITY,
 )
+from kgbuild.query.years import YearLoader
 
 #: Largest request body read (bytes): a question, its choices and options fit in a few KB.
 MAX_BODY_BYTES = 64 * 1024
@@ -165,10 +168,14 @@ def create_app(
 ) -> FastAPI:
     """The API over ``engine`` (built with ``background_reload``, so no request ever waits for
     an index); ``llm`` (an endpoint configured) enables ``POST /ask``; ``limits`` overrides
-    the gates' :data:`~kgbuild.query.gate.LIMITS` per kind."""
+    the gates' :data:`~kgbuild.query.gate.LIMITS` per kind, and ``"years"`` the as-of years
+    opening at once (:data:`~kgbuild.query.gate.YEARS`)."""
     app = FastAPI(
         title="kgbuild query", version="1", docs_url=None, redoc_url=None, openapi_url=None
     )
+    limits = dict(limits or {})
+    years = YearLoader(engine, limits.pop("years", YEARS))
+    app.router.on_shutdown.append(years.close)
     gate = gates(limits)
     client: LLMClient | None = None
     if llm is not None and llm.endpoint_configured:
@@ -201,7 +208,8 @@ def create_app(
     @app.get("/health")
     async def health() -> Response:
         # async: answered on the event loop, never queued behind requests in the thread pool
-        # (state() costs one stat per second at most; a reload runs in its own thread)
+        # (state() costs one stat per second at most and shares no lock with any load; a
+        # reload runs in its own thread, an as-of year in the year loader's)
         st = engine.state()
         idx = st.index
         return _json(
@@ -216,7 +224,7 @@ def create_app(
                 "reloads": engine.reloads,
                 "embedding": st.linker.vectors is not None,
                 "llm": client is not None,
-                "load": {kind: g.load() for kind, g in gate.items()},
+                "load": {**{kind: g.load() for kind, g in gate.items()}, "years": years.load()},
             }
         )
 
@@ -252,9 +260,16 @@ def create_app(
             )
         return _json(a.to_dict())
 
+    async def _open_year(body: RetrieveBody) -> None:
+        """An as-of year opens in the year loader before the request takes a gate slot."""
+        year = _options(body)["filters"].as_of_year
+        if year is not None:
+            await years.open(year)
+
     # The work, and turning its result into JSON, runs in the thread pool behind a gate.
     @app.post("/retrieve")
     async def retrieve(body: RetrieveBody) -> Response:
+        await _open_year(body)
         return await gate["retrieve"].run(_retrieve, body)
 
     @app.post("/ask")
@@ -265,9 +280,10 @@ def create_app(
                 "no LLM endpoint configured for this server "
                 "(set OPENAI_BASE_URL / KGBUILD_LLM_BASE_URL or OPENAI_API_KEY)",
             )
+        await _open_year(body)
         return await gate["ask"].run(_ask, body, client)
 
-    add_explorer(app, engine, gate["entities"])  # the browser page at / (issue 41)
+    add_explorer(app, engine, gate["entities"], years)  # the browser page at / (issue 41)
     app.add_middleware(BodyLimit)
     return app
 

@@ -22,7 +22,7 @@ from kgbuild.errors import StoreError
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import ROOT
 from tests.support.query_kg import build_query_kg, publish_year
-from tests.support.serve_process import start_serve
+from tests.support.serve_process import probe_health, start_serve
 
 AD_Q = "Which gene is the main genetic risk factor of Alzheimer's disease?"
 
@@ -129,37 +129,6 @@ def _heavy(n: int) -> dict:
     return {"question": question, "choices": choices, "embed": "all", "k": 50, "hops": 3}
 
 
-def _probe_health(url, stop, period=0.05):
-    """GET /health every ``period`` seconds, each on its own thread, whatever the previous
-    ones are doing; latency counts from when the probe was due, so a stalled server shows as
-    every probe due during the stall, not as one slow sample."""
-    latencies: list[float] = []
-    errors: list[str] = []
-    limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
-    client = httpx.Client(base_url=url, timeout=300, limits=limits)  # one SSL context, shared
-
-    def probe(due: float) -> None:
-        try:
-            r = client.get("/health")
-            if r.status_code != 200:
-                errors.append(f"{r.status_code} {r.text[:100]}")
-        except httpx.HTTPError as exc:
-            errors.append(repr(exc))
-        latencies.append(time.perf_counter() - due)
-
-    def run() -> None:
-        with client, ThreadPoolExecutor(64) as pool:
-            due = time.perf_counter()
-            while not stop.is_set():
-                pool.submit(probe, due)
-                due += period
-                time.sleep(max(0.0, due - time.perf_counter()))
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread, latencies, errors
-
-
 @pytest.mark.slow  # 60 heavy requests against a real server
 @pytest.mark.serial  # a latency bound: other tests' load on the 2 cores would be measured too
 def test_health_stays_instant_while_heavy_requests_are_bounded(loaded):
@@ -175,13 +144,13 @@ def test_health_stays_instant_while_heavy_requests_are_bounded(loaded):
         return r.status_code, r.headers.get("retry-after"), r.text, time.perf_counter() - t0
 
     stop = threading.Event()
-    watcher, idle, _ = _probe_health(url, stop)  # what this (shared) machine gives an idle server
+    watcher, idle, _ = probe_health(url, stop)  # what this (shared) machine gives an idle server
     time.sleep(3)
     stop.set()
     watcher.join()
     idle_p99 = statistics.quantiles(idle, n=100)[98]
     stop = threading.Event()
-    watcher, health, health_errors = _probe_health(url, stop)
+    watcher, health, health_errors = probe_health(url, stop)
     t0 = time.perf_counter()
     with client, ThreadPoolExecutor(60) as pool:
         results = list(pool.map(heavy, bodies))

@@ -6,7 +6,9 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -47,3 +49,36 @@ def start_serve(
             proc.kill()
             pytest.fail(f"server did not start: {proc.stderr.read() if proc.stderr else ''}")
         time.sleep(0.2)
+
+
+def probe_health(
+    url: str, stop: threading.Event, period: float = 0.05
+) -> tuple[threading.Thread, list[float], list[str]]:
+    """GET /health every ``period`` seconds, each on its own thread, whatever the previous
+    ones are doing; latency counts from when the probe was due, so a stalled server shows as
+    every probe due during the stall, not as one slow sample."""
+    latencies: list[float] = []
+    errors: list[str] = []
+    limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+    client = httpx.Client(base_url=url, timeout=300, limits=limits)  # one SSL context, shared
+
+    def probe(due: float) -> None:
+        try:
+            r = client.get("/health")
+            if r.status_code != 200:
+                errors.append(f"{r.status_code} {r.text[:100]}")
+        except httpx.HTTPError as exc:
+            errors.append(repr(exc))
+        latencies.append(time.perf_counter() - due)
+
+    def run() -> None:
+        with client, ThreadPoolExecutor(64) as pool:
+            due = time.perf_counter()
+            while not stop.is_set():
+                pool.submit(probe, due)
+                due += period
+                time.sleep(max(0.0, due - time.perf_counter()))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, latencies, errors

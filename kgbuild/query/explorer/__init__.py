@@ -15,11 +15,14 @@ allowing scripts from this server alone (no inline script), so a ``<script>`` th
 the markup anyway would not run either.
 
 The JSON routes read the in-memory index (:mod:`.pages`) in the thread pool behind the
-``entities`` gate, like ``/entities``: cheap look-ups, still bounded.
+``entities`` gate, like ``/entities``: cheap look-ups, still bounded. A year not yet open is
+opened first by the :class:`~kgbuild.query.years.YearLoader` (seconds of work that must hold
+neither a gate slot nor anything ``/health`` waits for).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from importlib.resources import files
 from typing import Any
@@ -28,6 +31,7 @@ import orjson
 from fastapi import FastAPI, Query
 from fastapi.responses import Response
 
+from kgbuild.errors import InputError
 from kgbuild.query.engine import QueryEngine
 from kgbuild.query.explorer.pages import (
     FACTS_PER_RELATION,
@@ -43,6 +47,7 @@ from kgbuild.query.explorer.pages import (
 )
 from kgbuild.query.gate import Gate
 from kgbuild.query.index import SnapshotIndex
+from kgbuild.query.years import YearLoader
 
 #: Scripts, styles, images and requests from this server only; no plugins, no framing, no
 #: <base> rewriting, forms post nowhere else.
@@ -75,8 +80,9 @@ def _static(name: str) -> bytes:
     return (files(__package__) / "static" / name).read_bytes()
 
 
-def add_explorer(app: FastAPI, engine: QueryEngine, gate: Gate) -> None:
-    """Add the page and its JSON routes to ``app``; ``gate`` bounds the JSON work."""
+def add_explorer(app: FastAPI, engine: QueryEngine, gate: Gate, loader: YearLoader) -> None:
+    """Add the page and its JSON routes to ``app``; ``gate`` bounds the JSON work, ``loader``
+    opens as-of years."""
     page = _static("index.html")
     assets = {name: (_static(name), kind) for name, kind in _ASSETS.items()}
     data = ExplorerData(engine.wh)
@@ -112,6 +118,15 @@ def add_explorer(app: FastAPI, engine: QueryEngine, gate: Gate) -> None:
         except UnknownEntity as exc:
             return _json({"error": str(exc), "snapshot": idx.snapshot_id}, 404)
 
+    async def _page(build: Callable[[SnapshotIndex, int | None], dict[str, Any]],
+                    as_of: str | None) -> Response:  # fmt: skip
+        raw = (as_of or "").strip()
+        if raw.isascii() and raw.isdigit() and len(raw) <= 4:
+            # not a year of this KG: _answer's own check says which years are (a 422)
+            with contextlib.suppress(InputError):
+                await loader.open(int(raw))  # then _answer finds it open
+        return await gate.run(_answer, build, as_of)
+
     @app.get("/api/years")
     async def years() -> Response:
         return await gate.run(_years)
@@ -124,9 +139,7 @@ def add_explorer(app: FastAPI, engine: QueryEngine, gate: Gate) -> None:
     ) -> Response:
         if len(curie) > MAX_ID_CHARS:
             return _json({"error": f"id longer than {MAX_ID_CHARS} characters"}, 422)
-        return await gate.run(
-            _answer, lambda idx, y: entity_page(idx, data, curie, y, per_relation), as_of
-        )
+        return await _page(lambda idx, y: entity_page(idx, data, curie, y, per_relation), as_of)
 
     @app.get("/api/neighbourhood/{curie:path}")
     async def graph(
@@ -136,4 +149,4 @@ def add_explorer(app: FastAPI, engine: QueryEngine, gate: Gate) -> None:
     ) -> Response:
         if len(curie) > MAX_ID_CHARS:
             return _json({"error": f"id longer than {MAX_ID_CHARS} characters"}, 422)
-        return await gate.run(_answer, lambda idx, y: neighbourhood(idx, curie, y, limit), as_of)
+        return await _page(lambda idx, y: neighbourhood(idx, curie, y, limit), as_of)

@@ -38,6 +38,8 @@ ALIASES_SHOWN = 30
 NEIGHBOURS = 30
 MAX_NEIGHBOURS = 100
 MAX_GRAPH_EDGES = 400
+#: Snapshots whose years and status counts are kept (the served one and its as-of years).
+KEPT_SNAPSHOTS = 32
 
 
 class UnknownEntity(InputError):
@@ -75,7 +77,10 @@ class ExplorerData:
                     {int(r["as_of_year"]) for r in self.wh.snapshots(idx.kg)
                      if int(r["as_of_year"]) <= idx.as_of_year} | {idx.as_of_year}
                 )  # fmt: skip
-                self._cache.clear()  # one snapshot served at a time; a reload replaces it
+                # the served snapshot and its as-of years are read in turn: keep each (a
+                # clear per new id re-read the status table on every switch of year)
+                while len(self._cache) >= KEPT_SNAPSHOTS:
+                    self._cache.pop(next(iter(self._cache)))
                 got = self._cache[idx.snapshot_id] = _PerSnapshot(years)
             return got
 
