@@ -30,9 +30,10 @@ The raw value stays unchanged where no spreadsheet reads it: Parquet exports and
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
-import pyarrow.compute as pc
+if TYPE_CHECKING:  # Arrow is imported by the column functions only: `kgbuild sql` starts faster
+    import pyarrow as pa
 
 #: The mark put in front of a text cell a spreadsheet would otherwise read as a formula.
 MARK = "'"
@@ -57,18 +58,24 @@ def raw_text(cell: str) -> str:
 
 def text_column(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     """:func:`text_cell` on every value of an Arrow string column (nulls stay null)."""
+    import pyarrow.compute as pc
+
     marked = pc.match_substring_regex(column, _MARKED)
     return pc.if_else(marked, pc.binary_join_element_wise(MARK, column, ""), column)
 
 
 def raw_column(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     """:func:`raw_text` on every value of an Arrow string column (nulls stay null)."""
+    import pyarrow.compute as pc
+
     marked = pc.starts_with(column, MARK)
     return pc.if_else(marked, pc.utf8_slice_codeunits(column, 1), column)
 
 
 def text_batch(batch: pa.RecordBatch) -> pa.RecordBatch:
     """A record batch whose string columns (by type) are spreadsheet-safe; others unchanged."""
+    import pyarrow as pa
+
     columns = [
         text_column(col) if pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
         else col
