@@ -18,13 +18,22 @@ wrote and compared with what the folder holds, never off the build's own report:
   (Latin-1 over UTF-8 bytes) with no ``bad_encoding`` problem row; ``mojibake_kept``: documents
   whose text holds UTF-8 read as Latin-1 ("Ã").
 
-Each must be 0, and so must ``build_exit`` (one bad file never stops the build). Also given,
-to read them beside: ``entries``, ``documents``, ``statuses`` and ``triples`` (the
-mixed-line-ending file's co-occurrence edges).
+* ``formula_cells_written``: cells a spreadsheet would run as a formula (OWASP "CSV
+  Injection": a cell beginning with ``=``, ``+``, ``-``, ``@``, tab or CR that is not a plain
+  number) in every CSV/TSV file ``kgbuild export -f tsv,kgx,neo4j`` writes and in the output of
+  ``kgbuild sql --format csv``, for a snapshot whose names, aliases, sentences, titles and
+  mention texts are all such formulas (``tests/support/formula_kg.py``).
+* ``formula_values_changed``: of those formula values, the ones the Parquet export or
+  ``kgbuild sql --format json`` does not give back exactly (the raw value stays there).
+
+Each must be 0, and so must ``build_exit`` (one bad file never stops the build) and
+``formula_exit`` (the export's and the sql's exit statuses, summed). Also given, to read them
+beside: ``entries``, ``documents``, ``statuses``, ``triples`` (the mixed-line-ending file's
+co-occurrence edges) and ``csv_files_checked``.
 
     .venv/bin/python bench/trust_inputs.py [--workdir DIR]
 
-Ends with one JSON line. About 20 s (one CLI build).
+Ends with one JSON line. About 30 s (one CLI build, one export, two sql runs).
 """
 
 from __future__ import annotations
@@ -41,8 +50,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import pyarrow.parquet as pq  # noqa: E402
+
 from kgbuild.store.snapshots import Warehouse  # noqa: E402
 from tests.support.bad_inputs import bioc_xml, good_record  # noqa: E402
+from tests.support.formula_kg import FORMULAS, formula_cells, publish_formulas  # noqa: E402
 
 #: good_record's text: what each built document's title and abstract must be.
 TITLE = "APOE and amyloid beta in Alzheimer's disease."
@@ -133,16 +145,56 @@ def drill(workdir: Path) -> dict[str, int]:
     return out
 
 
+def _cli(*args: str, wh: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**ENV, "KGBUILD_WAREHOUSE": str(wh)}
+    return subprocess.run([sys.executable, "-m", "kgbuild.cli", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+
+
+def formulas(workdir: Path) -> dict[str, int]:
+    """Export a snapshot of formulas with the CLI and read every CSV/TSV cell it wrote, and
+    ``kgbuild sql`` as CSV and JSON: formula cells written, raw values not given back."""
+    wh, sid = publish_formulas(workdir / "formulas-wh")
+    out = workdir / "formulas-out"
+    export = _cli("export", sid, "--out", str(out), "-f", "parquet,tsv,kgx,neo4j",
+                  wh=wh.root, cwd=workdir)  # fmt: skip
+    query = "SELECT e.name, e.aliases, v.sentence, v.relation_raw FROM entities e, evidence v"
+    csv_out = _cli("sql", query, "--format", "csv", wh=wh.root, cwd=workdir)
+    json_out = _cli("sql", query, "--format", "json", wh=wh.root, cwd=workdir)
+    for proc in (export, csv_out, json_out):
+        if proc.returncode:
+            print(proc.stderr[-2000:], file=sys.stderr)
+    files = sorted(p for p in out.rglob("*") if p.suffix in (".csv", ".tsv"))
+    cells = sum(len(formula_cells(p)) for p in files)
+    sql_csv = workdir / "formulas-sql.csv"
+    sql_csv.write_text(csv_out.stdout, encoding="utf-8")
+    cells += len(formula_cells(sql_csv))
+    stored = set(FORMULAS)
+    parquet = out / "parquet"
+    kept: set[str] = set()
+    if (parquet / "evidence.parquet").is_file():
+        kept |= set(pq.read_table(parquet / "entities.parquet").column("name").to_pylist())
+        kept |= set(pq.read_table(parquet / "evidence.parquet").column("relation_raw").to_pylist())
+    rows = json.loads(json_out.stdout) if json_out.returncode == 0 else []
+    from_json = {r[k] for r in rows for k in ("name", "relation_raw")}
+    return {
+        "formula_cells_written": cells,
+        "formula_values_changed": len(stored - kept) + len(stored - from_json),
+        "csv_files_checked": len(files) + 1,
+        "formula_exit": export.returncode + csv_out.returncode + json_out.returncode,
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workdir", type=Path, help="keep the folder and warehouse here")
     args = ap.parse_args()
     if args.workdir:
         args.workdir.mkdir(parents=True, exist_ok=True)
-        print(json.dumps(drill(args.workdir)))
+        print(json.dumps({**drill(args.workdir), **formulas(args.workdir)}))
         return
     with tempfile.TemporaryDirectory(prefix="trust-") as d:
-        print(json.dumps(drill(Path(d))))
+        print(json.dumps({**drill(Path(d)), **formulas(Path(d))}))
 
 
 if __name__ == "__main__":

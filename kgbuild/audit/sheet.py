@@ -7,8 +7,11 @@ surface forms in the corpus — and nothing that gives away the expected verdict
 resolution method, no confidence, no support count). Rows are in random order.
 
 Format: UTF-8 TSV (tabs and line breaks inside cells become spaces; ``csv`` quoting, so a sheet
-saved back by a spreadsheet still reads). Leading ``# key: value`` lines carry the sample's
-metadata (snapshot, seed, population); the verdict columns are filled by the judge:
+saved back by a spreadsheet still reads). Judges open it in a spreadsheet, so the shown text
+cells are spreadsheet-safe (:mod:`kgbuild.store.spreadsheet`, OWASP "CSV Injection": a
+sentence beginning with ``=`` or ``-`` gets a ``'`` in front); reading the sheet drops the mark.
+Leading ``# key: value`` lines carry the sample's metadata (snapshot, seed, population); the
+verdict columns are filled by the judge:
 
 - ``claim_supported``: yes | no — the sentence states the raw claim (head, relation, tail, in
   that direction);
@@ -30,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbuild.errors import InputError
+from kgbuild.store.spreadsheet import raw_text, text_cell
 
 FORMAT = "kgbuild-audit-sheet/1"
 #: Columns shown to the judge, in order.
@@ -40,6 +44,8 @@ SHOWN = (
 #: Columns the judge fills.
 VERDICTS = ("claim_supported", "faithful", "wrong", "triple_supported", "note")
 COLUMNS = SHOWN + VERDICTS
+#: Shown columns of text (``item`` is a number): the ones written spreadsheet-safe.
+SHOWN_TEXT = SHOWN[1:]
 FAITHFUL = ("exact", "vaguer", "wrong")
 WRONG_PARTS = ("head", "tail", "relation", "direction")
 _YES = {"yes": True, "y": True, "true": True, "1": True, "no": False, "n": False, "false": False,
@@ -106,7 +112,8 @@ def write_sheet(path: Path, meta: dict[str, Any], rows: list[dict[str, Any]]) ->
     w = csv.writer(buf, delimiter="\t", lineterminator="\n")
     w.writerow(COLUMNS)
     for r in rows:
-        w.writerow([_clean(r.get(c, "")) for c in COLUMNS])
+        w.writerow([text_cell(_clean(r.get(c, ""))) if c in SHOWN_TEXT else _clean(r.get(c, ""))
+                    for c in COLUMNS])  # fmt: skip
     path.write_text(buf.getvalue(), encoding="utf-8")
 
 
@@ -137,7 +144,11 @@ def read_sheet(path: Path) -> Sheet:
     missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
         raise InputError("audit sheet lacks columns", path=path, missing=",".join(missing))
-    rows = [{k: (v or "") for k, v in r.items() if k is not None} for r in reader]
+    rows = [
+        {k: raw_text(v or "") if k in SHOWN_TEXT else (v or "") for k, v in r.items()
+         if k is not None}
+        for r in reader
+    ]  # fmt: skip
     if not rows:
         raise InputError("audit sheet has no rows", path=path)
     return Sheet(meta, rows)

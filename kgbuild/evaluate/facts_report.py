@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbuild.evaluate.facts_score import MISS_REASONS, Scored
+from kgbuild.store.spreadsheet import text_cell
 
 _COLUMNS = (
     "recall_at_10",
@@ -79,7 +80,10 @@ def render(report: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]
 
 
 def _cell(value: Any) -> str:
-    return " ".join(str(value).split())  # no tab or newline from a name breaks a row
+    """A cell on one line (no tab or newline from a name breaks a row); text (not a number)
+    spreadsheet-safe (:mod:`kgbuild.store.spreadsheet`: KG names are untrusted text)."""
+    text = " ".join(str(value).split())
+    return text if isinstance(value, int | float) else text_cell(text)
 
 
 def write_rows(path: Path, rows: list[Scored]) -> None:

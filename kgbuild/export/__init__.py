@@ -55,7 +55,7 @@ def known_files(fmt: str, folder: Path) -> set[str]:
     if fmt == "kgx":
         return {*kgx.FILES, "kgx_metadata.json"}
     if fmt == "neo4j":
-        return {"nodes.csv", "relationships.csv", "import.sh"}
+        return {"nodes.csv", "relationships.csv", "import.sh", "unmark.cypher"}
     names = [p.name for p in folder.iterdir()] if folder.is_dir() else []
     return {n for n in names if n.startswith(LADYBUG_FILE)}  # the database and its side files
 

@@ -22,6 +22,12 @@ Biolink-registered namespace, so a Biolink validator rejects them; they and ever
 them go to ``unlinked_nodes.tsv`` / ``unlinked_edges.tsv`` (same columns), counted in
 ``kgx_metadata.json``. ``nodes.tsv`` + ``edges.tsv`` are a closed, valid KGX graph; all four
 files together are the whole snapshot graph.
+
+Text cells are safe to open in a spreadsheet (:mod:`kgbuild.store.spreadsheet`): one that
+begins with ``=``, ``+``, ``-``, ``@``, tab, CR or ``'`` has a ``'`` in front (drop one leading
+``'`` for the value as stored; Parquet keeps it as is). No CURIE, Biolink name or number begins
+with one, so ``kgx validate`` reads the graph as before; a hostile name or sentence carries the
+mark.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from kgbuild.store.files import (
     one_line,
     writer,
 )
+from kgbuild.store.spreadsheet import text_cell
 
 #: Biolink infores CURIE of kgbuild as the edges' primary knowledge source.
 PRIMARY_SOURCE = "infores:kgbuild"
@@ -64,8 +71,9 @@ FILES = ("nodes.tsv", "edges.tsv", "unlinked_nodes.tsv", "unlinked_edges.tsv")
 
 
 def cell(value: object) -> str:
-    """A single-valued KGX cell: one line, and no ``|`` (kgx splits every cell on it)."""
-    return one_line(value).replace(LIST_DELIMITER, DELIMITER_STANDIN)
+    """A single-valued KGX text cell: one line, no ``|`` (kgx splits every cell on it), safe to
+    open in a spreadsheet (:mod:`kgbuild.store.spreadsheet`)."""
+    return text_cell(one_line(value).replace(LIST_DELIMITER, DELIMITER_STANDIN))
 
 
 def is_unlinked(node_id: str) -> bool:

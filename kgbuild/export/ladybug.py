@@ -12,6 +12,9 @@ works: ``MATCH (c:Compound)-[r:TREATS]->(d:Disease) RETURN c.name, d.name``.
 ``kgbuild export --format ladybug`` writes the Neo4j CSVs of :mod:`kgbuild.export.neo4j` and
 loads them, so the tests of this loader also test those CSVs against a real Cypher database.
 A node with several labels goes into its first label's table (a LadybugDB node has one table).
+Cells are read as kgbuild's CSVs write them: a leading ``'`` is the spreadsheet mark of
+:mod:`kgbuild.store.spreadsheet` and is dropped (what ``unmark.cypher`` does after
+``neo4j-admin``), so every value loads exactly as the snapshot holds it.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from kgbuild.errors import ExportError
+from kgbuild.store.spreadsheet import raw_column
 
 #: Neo4j import types → LadybugDB column types (``float`` is kept as DOUBLE, not narrowed).
 TYPES: dict[str, tuple[str, pa.DataType]] = {
@@ -99,7 +103,8 @@ def _header(path: Path) -> list[str]:
 
 
 def _batches(path: Path, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
-    """The CSV's rows as string columns, streamed (quotes per RFC 4180, as Neo4j reads them)."""
+    """The CSV's rows as string columns, streamed (quotes per RFC 4180, as Neo4j reads them),
+    the spreadsheet mark dropped from each cell."""
     cols = _header(path)
     reader = pacsv.open_csv(
         path,
@@ -114,7 +119,9 @@ def _batches(path: Path, columns: list[str] | None = None) -> Iterator[pa.Record
     )
     for batch in reader:
         if batch.num_rows:
-            yield batch
+            yield pa.RecordBatch.from_arrays(
+                [raw_column(c) for c in batch.columns], schema=batch.schema
+            )
         pa.default_memory_pool().release_unused()  # keep the loader's footprint flat
 
 

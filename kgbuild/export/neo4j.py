@@ -14,6 +14,15 @@ table and label pair in a graph database), then by triple id. Arrays use ``|``
 
 ``import.sh`` holds the exact command. Nothing needs Neo4j to be tested: the tests load these
 CSVs into LadybugDB (an embedded Cypher database) with :mod:`kgbuild.export.ladybug`.
+
+People open these CSVs in a spreadsheet too, so text cells are spreadsheet-safe
+(:mod:`kgbuild.store.spreadsheet`, OWASP "CSV Injection"): a cell that begins with ``=``, ``+``,
+``-``, ``@``, tab, CR or ``'`` has a ``'`` in front; number columns (``:int``, ``:float``) are
+written as they are. ``neo4j-admin`` has no escape of its own for this and loads the mark as
+text, so the mark is reversible (every marked cell begins with ``'``, every cell beginning with
+``'`` is marked) and ``unmark.cypher`` (run once after the import, ``import.sh`` says how) drops
+it from every text property: names round-trip exactly. kgbuild's LadybugDB loader drops it
+while loading. No CURIE, label, type or number begins with one of these characters.
 """
 
 from __future__ import annotations
@@ -26,8 +35,9 @@ import duckdb
 
 from kgbuild.export import biolink
 from kgbuild.export.source import BY_TYPE, edge_rows, node_rows
-from kgbuild.store.files import LIST_DELIMITER, atomic_text, fmt_number, join_list, one_line
+from kgbuild.store.files import LIST_DELIMITER, atomic_text, fmt_number, join_list, text
 from kgbuild.store.files import writer as csv_writer
+from kgbuild.store.spreadsheet import MARK
 
 NODE_HEADER = [
     "id:ID", ":LABEL", "name", "kind", "category", "aliases:string[]", "first_year:int",
@@ -63,10 +73,10 @@ def rel_type(relation: str) -> str:
 
 def node_line(row: dict[str, Any]) -> list[str]:
     return [
-        one_line(row["id"]),
+        text(row["id"]),
         label(row["kind"]),
-        one_line(row["name"]),
-        one_line(row["kind"]),
+        text(row["name"]),
+        text(row["kind"]),
         biolink.category(row["kind"]),
         join_list(row["aliases"]),
         fmt_number(row["first_year"]),
@@ -76,13 +86,13 @@ def node_line(row: dict[str, Any]) -> list[str]:
 
 def rel_line(row: dict[str, Any]) -> list[str]:
     return [
-        one_line(row["head_id"]),
-        one_line(row["tail_id"]),
+        text(row["head_id"]),
+        text(row["tail_id"]),
         rel_type(row["relation"]),
-        one_line(row["triple_id"]),
-        one_line(row["relation"]),
-        one_line(row["relation_raw"]),
-        one_line(row["metaedge"]),
+        text(row["triple_id"]),
+        text(row["relation"]),
+        text(row["relation_raw"]),
+        text(row["metaedge"]),
         biolink.predicate(row["relation"], row["head_kind"], row["tail_kind"]).predicate,
         fmt_number(row["support"]),
         fmt_number(row["n_evidence"]),
@@ -95,11 +105,43 @@ def rel_line(row: dict[str, Any]) -> list[str]:
     ]
 
 
+def _text_properties(header: list[str]) -> list[tuple[str, bool]]:
+    """(property, is a list) of each text column of an import header: the ``:ID`` column and
+    ``name``/``name:string``/``name:string[]`` fields (labels and types are never marked)."""
+    out = []
+    for col in header:
+        name, _, spec = col.partition(":")
+        if name and spec in ("", "ID", "string", "string[]"):
+            out.append((name, spec == "string[]"))
+    return out
+
+
+def unmark_cypher() -> str:
+    """Cypher that drops the spreadsheet mark (:mod:`kgbuild.store.spreadsheet`) from every
+    text property ``neo4j-admin`` loaded from these CSVs: one leading ``'`` (of a list, of its
+    first element: the mark belongs to the cell)."""
+    q = '"' + MARK + '"'
+    lines = ["// Drop kgbuild's spreadsheet mark (one leading ') from text properties."]
+    for pattern, var, header in (("(x)", "x", NODE_HEADER), ("()-[x]->()", "x", REL_HEADER)):
+        for prop, is_list in _text_properties(header):
+            p = f"{var}.`{prop}`"
+            if is_list:
+                lines.append(f"MATCH {pattern} WHERE {p}[0] STARTS WITH {q} "
+                             f"SET {p} = [substring({p}[0], 1)] + {p}[1..];")  # fmt: skip
+            else:
+                lines.append(f"MATCH {pattern} WHERE {p} STARTS WITH {q} "
+                             f"SET {p} = substring({p}, 1);")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
 def import_script(database: str = "neo4j") -> str:
     return (
         "#!/bin/sh\n"
         "# Load this folder into Neo4j 5 with neo4j-admin (stop the database first; the\n"
-        "# import replaces it). Then start Neo4j and query, e.g.\n"
+        "# import replaces it). Then start Neo4j, drop the spreadsheet mark that text\n"
+        "# cells beginning with = + - @ tab CR or ' carry in these CSVs:\n"
+        "#   cypher-shell -f /path/to/this/folder/unmark.cypher\n"
+        "# and query, e.g.\n"
         "#   MATCH (c:Compound)-[r:TREATS]->(d:Disease) RETURN c.name, d.name, r.support\n"
         "#   ORDER BY r.support DESC LIMIT 10;\n"
         'DIR=$(cd "$(dirname "$0")" && pwd)\n'
@@ -109,7 +151,8 @@ def import_script(database: str = "neo4j") -> str:
 
 
 def export_neo4j(con: duckdb.DuckDBPyConnection, sid: str, out_dir: Path) -> dict:
-    """Write ``nodes.csv``, ``relationships.csv`` and ``import.sh``; ``{file: (path, rows)}``."""
+    """Write ``nodes.csv``, ``relationships.csv``, ``import.sh`` and ``unmark.cypher``;
+    ``{file: (path, rows)}``."""
     n_nodes = n_rels = 0
     with atomic_text(out_dir / "nodes.csv") as fh:
         w = csv_writer(fh, ",")
@@ -126,8 +169,11 @@ def export_neo4j(con: duckdb.DuckDBPyConnection, sid: str, out_dir: Path) -> dic
     with atomic_text(out_dir / "import.sh") as fh:
         fh.write(import_script())
     (out_dir / "import.sh").chmod(0o755)
+    with atomic_text(out_dir / "unmark.cypher") as fh:
+        fh.write(unmark_cypher())
     return {
         "nodes.csv": (out_dir / "nodes.csv", n_nodes),
         "relationships.csv": (out_dir / "relationships.csv", n_rels),
         "import.sh": (out_dir / "import.sh", None),
+        "unmark.cypher": (out_dir / "unmark.cypher", None),
     }

@@ -8,7 +8,10 @@ analysts usually want first (names, kinds, support, confidence, year span).
 Deterministic: rows are ordered (natural key, then every column; ``kg_edges`` by triple id),
 Parquet row groups have a fixed size whatever batch sizes DuckDB hands out, compression is fixed
 (zstd level 3), and no file carries a timestamp. TSV: a header line, RFC 4180 quoting (strings in
-double quotes, quotes doubled), nulls as empty fields, lists as JSON arrays.
+double quotes, quotes doubled), nulls as empty fields, lists as JSON arrays, and every text column
+safe to open in a spreadsheet (:mod:`kgbuild.store.spreadsheet`: a value that begins with ``=``,
+``+``, ``-``, ``@``, tab, CR or ``'`` gets a ``'`` in front; number columns are left as they
+are). Parquet keeps every value as stored.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from kgbuild.export.source import staged_edges, stream
 from kgbuild.records import KEYS, SCHEMAS, schema_for
 from kgbuild.store import catalog
 from kgbuild.store.files import atomic_path
+from kgbuild.store.spreadsheet import text_batch
 
 #: Rows per Parquet row group (fixed, so files do not depend on DuckDB's batch sizes).
 ROW_GROUP_ROWS = 65_536
@@ -106,9 +110,10 @@ def write_parquet(
 def write_tsv(
     con: duckdb.DuckDBPyConnection, table: str, sid: str, path: Path, source: str = ""
 ) -> int:
-    """One table of snapshot ``sid`` as a TSV file (lists as JSON); returns its row count."""
+    """One table of snapshot ``sid`` as a TSV file (lists as JSON, text columns spreadsheet-safe);
+    returns its row count."""
     sql = _select(con, table, sid, True, source)
-    batches = stream(con, sql, {"sid": sid})
+    batches = (text_batch(b) for b in stream(con, sql, {"sid": sid}))
     options = pacsv.WriteOptions(delimiter="\t", include_header=True)
     n = 0
     with atomic_path(path) as tmp:

@@ -4,7 +4,9 @@ A sheet shows only what a judge needs to read the sentence (the sentence with bo
 marked, each mention's concept), never the source, the candidate relation, a status or a score
 (the developers' audits found a judge who sees the expected answer about ten points more
 lenient). Judges return one line per item with the columns of :data:`JUDGED_COLUMNS`; the
-values are checked against :data:`LABELS` when read.
+values are checked against :data:`LABELS` when read. The sheet's text cells are
+spreadsheet-safe (:mod:`kgbuild.store.spreadsheet`, OWASP "CSV Injection"): judges open it in a
+spreadsheet, and only the returned judgments are read back.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from kgbuild.errors import InputError
 from kgbuild.reader.rows import Row
+from kgbuild.store.spreadsheet import text_cell
 
 GUIDELINE = "reader-judging/3"
 SHEET_COLUMNS = ("item", "sentence", "A_text", "A_concept", "B_text", "B_concept")
@@ -73,11 +76,16 @@ def write_sheet(path: Path, sheet_id: str, rows: Sequence[Row]) -> None:
         w.writerow(
             [
                 i,
-                _clean(marked(row)),
-                row.a_text,
-                f"{row.a_name} ({row.a_type}, {row.a_id})",
-                row.b_text,
-                f"{row.b_name} ({row.b_type}, {row.b_id})",
+                *map(
+                    text_cell,
+                    (
+                        _clean(marked(row)),
+                        row.a_text,
+                        f"{row.a_name} ({row.a_type}, {row.a_id})",
+                        row.b_text,
+                        f"{row.b_name} ({row.b_type}, {row.b_id})",
+                    ),
+                ),
             ]
         )
     path.write_text(buf.getvalue(), encoding="utf-8")

@@ -4,7 +4,8 @@ A user's export path is only ever used as a file system path (never inside SQL o
 A path that is an existing file, or a folder that cannot be written, is one clear
 :class:`ExportError` before any work starts. Each file is written under a temporary name and
 renamed into place, so an interrupted export never leaves a half-written file under its real
-name.
+name. Text cells are made safe to open in a spreadsheet (:func:`text`, :func:`join_list`:
+:mod:`kgbuild.store.spreadsheet`); numbers (:func:`fmt_number`) are written as they are.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from kgbuild.errors import ExportError
+from kgbuild.store.spreadsheet import text_cell
 
 #: Delimiter of list values in KGX TSV and Neo4j CSV cells (KGX's own; Neo4j's --array-delimiter).
 LIST_DELIMITER = "|"
@@ -72,12 +74,20 @@ def one_line(value: Any) -> str:
     return _SPACE.sub(" ", str(value)).strip()
 
 
+def text(value: Any) -> str:
+    """A text cell: one line (:func:`one_line`), safe to open in a spreadsheet."""
+    return text_cell(one_line(value))
+
+
 def join_list(values: Iterable[Any] | None) -> str:
-    """List values as one cell: ``a|b|c``, a ``|`` inside a value written as ``¦``."""
+    """List values as one text cell: ``a|b|c``, a ``|`` inside a value written as ``¦``; the
+    cell is safe to open in a spreadsheet (its first value may get the ``'`` mark)."""
     if not values:
         return ""
-    return LIST_DELIMITER.join(
-        one_line(v).replace(LIST_DELIMITER, DELIMITER_STANDIN) for v in values if v is not None
+    return text_cell(
+        LIST_DELIMITER.join(
+            one_line(v).replace(LIST_DELIMITER, DELIMITER_STANDIN) for v in values if v is not None
+        )
     )
 
 

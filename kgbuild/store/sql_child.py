@@ -1,7 +1,8 @@
 """The child process that runs a user's SQL (``python -P -m kgbuild.store.sql_child``).
 
 It reads one request (JSON) on stdin and writes JSON lines on stdout: ``{"ready": true}`` once
-the confined connection is open, ``{"columns": […]}``, ``{"rows": […]}`` batches, and
+the confined connection is open, ``{"columns": […], "types": […]}`` (DuckDB's type names: CSV
+writes text columns spreadsheet-safe), ``{"rows": […]}`` batches, and
 ``{"end": {…}}`` — or ``{"error": …}`` at any point. Before it runs the statements it caps its
 own address space (:func:`limit_address_space`), so an allocation that DuckDB's
 ``memory_limit`` does not see fails as an out-of-memory error instead of taking the machine.
@@ -87,7 +88,8 @@ def execute(
             cur = con
             for st in statements:
                 cur = con.execute(st)
-            emit({"columns": [d[0] for d in cur.description] if cur.description else []})
+            desc = cur.description or []
+            emit({"columns": [d[0] for d in desc], "types": [str(d[1]) for d in desc]})
             budget, batch, total, kept, mark = _Budget(limits), [], 0, 0, 0
             while chunk := cur.fetchmany(FETCH_ROWS):
                 for row in chunk:

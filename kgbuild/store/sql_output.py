@@ -5,7 +5,10 @@ sequence in an abstract can recolour, retitle or rewrite a terminal, ``\\r`` and
 hide what came before, and Unicode bidi overrides reorder what is shown ("Trojan Source",
 Boucher & Anderson 2021). Every format therefore shows such characters escaped: JSON as the
 ``\\uXXXX`` escapes JSON defines (it reads back exactly), CSV and tables as ``\\xNN`` /
-``\\uXXXX`` text. JSON is strict (RFC 8259): NaN and infinities become ``null``, and duplicate
+``\\uXXXX`` text. CSV writes the cells of text columns safe to open in a spreadsheet
+(:mod:`kgbuild.store.spreadsheet`, OWASP "CSV Injection": a ``'`` in front of a value that
+begins with ``=``, ``+``, ``-``, ``@``, tab or ``'``; number columns as they are); JSON keeps
+every value as it is. JSON is strict (RFC 8259): NaN and infinities become ``null``, and duplicate
 column names are made unique (``a``, ``a_1``…) instead of overwriting each other.
 """
 
@@ -22,6 +25,8 @@ from itertools import chain, islice
 from typing import Any
 
 from rich.cells import cell_len, chop_cells, set_cell_size
+
+from kgbuild.store.spreadsheet import text_cell
 
 #: DEL, C1 controls, and the Unicode characters that move or reorder text on a terminal (line
 #: and paragraph separators, bidi embeddings, overrides and isolates).
@@ -101,17 +106,40 @@ def print_json(data: Any) -> None:
     sys.stdout.flush()
 
 
-def csv_text(columns: list[str], rows: Iterable[list[Any]]) -> Iterator[str]:
+#: DuckDB types whose values CSV writes as numbers (``DECIMAL(p,s)`` by its base name); every
+#: other column is text, and its cells are made spreadsheet-safe.
+NUMBER_TYPES = frozenset({
+    "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+    "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "BOOLEAN", "VARINT", "BIGNUM",
+})  # fmt: skip
+
+
+def is_text_type(duckdb_type: str) -> bool:
+    """Whether a column of this DuckDB type holds text in CSV (anything but a number)."""
+    return duckdb_type.partition("(")[0].strip().upper() not in NUMBER_TYPES
+
+
+def csv_text(columns: list[str], types: list[str], rows: Iterable[list[Any]]) -> Iterator[str]:
     """CSV lines (header first, then one chunk per row, then an empty tail), cells with
-    terminal controls escaped (newlines and tabs stay: CSV quotes them)."""
+    terminal controls escaped (newlines and tabs stay: CSV quotes them); the header and the
+    cells of text columns (by ``types``, DuckDB's type names) are spreadsheet-safe."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    for row in chain([columns], rows):
-        writer.writerow(["" if v is None else visible(str(v)) for v in row])
+    text = [is_text_type(t) for t in types]
+    header = [text_cell(visible(c)) for c in columns]
+    for cells in chain([header], (_csv_cells(row, text) for row in rows)):
+        writer.writerow(cells)
         yield buf.getvalue()
         buf.seek(0)
         buf.truncate()
     yield ""  # the tail: every format yields head, one chunk per row, tail (sql_print counts)
+
+
+def _csv_cells(row: list[Any], text: list[bool]) -> list[str]:
+    return [
+        "" if v is None else text_cell(visible(str(v))) if is_text else visible(str(v))
+        for v, is_text in zip(row, text, strict=True)
+    ]
 
 
 class TableText:

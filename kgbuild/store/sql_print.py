@@ -276,7 +276,7 @@ def print_result(stream: SqlStream, fmt: str, deadline: SqlDeadline, width: int 
     elif fmt == "json":
         chunks = json_chunks(stream.columns, stream.rows())
     else:
-        chunks = csv_text(stream.columns, stream.rows())
+        chunks = csv_text(stream.columns, stream.types, stream.rows())
     sys.stdout.flush()  # nothing may wait in Python's buffer: at exit it would block unbounded
     writer = _writer(deadline.at)
 

@@ -111,6 +111,8 @@ class SqlStream:
     ) -> None:
         self.proc, self.errors, self.limits, self.deadline = proc, errors, limits, deadline
         self.columns: list[str] = []
+        #: DuckDB's type name of each column (``VARCHAR``, ``DOUBLE``, ``DECIMAL(4,2)``…).
+        self.types: list[str] = []
         self.total_rows = self.cut_cells = 0
         self.finished = False
         self._lines: queue.Queue[bytes | None] = queue.Queue(maxsize=4)  # backpressure
@@ -133,7 +135,8 @@ class SqlStream:
         except BrokenPipeError:
             pass  # it died: the next message says how
         self._next(until=min(self.deadline, time.monotonic() + SETUP_S))
-        self.columns = self._next()["columns"]
+        head = self._next()
+        self.columns, self.types = head["columns"], head["types"]
 
     def rows(self) -> Iterator[list[Any]]:
         while True:

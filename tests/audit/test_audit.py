@@ -167,3 +167,22 @@ def test_judged_audit_fixtures_score_as_reported():
     }  # fmt: skip
     assert got == expected
     assert all(f["judged"] == 100 for f in figures.values())
+
+
+def test_the_sheet_is_safe_to_open_in_a_spreadsheet_and_reads_back_raw(tmp_path):
+    """Judges open the sheet in a spreadsheet: a shown text cell that would be a formula there
+    (OWASP "CSV Injection") carries a ``'``; the item stays a number; reading drops the mark."""
+    from kgbuild.audit.sheet import SHOWN, write_sheet
+
+    hostile = '=HYPERLINK("http://127.0.0.1:9/x?"&A1,"click")'
+    row = {c: f"{c} text" for c in SHOWN} | {"item": 1, "sentence": hostile,
+                                            "head_name": "-2+3+cmd|' /C calc'!A0"}  # fmt: skip
+    path = tmp_path / "s.tsv"
+    write_sheet(path, {"seed": 1}, [row])
+    lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if not ln.startswith("#")]
+    (cells,) = [r for r in csv.DictReader(io.StringIO("\n".join(lines)), delimiter="\t")]
+    assert cells["item"] == "1" and cells["sentence"] == "'" + hostile
+    assert cells["head_name"] == "'-2+3+cmd|' /C calc'!A0"
+    assert not [c for c in cells.values() if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+    (back,) = read_sheet(path).rows
+    assert back["sentence"] == hostile and back["head_name"] == row["head_name"]

@@ -267,3 +267,24 @@ def test_a_build_with_a_foreign_model_says_so_once_and_serves_co_mentions_only(
     )
     edges, evidence, asserted = map(int, sql.stdout.strip().splitlines()[-1].split(","))
     assert edges == 0 and asserted == 0 and evidence > 0
+
+
+def test_judging_sheets_are_safe_to_open_in_a_spreadsheet(tmp_path):
+    """A sheet's text cells that a spreadsheet would run as formulas (OWASP "CSV Injection")
+    carry a ``'``; the item number does not."""
+    import csv
+
+    from kgbuild.reader.rows import Row
+    from kgbuild.reader.sheet import write_sheet
+
+    sentence = "-2+3+cmd|' /C calc'!A0 inhibits APOE"
+    row = Row("r1", "build", "1", "train", sentence, 0, 22, "-2+3+cmd|' /C calc'!A0", "free:x",
+              "=HYPERLINK(1)", "Gene", 32, 36, "APOE", "NCBIGene:348", "APOE", "Gene", "", "",
+              "", "")  # fmt: skip
+    write_sheet(tmp_path / "s.tsv", "s01", [row])
+    text = (tmp_path / "s.tsv").read_text(encoding="utf-8")
+    body = [ln for ln in text.splitlines() if not ln.startswith("#")]
+    (cells,) = list(csv.DictReader(body, delimiter="\t"))
+    assert cells["item"] == "1" and cells["sentence"].startswith("<A>-2+3+cmd")  # safe as is
+    assert cells["A_text"] == "'-2+3+cmd|' /C calc'!A0" and cells["A_concept"].startswith("'=")
+    assert not [c for c in cells.values() if c[:1] in ("=", "+", "-", "@", "\t", "\r")]

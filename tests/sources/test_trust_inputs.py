@@ -474,7 +474,8 @@ def test_control_characters_are_replaced_and_said_in_every_reader(tmp_path):
 @pytest.mark.slow  # one CLI build
 def test_the_trust_drill_finds_nothing_lost(tmp_path):
     """``bench/trust_inputs.py``: a real ``kgbuild build`` of a folder holding every class
-    above; each of its counts of what was lost or kept in error is 0."""
+    above, and a CLI export and ``kgbuild sql`` of a snapshot of spreadsheet formulas; each of
+    its counts of what was lost, kept in error or written as a formula is 0."""
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "trust_inputs.py"), "--workdir", str(tmp_path)],
         capture_output=True, text=True, timeout=600, cwd=ROOT,
@@ -482,9 +483,11 @@ def test_the_trust_drill_finds_nothing_lost(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     zeros = ("files_without_status", "merged_title_abstract", "duplicate_pmids_built",
-             "control_chars_kept", "encodings_unsaid", "mojibake_kept", "build_exit")  # fmt: skip
+             "control_chars_kept", "encodings_unsaid", "mojibake_kept", "build_exit",
+             "formula_cells_written", "formula_values_changed", "formula_exit")  # fmt: skip
     assert {k: out[k] for k in zeros} == dict.fromkeys(zeros, 0), out
     assert out["entries"] == 8 and out["documents"] == 8 and out["statuses"] == 14, out
+    assert out["csv_files_checked"] == 15 + 4 + 2 + 1, out  # tsv, kgx, neo4j, sql csv
 
 
 def test_bc5cdr_bioc_names_its_ids_mesh_and_they_are_kept(tmp_path):
