@@ -213,12 +213,7 @@ def drill(workdir: Path) -> dict[str, int]:
             for b in COERCED
         )
     finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
     with log.open("rb") as f:
         out["traceback_lines_logged"] = sum(line.startswith(b"Traceback") for line in f)
     return {k: out[k] for k in sorted(out)}

@@ -41,7 +41,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support.serve_process import free_port, probe_health  # noqa: E402
+from tests.support.serve_process import free_port, probe_health, wait_healthy  # noqa: E402
 
 CLI = [sys.executable, "-m", "kgbuild.cli"]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "DO_NOT_TRACK": "1"}
@@ -65,17 +65,9 @@ def _start(wh: Path, index: Path, log: Path, embed: bool) -> tuple[subprocess.Po
                                  "--index-dir", str(index), *([] if embed else ["--no-embed"])],
                                 env=ENV, stdout=subprocess.DEVNULL, stderr=err)  # fmt: skip
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 600
-    while True:
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return proc, url
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError(f"kgbuild serve did not start: {log.read_text()[-500:]}")
-        time.sleep(0.3)
+    if wait_healthy(proc, url, 600, 0.3) is not None:
+        raise RuntimeError(f"kgbuild serve did not start: {log.read_text()[-500:]}")
+    return proc, url
 
 
 def _page(url: str, year: int) -> tuple[int, int, str | None, float]:
@@ -126,12 +118,7 @@ def drill(wh: Path, workdir: Path, threads: int, embed: bool) -> dict[str, objec
             watcher.join()
         load = httpx.get(f"{url}/health", timeout=60).json()["load"].get("years")
     finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
     statuses = [s for _, s, *_ in calls]
     q = statistics.quantiles(health, n=100)
     out.update({

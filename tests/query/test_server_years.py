@@ -23,7 +23,7 @@ import httpx
 import pytest
 
 from tests.conftest import ROOT
-from tests.support.serve_process import free_port, probe_health
+from tests.support.serve_process import free_port, probe_health, stop, wait_healthy
 from tests.support.synthetic_kg import publish_synthetic
 
 pytestmark = [pytest.mark.slow, pytest.mark.serial]  # server processes; /health latency
@@ -85,17 +85,9 @@ class Served:
             env=env, stdout=subprocess.DEVNULL, stderr=self.err,
         )  # fmt: skip
         self.url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                pytest.fail(f"server did not start: {(tmp / 'server.err').read_text()[-2000:]}")
-            time.sleep(0.2)
+        if wait_healthy(self.proc, self.url, 120, 0.2) is not None:
+            self.stop()
+            pytest.fail(f"server did not start: {(tmp / 'server.err').read_text()[-2000:]}")
 
     def loads(self) -> list[tuple[str, float, float]]:
         if not self.log.exists():
@@ -103,12 +95,7 @@ class Served:
         return [tuple(json.loads(line)) for line in self.log.read_text().splitlines()]
 
     def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop(self.proc)
         self.err.close()
 
 

@@ -38,17 +38,36 @@ def start_serve(
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
+    why = wait_healthy(proc, url, timeout_s, 0.2)
+    if why is not None:
+        pytest.fail(f"server did not start: {proc.stderr.read() if proc.stderr else ''}")
+    return proc, url
+
+
+def wait_healthy(proc: subprocess.Popen, url: str, timeout_s: float, poll_s: float) -> str | None:
+    """Wait until ``url``'s ``/health`` answers 200: None then; else why not (the process
+    ended, or ``timeout_s`` passed), the process killed."""
     deadline = time.monotonic() + timeout_s
     while True:
         try:
             if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return proc, url
+                return None
         except httpx.TransportError:
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
-            pytest.fail(f"server did not start: {proc.stderr.read() if proc.stderr else ''}")
-        time.sleep(0.2)
+            return "ended" if proc.poll() is not None else "timed out"
+        time.sleep(poll_s)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Terminate ``proc``; kill it if it has not ended within 30 s."""
+    proc.terminate()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def probe_health(
