@@ -44,7 +44,7 @@ from kgbuild.query.connections import (  # noqa: E402
     HEADER_TIMEOUT_S,
     IDLE_TIMEOUT_S,
 )
-from tests.support.serve_process import free_port  # noqa: E402
+from tests.support.serve_process import free_port, stop_server  # noqa: E402
 
 #: The server's descriptor limit.
 NOFILE = 512
@@ -213,7 +213,7 @@ def drill(workdir: Path) -> dict[str, int]:
             for b in COERCED
         )
     finally:
-        stop(proc)
+        stop_server(proc)
     with log.open("rb") as f:
         out["traceback_lines_logged"] = sum(line.startswith(b"Traceback") for line in f)
     return {k: out[k] for k in sorted(out)}

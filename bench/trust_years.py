@@ -41,7 +41,12 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support.serve_process import free_port, probe_health, wait_healthy  # noqa: E402
+from tests.support.serve_process import (  # noqa: E402
+    free_port,
+    probe_health,
+    stop_server,
+    wait_healthy,
+)
 
 CLI = [sys.executable, "-m", "kgbuild.cli"]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "DO_NOT_TRACK": "1"}
@@ -118,7 +123,7 @@ def drill(wh: Path, workdir: Path, threads: int, embed: bool) -> dict[str, objec
             watcher.join()
         load = httpx.get(f"{url}/health", timeout=60).json()["load"].get("years")
     finally:
-        stop(proc)
+        stop_server(proc)
     statuses = [s for _, s, *_ in calls]
     q = statistics.quantiles(health, n=100)
     out.update({
@@ -127,6 +132,7 @@ def drill(wh: Path, workdir: Path, threads: int, embed: bool) -> dict[str, objec
         "health_probes": len(health), "health_p50_ms": round(q[49] * 1000, 1),
         "health_p99_ms": round(q[98] * 1000, 1), "health_max_ms": round(max(health) * 1000, 1),
         "health_over_1s": sum(x > 1.0 for x in health), "health_failed": len(failed),
+        "health_errors": sorted(set(failed))[:3],
         "duplicate_year_loads": (None if load is None
                                  else load["loads"] - load["open"] - load["failed"]),
         "year_loads": None if load is None else load["loads"],

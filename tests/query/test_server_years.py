@@ -23,7 +23,7 @@ import httpx
 import pytest
 
 from tests.conftest import ROOT
-from tests.support.serve_process import free_port, probe_health, stop, wait_healthy
+from tests.support.serve_process import free_port, probe_health, stop_server, wait_healthy
 from tests.support.synthetic_kg import publish_synthetic
 
 pytestmark = [pytest.mark.slow, pytest.mark.serial]  # server processes; /health latency
@@ -95,7 +95,7 @@ class Served:
         return [tuple(json.loads(line)) for line in self.log.read_text().splitlines()]
 
     def stop(self) -> None:
-        stop(self.proc)
+        stop_server(self.proc)
         self.err.close()
 
 

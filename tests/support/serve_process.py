@@ -60,7 +60,7 @@ def wait_healthy(proc: subprocess.Popen, url: str, timeout_s: float, poll_s: flo
         time.sleep(poll_s)
 
 
-def stop(proc: subprocess.Popen) -> None:
+def stop_server(proc: subprocess.Popen) -> None:
     """Terminate ``proc``; kill it if it has not ended within 30 s."""
     proc.terminate()
     try:
