@@ -64,12 +64,15 @@ def utf8_xml(data: bytes) -> tuple[bytes, str | None]:
     bom = next((codec for mark, codec in _BOMS if data.startswith(mark)), None)
     codec = bom or declared or "utf-8"
     codec = "utf-8-sig" if codec == "utf-8" else codec
-    note = None
-    if codec not in _UNICODE and not data.isascii() and _is_utf8(data):
-        note = f"declares encoding {shown(name)} but its bytes are UTF-8; read as UTF-8"
-        codec = "utf-8-sig"
+    note, text = None, None
+    if codec not in _UNICODE and not data.isascii():
+        try:  # a single-byte declaration over valid UTF-8: the bytes are UTF-8 (decoded once)
+            text = data.decode("utf-8-sig")
+            note = f"declares encoding {shown(name)} but its bytes are UTF-8; read as UTF-8"
+        except UnicodeDecodeError:
+            pass
     try:
-        text = data.decode(codec)
+        text = data.decode(codec) if text is None else text
     except UnicodeDecodeError as exc:
         said = f"declared {shown(name)}" if name is not None else "UTF-8, none declared"
         raise BadEncoding(
@@ -85,14 +88,6 @@ def utf8_xml(data: bytes) -> tuple[bytes, str | None]:
         if not n:  # e.g. an EBCDIC name over ASCII bytes: the declaration itself is not text
             raise BadEncoding(f"read as {shown(name)}, its own declaration is garbled; not read")
     return text.encode("utf-8"), note
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _declared_utf8(text: str) -> tuple[str, int]:
