@@ -5,7 +5,10 @@
 | ``GET /`` | the page (``static/index.html``; ``/explorer/app.js``, ``/explorer/style.css``) |
 | ``GET /api/years`` | the KG's snapshot years: the as-of selector's choices |
 | ``GET /api/entity/{id}?as_of=&per_relation=`` | a node and its facts grouped by relation |
-| ``GET /api/neighbourhood/{id}?as_of=&limit=`` | a node, its strongest neighbours, their edges |
+| ``GET /api/neighbourhood/{id}?as_of=&limit=`` | a node, its specific neighbours, their edges |
+| ``GET /api/facts/{id}?as_of=&relation=&status=&…`` | a page of a node's filtered facts |
+| ``GET /api/abstract/{pmid}?as_of=&edge=`` | an abstract, its mentions, the fact's sentence |
+| ``GET /api/paths?from=&to=&as_of=&hops=&limit=`` | the shortest paths between two nodes |
 
 The assets are three hand-written files shipped as package data — nothing is fetched at run
 time, so the page works offline and on a machine with no route to a CDN. Every name, alias and
@@ -33,6 +36,8 @@ from fastapi.responses import Response
 
 from kgbuild.errors import InputError
 from kgbuild.query.engine import QueryEngine
+from kgbuild.query.explorer.abstract import UnknownDocument, abstract_page
+from kgbuild.query.explorer.facts import fact_page, parse_query
 from kgbuild.query.explorer.pages import (
     FACTS_PER_RELATION,
     MAX_FACTS_PER_RELATION,
@@ -45,6 +50,7 @@ from kgbuild.query.explorer.pages import (
     neighbourhood,
     parse_year,
 )
+from kgbuild.query.explorer.paths import HOPS, MAX_HOPS, MAX_PATHS, PATHS, find_paths
 from kgbuild.query.gate import Gate
 from kgbuild.query.index import SnapshotIndex
 from kgbuild.query.years import YearLoader
@@ -61,6 +67,8 @@ _ASSETS = {
     "style.css": "text/css; charset=utf-8",
 }
 MAX_ID_CHARS = 500
+#: Longest relation or status name a filter sends.
+MAX_FILTER_CHARS = 100
 
 
 def _headers() -> dict[str, str]:
@@ -115,8 +123,10 @@ def add_explorer(app: FastAPI, engine: QueryEngine, gate: Gate, loader: YearLoad
             return _json(build(idx, year))
         except BadYear as exc:
             return _json({"error": str(exc), "years": exc.years}, 422)
-        except UnknownEntity as exc:
+        except (UnknownEntity, UnknownDocument) as exc:
             return _json({"error": str(exc), "snapshot": idx.snapshot_id}, 404)
+        except InputError as exc:  # a filter, page, PMID or edge that does not hold
+            return _json({"error": str(exc), "snapshot": idx.snapshot_id}, 400)
 
     async def _page(build: Callable[[SnapshotIndex, int | None], dict[str, Any]],
                     as_of: str | None) -> Response:  # fmt: skip
@@ -146,7 +156,55 @@ def add_explorer(app: FastAPI, engine: QueryEngine, gate: Gate, loader: YearLoad
         curie: str,
         as_of: str | None = Query(None, max_length=20),
         limit: int = Query(NEIGHBOURS, ge=1, le=MAX_NEIGHBOURS),
+        rule: str = Query("specific", pattern="^(specific|support)$"),
     ) -> Response:
         if len(curie) > MAX_ID_CHARS:
             return _json({"error": f"id longer than {MAX_ID_CHARS} characters"}, 422)
-        return await _page(lambda idx, y: neighbourhood(idx, curie, y, limit), as_of)
+        return await _page(lambda idx, y: neighbourhood(idx, curie, y, limit, rule), as_of)
+
+    @app.get("/api/facts/{curie:path}")
+    async def facts(
+        curie: str,
+        as_of: str | None = Query(None, max_length=20),
+        relation: str | None = Query(None, max_length=MAX_FILTER_CHARS),
+        status: str | None = Query(None, max_length=MAX_FILTER_CHARS),
+        year_from: str | None = Query(None, max_length=20),
+        year_to: str | None = Query(None, max_length=20),
+        min_belief: str | None = Query(None, max_length=20),
+        offset: str | None = Query(None, max_length=20),
+        limit: str | None = Query(None, max_length=20),
+    ) -> Response:
+        if len(curie) > MAX_ID_CHARS:
+            return _json({"error": f"id longer than {MAX_ID_CHARS} characters"}, 422)
+        raw = {
+            "relation": relation,
+            "status": status,
+            "year_from": year_from,
+            "year_to": year_to,
+            "min_belief": min_belief,
+            "offset": offset,
+            "limit": limit,
+        }
+
+        def build(idx: SnapshotIndex, y: int | None) -> dict[str, Any]:
+            return fact_page(idx, data, curie, y, parse_query(idx, raw))
+
+        return await _page(build, as_of)
+
+    @app.get("/api/abstract/{pmid}")
+    async def abstract(
+        pmid: str,
+        as_of: str | None = Query(None, max_length=20),
+        edge: str | None = Query(None, max_length=MAX_ID_CHARS),
+    ) -> Response:
+        return await _page(lambda idx, y: abstract_page(idx, engine.wh, pmid, y, edge), as_of)
+
+    @app.get("/api/paths")
+    async def paths(
+        source: str = Query(..., alias="from", min_length=1, max_length=MAX_ID_CHARS),
+        target: str = Query(..., alias="to", min_length=1, max_length=MAX_ID_CHARS),
+        as_of: str | None = Query(None, max_length=20),
+        hops: int = Query(HOPS, ge=1, le=MAX_HOPS),
+        limit: int = Query(PATHS, ge=1, le=MAX_PATHS),
+    ) -> Response:
+        return await _page(lambda idx, y: find_paths(idx, source, target, y, hops, limit), as_of)

@@ -24,6 +24,7 @@ import numpy as np
 from kgbuild.errors import InputError
 from kgbuild.query.aliases import SEP
 from kgbuild.query.explore import Filters, edge_mask
+from kgbuild.query.explorer.hubs import ranked_neighbours
 from kgbuild.query.index import SnapshotIndex
 from kgbuild.store.snapshots import Warehouse
 
@@ -250,20 +251,14 @@ def entity_page(idx: SnapshotIndex, data: ExplorerData, curie: str, year: int | 
 
 
 def neighbourhood(idx: SnapshotIndex, curie: str, year: int | None,
-                  limit: int = NEIGHBOURS) -> dict[str, Any]:  # fmt: skip
-    """The node, its ``limit`` strongest neighbours as of ``year`` and the strongest edge of
-    each pair among them (at most :data:`MAX_GRAPH_EDGES`), for a drawing."""
+                  limit: int = NEIGHBOURS, rule: str = "specific") -> dict[str, Any]:  # fmt: skip
+    """The node, its first ``limit`` neighbours as of ``year`` by ``rule`` (generic hubs last:
+    :mod:`.hubs`) and the strongest edge of each pair among them (at most
+    :data:`MAX_GRAPH_EDGES`), for a drawing."""
     n = node_of(idx, curie)
-    es, _ = _edges_of(idx, n, year)
+    es, sup = _edges_of(idx, n, year)
     E = idx.edges
-    chosen: list[int] = []
-    for e in es.tolist():
-        h, t = int(E["head"][e]), int(E["tail"][e])
-        o = t if h == n else h
-        if o != n and o not in chosen:
-            chosen.append(o)
-            if len(chosen) >= limit:
-                break
+    chosen = ranked_neighbours(idx, n, es, sup, rule)[:limit]
     mask = None if year is None else edge_mask(idx, Filters(as_of_year=year))
     _, support = _evidence_window(idx, year)
     nodes = [n, *chosen]
@@ -291,7 +286,9 @@ def neighbourhood(idx: SnapshotIndex, curie: str, year: int | None,
     return {
         "snapshot": idx.snapshot_id,
         "as_of": year,
+        "snapshot_year": idx.as_of_year,
         "center": idx.nodes["id"][n],
+        "rule": rule,
         "nodes": [_node(idx, x) for x in nodes],
         "edges": edges,
     }
