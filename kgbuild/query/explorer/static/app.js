@@ -272,10 +272,12 @@
   }
 
   // ---- entity view: header, filters, a page of facts, pager, graph --------------------------
+  // (the address holds the filters and the page: #/entity/<id>?relation=…&page=2&limit=25)
   function filtersOf(params) {
     const f = {};
     for (const k of FILTERS) f[k] = params.get(k) || "";
     f.page = Math.max(0, parseInt(params.get("page") || "0", 10) || 0);
+    f.limit = Math.min(100, Math.max(1, parseInt(params.get("limit") || "", 10) || PAGE));
     return f;
   }
   async function showEntity(id, asOf, params) {
@@ -285,7 +287,7 @@
     setStatus("loading…");
     const base = encodeURIComponent(id);
     const q = apiQuery({ as_of: asOf });
-    const fq = apiQuery(Object.assign({ as_of: asOf, offset: f.page * PAGE, limit: PAGE }, f, { page: "" }));
+    const fq = apiQuery(Object.assign({}, f, { as_of: asOf, offset: f.page * f.limit, page: "" }));
     let page, facts, graph;
     try {
       [page, facts, graph] = await Promise.all([
@@ -359,6 +361,7 @@
       year_from: $("f-year-from").value.trim(),
       year_to: $("f-year-to").value.trim(),
       min_belief: $("f-min-belief").value.trim(),
+      limit: parseHash().params.get("limit") || "",
       page: page ? String(page) : "",
     };
     return entityHref(id, asOf, extra);
@@ -422,11 +425,11 @@
   }
 
   function renderPager(page, f) {
-    const pages = Math.max(1, Math.ceil(page.total / PAGE));
+    const pages = Math.max(1, Math.ceil(page.total / f.limit));
     $("page-info").textContent = "page " + (f.page + 1) + " of " + pages;
     $("page-prev").disabled = f.page <= 0;
     $("page-next").disabled = page.offset + page.facts.length >= page.total;
-    $("pager").hidden = page.total <= PAGE && f.page === 0;
+    $("pager").hidden = page.total <= f.limit && f.page === 0;
   }
 
   // ---- abstract view: PubTator-style mentions by kind, the fact's sentence ------------------
