@@ -2,7 +2,7 @@
 Lipids, Reactive Oxygen Species …) after them.
 
 Ordering a node's neighbours by support alone fills the slots with whatever the literature
-mentions everywhere: on the DALK build, 20 of Alzheimer disease's 30 drawn neighbours were among
+mentions everywhere: on the DALK build, 19 of Alzheimer disease's 30 drawn neighbours were among
 the 2 % of nodes found in the most abstracts (``bench/explorer_views.py`` counts them). The
 rule here is the association-rule confidence of the pair seen from the neighbour — the share of
 the neighbour's abstracts that state a fact with this node, ``support / (docs(o) + k)`` with
