@@ -375,12 +375,14 @@
     $("facts-count").textContent = page.total
       ? "Facts " + from + "–" + to + " of " + page.total + " matching (" + plural(ent.facts, "fact") + " in all)"
       : "No fact matches these filters " + asOfLabel(asOf, page.snapshot_year) + ".";
-    let sec = null;
+    const sections = new Map(); // the page's facts grouped by relation, in order of strength
     for (const f of page.facts) {
-      if (!sec || sec.dataset.relation !== f.relation) {
+      let sec = sections.get(f.relation);
+      if (!sec) {
         sec = el("section", "relation");
         sec.dataset.relation = f.relation;
         sec.appendChild(el("h3", null, f.relation));
+        sections.set(f.relation, sec);
         box.appendChild(sec);
       }
       sec.appendChild(renderFact(ent, f, asOf));
@@ -465,6 +467,9 @@
     if (f) {
       box.appendChild(el("span", "label", "This abstract is evidence that "));
       box.append(entityLink(f.head, asOf), el("span", "rel", " " + f.relation + " "), entityLink(f.tail, asOf));
+      const key = el("span", "muted", " — in the text: ");
+      key.append(el("span", "subject", "subject"), document.createTextNode(", "), el("span", "object", "object"));
+      box.appendChild(key);
       if (!f.sentence_span) box.appendChild(el("p", "muted", "(its sentence could not be placed in the text)"));
       const hook = el("div", "curation");
       hook.dataset.edge = f.edge;
@@ -767,7 +772,9 @@
         edgeLayer.appendChild(line);
         if (main) labelled.push([e, a, b]);
       }
-      // node labels first (the centre's first of all), then edge labels where room is left
+      // the circles are obstacles; node labels first (the centre's first of all), then edge
+      // labels where room is left
+      for (const [, x, y, r] of nodeTexts) placed.push({ x: x - r, y: y - r, w: 2 * r, h: 2 * r });
       nodeTexts.sort((p, q) => Number(q[4]) - Number(p[4]));
       for (const [label, x, y, r] of nodeTexts) {
         place(label, [
@@ -784,8 +791,10 @@
         t.textContent = e.relation + " · " + e.support + " PMIDs";
         text.appendChild(t);
         labelLayer.appendChild(text);
-        const mx = (a[0] + b[0]) / 2, my = (a[1] + b[1]) / 2;
-        place(text, [[mx, my + 4, "middle"], [mx, my - 8, "middle"], [mx, my + 16, "middle"]], placed);
+        // nearer the outer end than the middle: the centre is where every edge meets
+        const [near, far] = state.expanded.has(e.source) ? [a, b] : [b, a];
+        const spots = [0.62, 0.5, 0.75].map((k) => [near[0] + k * (far[0] - near[0]), near[1] + k * (far[1] - near[1]) + 4, "middle"]);
+        place(text, spots, placed);
       }
       const types = Array.from(new Set(Array.from(state.nodes.values()).map((n) => n.type || "Other"))).sort();
       renderLegend($("graph-legend"), types, "type-", "Node colours: ");
