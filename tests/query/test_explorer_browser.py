@@ -415,4 +415,9 @@ def test_every_view_says_the_as_of_year_it_shows(served, browser):
     _wait_view(page, "abstract")
     assert page.locator("#as-of-shown").text_content() == "showing latest (2020)"
     assert "(2020)" in page.locator("#kg-info").text_content()
+    page.goto(f"{url}/#/?as_of=2019")  # home: no view has answered, the header still says 2019
+    _until(page, "() => document.body.dataset.view === 'home'")
+    assert page.locator("#kg-info").text_content() == "toy · snapshot of 2019"
+    assert page.locator("#as-of-shown").text_content() == "showing as of 2019"
+    assert page.locator("#as-of").input_value() == "2019"
     page.close()

@@ -98,9 +98,12 @@
     const label = asOfLabel(asOf, snapshotYear);
     $("as-of-shown").textContent = "showing " + label;
     document.body.dataset.asOf = asOf || "";
-    if (info) {
-      $("kg-info").textContent = info.kg + " · snapshot " + String(snapshot || info.snapshot).slice(0, 8) +
-        " (" + (snapshotYear || info.as_of_year) + ")";
+    if (info && snapshot) {
+      $("kg-info").textContent = info.kg + " · snapshot " + String(snapshot).slice(0, 8) + " (" + snapshotYear + ")";
+    } else if (info) {
+      // before a view has answered: the year's snapshot, never the latest one's id
+      $("kg-info").textContent = asOf ? info.kg + " · snapshot of " + asOf
+        : info.kg + " · snapshot " + String(info.snapshot).slice(0, 8) + " (" + info.as_of_year + ")";
     }
     for (const node of document.querySelectorAll(".view-as-of")) node.textContent = "— " + label;
   }
