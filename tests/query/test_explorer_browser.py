@@ -297,6 +297,10 @@ def test_filters_and_paging_reach_every_fact(served, browser):
     page.click("#f-apply")
     _until(page, "() => document.querySelectorAll('article.fact').length === 0")
     assert page.locator("#facts-count").text_content().startswith("No fact matches")
+    page.goto(f"{url}/#/entity/{AD}?min_belief=7")  # refused by the server: said, page kept
+    _until(page, "() => document.getElementById('facts-count').textContent.includes('min_belief')")
+    assert page.locator("#entity-name").text_content() == "Alzheimer disease"
+    assert page.locator("article.fact").count() == 0
     page.close()
 
 

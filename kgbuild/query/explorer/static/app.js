@@ -295,7 +295,8 @@
     try {
       [page, facts, graph] = await Promise.all([
         getJSON("/api/entity/" + base + apiQuery({ as_of: asOf, per_relation: 1 })),
-        getJSON("/api/facts/" + base + fq),
+        // a filter the server refuses (400) leaves the page up with its message
+        getJSON("/api/facts/" + base + fq).catch((e) => ({ error: e.message })),
         getJSON("/api/neighbourhood/" + base + q),
       ]);
     } catch (e) {
@@ -303,11 +304,17 @@
     }
     if (seq !== viewSeq) return;
     showView("entity");
-    showAsOf(asOf, facts.snapshot, facts.snapshot_year);
+    showAsOf(asOf, page.snapshot, graph.snapshot_year);
     renderEntityHeader(page, asOf);
-    renderFilters(facts, f);
-    renderFacts(page.entity, facts, asOf);
-    renderPager(facts, f);
+    if (facts.error) {
+      clear($("facts"));
+      $("facts-count").textContent = "These filters cannot be applied: " + facts.error;
+      $("pager").hidden = true;
+    } else {
+      renderFilters(facts, f);
+      renderFacts(page.entity, facts, asOf);
+      renderPager(facts, f);
+    }
     graphView.draw(graph, asOf);
     ready(seq, "entity", page.entity.name);
   }
