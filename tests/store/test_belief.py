@@ -1,4 +1,4 @@
-"""Issue 42, item 1: belief per fact per year — ``belief_at(year)``, ``belief_history(triple)``.
+"""Belief per fact per year — ``belief_at(year)``, ``belief_history(triple or node)``.
 
 The KG of tests/cli/test_diff.py, published through the real snapshot writer: 2019, then 2020,
 where APOE gains three papers, MAPT one, and APP only a negated sentence (``contested``,
@@ -12,10 +12,23 @@ from __future__ import annotations
 import duckdb
 import pytest
 
+from kgbuild.records import Entity, Triple
 from kgbuild.store.belief import SYSTEMATIC_ERROR
 from kgbuild.store.confidence import confidence_sql, load_model, row_features_sql
 from kgbuild.store.snapshots import Warehouse
-from tests.cli.test_diff import APOE, APP, MAPT, T_APOE, T_APP, _tid, build_diff_kg
+from tests.cli.test_diff import (
+    AD,
+    APOE,
+    APP,
+    MAPT,
+    T_APOE,
+    T_APP,
+    T_MAPT,
+    _commit,
+    _evidence,
+    _tid,
+    build_diff_kg,
+)
 
 
 @pytest.fixture(scope="module")
@@ -111,9 +124,9 @@ def test_the_head_view_and_a_year_between_or_outside(wh):
         ("belief_history('x', kg_name := 'nope')", "no KG named nope; the KGs there are: "),
         (
             "belief_history(42)",
-            "give one triple_id, the text in kg_edges.triple_id .* not INTEGER 42",
+            r"give one triple_id \(kg_edges.triple_id\) or one node's ID, .* not INTEGER 42",
         ),
-        ("belief_history(NULL)", "give one triple_id, .* not NULL"),
+        ("belief_history(NULL)", "give one triple_id .* not NULL"),
         ("belief_history((SELECT triple_id FROM triples))", "More than one row"),
     ],
 )
@@ -127,3 +140,71 @@ def test_a_null_unknown_or_wrong_typed_argument_fails_at_once_naming_what_is_val
     if "KGs there are" in says:
         kgs = ", ".join(sorted(k for (k,) in wh.query("SELECT DISTINCT kg FROM snapshots")))
         assert str(err.value).rstrip().endswith(kgs)
+
+
+#: Nodes named the way abstracts name them: "AD" is an alias of two nodes (Alzheimer's disease
+#: and autosomal dominant inheritance), "apolipoprotein E" of APOE only.
+AUTOSOMAL = "HP:0000006"
+NAMED_NODES = [
+    Entity(AD, "Alzheimer disease", "Disease", ["AD", "Alzheimer's"], 2019,
+           display_name="Alzheimer's disease"),
+    Entity(APOE, "APOE", "Gene", ["apolipoprotein E", "ApoE4"], 2019,
+           display_name="APOE (apolipoprotein E)"),
+    Entity(MAPT, "MAPT", "Gene", ["tau"], 2019, display_name="MAPT (microtubule associated tau)"),
+    Entity(AUTOSOMAL, "autosomal dominant", "Disease", ["AD"], 2019),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def named(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    """APOE → AD in 2019 and 2020 (two more papers in 2020), MAPT → AD from 2020."""
+    wh = Warehouse(tmp_path_factory.mktemp("named") / "wh")
+    w = wh.writer("named")
+    w.add("entities", NAMED_NODES)
+    w.add("triples", [Triple(_tid(T_APOE), *T_APOE, T_APOE[1], "generative")])
+    w.add("evidence", _evidence([(T_APOE, "1", "asserted")], 2019))
+    _commit(w, 2019)
+    w.add("triples", [Triple(_tid(T_MAPT), *T_MAPT, T_MAPT[1], "generative")])
+    w.add("evidence", _evidence([(T_APOE, "2", "asserted"), (T_MAPT, "3", "asserted")], 2020))
+    _commit(w, 2020)
+    return wh
+
+
+def _history(wh: Warehouse, key: str) -> list[tuple]:
+    return wh.query("SELECT year, triple_id, pmids_asserted FROM belief_history(?)", [key])
+
+
+@pytest.mark.parametrize(
+    "key", ["APOE", "apoe", "NCBIGene:348", "ncbigene:348", "APOE (apolipoprotein E)",
+            "Apolipoprotein E", "apoe4"],
+)  # fmt: skip
+def test_history_of_a_node_by_its_id_name_or_alias(named, key):
+    """Before, ``belief_history('APOE')`` returned 0 rows in silence (the macro matched only a
+    triple's hash); a node's ID, name, display name or alias, in any case, is its history."""
+    assert _history(named, key) == [(2019, _tid(T_APOE), 1), (2020, _tid(T_APOE), 2)]
+
+
+def test_history_of_a_node_is_every_fact_it_is_an_end_of(named):
+    by_name = _history(named, "alzheimer disease")
+    assert by_name == _history(named, "Alzheimer's disease") == _history(named, "Alzheimer's")
+    assert by_name == [(2019, _tid(T_APOE), 1), (2020, _tid(T_APOE), 2), (2020, _tid(T_MAPT), 1)]
+    assert _history(named, _tid(T_MAPT)) == [(2020, _tid(T_MAPT), 1)]  # a triple ID still works
+
+
+@pytest.mark.parametrize(
+    ("key", "says"),
+    [
+        ("APOEx", r"no triple or node of named matches 'APOEx'; give a triple_id"),
+        ("t:nope", r"no triple or node of named matches 't:nope'"),
+        (
+            "ad",
+            r"'ad' names 2 nodes of named: HP:0000006 \(autosomal dominant\), "
+            r"MESH:D000544 \(Alzheimer's disease\); give one of their IDs",
+        ),
+    ],
+)
+def test_a_key_that_names_nothing_or_several_nodes_is_an_error_naming_it(named, key, says):
+    """Never 0 rows for a key that matches nothing, and never the merged history of unrelated
+    nodes for an ambiguous alias: the error names the key and the candidates."""
+    with pytest.raises(duckdb.Error, match=says):
+        named.query(f"SELECT * FROM belief_history('{key}')")

@@ -56,9 +56,10 @@ command's leftover processes are killed when it exits; the per-command timeout i
   KGBUILD_PUBTATOR_URL, so ``kgbuild build --source pubmed --query …`` runs offline.
 - Before a command (or python block) runs, its text is rewritten: :data:`PATH_SUBSTITUTIONS`
   (the shared data a user has → small fixtures; longest key first), then words starting with
-  ``tests/``, ``data/``, ``bench/`` or ``.venv/bin/`` become absolute project paths (``warehouse``,
-  ``out/``, ``report/`` stay in the sandbox), then :data:`PORTS` (the documented ports → free
-  ports picked per run). Excerpt lines get the same port substitution.
+  ``tests/``, ``data/``, ``bench/``, ``docs/examples/`` or ``.venv/bin/`` become absolute
+  project paths (``warehouse``, ``out/``, ``report/`` stay in the sandbox), then :data:`PORTS`
+  (the documented ports → free ports picked per run). Excerpt lines get the same port
+  substitution.
 
 Beyond the letter of 4: the absolute paths of :data:`SYSTEM_PATHS` (``/dev/null``, ``/etc/passwd``…)
 are allowed; a page of docs/ missing from the nav is a lint error (its examples would never run),
@@ -116,7 +117,7 @@ PATH_SUBSTITUTIONS: dict[str, str] = {
 }
 #: Words starting with these (after whitespace, a quote, ``=``, ``(``… -- not inside another
 #: path) are project paths: they become absolute, so they resolve from the sandbox.
-PROJECT_PREFIXES = ("tests/", "data/", "bench/", ".venv/bin/")
+PROJECT_PREFIXES = ("tests/", "data/", "bench/", "docs/examples/", ".venv/bin/")
 #: Documented port → its role; each gets a free port per run, wherever it follows
 #: ``127.0.0.1:``, ``localhost:``, ``0.0.0.0:``, ``--port `` or ``--port=``.
 PORTS: dict[int, str] = {
