@@ -473,8 +473,9 @@ class QueryEngine:
                                    warehouse=self.wh,
                                    weaker=lambda: self._everything(served).index)  # fmt: skip
         kind_note = None
-        if intent.kind is not None and not answers and not choices and qn:
-            kind_note = absent(idx, intent.kind, [idx.nodes["display"][n] for n in qn])
+        if intent.kind is not None and not choices and qn and not _stated(answers):
+            kind_note = absent(idx, intent.kind, [idx.nodes["display"][n] for n in qn],
+                               bool(answers))  # fmt: skip
         verdict = None
         if pair is not None:
             verdict = pair_verdict(idx, graph, mask, *pair, intent, f.as_of_year)
@@ -553,6 +554,11 @@ class QueryEngine:
         t.lap("total_ms", total=True)
         r.timings = t.laps
         return r
+
+
+def _stated(answers: list[dict[str, Any]]) -> bool:
+    """Does an answer rest on an asserted fact (not only weaker evidence or a shared abstract)?"""
+    return any(a.get("basis") == "fact" for a in answers)
 
 
 _ENGINES: dict[tuple[str, str, str], QueryEngine] = {}

@@ -191,10 +191,15 @@ def kind_edges(index: SnapshotIndex, kind: AnswerKind) -> np.ndarray | None:
         return got[1]
 
 
-def absent(index: SnapshotIndex, kind: AnswerKind, anchors: list[str]) -> str:
-    """Why no answer of the kind came back, in plain words: the snapshot has no node of the
-    kind at all, or none joined to the question's entities by facts of the kind."""
+def absent(index: SnapshotIndex, kind: AnswerKind, anchors: list[str], weaker: bool = False) -> str:
+    """Why no asserted answer of the kind came back, in plain words: the snapshot has no node
+    of the kind at all, or no asserted fact of the kind joins one to the question's entities
+    (``weaker``: the answers listed rest only on weaker evidence or a shared abstract)."""
     about = ", ".join(anchors) or "the question's entities"
     if not kind_nodes(index, kind).any():
         return f"this snapshot has no {kind.label} entities, so it cannot list {kind.label}s"
-    return f"no fact in this snapshot states a {kind.label} of {about}"
+    out = f"no asserted fact in this snapshot states a {kind.label} of {about}"
+    if weaker:
+        out += ("; the answers below rest only on weaker evidence or on being named in the "
+                "same abstracts")  # fmt: skip
+    return out

@@ -63,7 +63,17 @@ def test_side_effects_are_diseases_the_drug_causes_not_ones_it_treats(engine):
     none = engine.retrieve("What are the side effects of memantine?")
     assert none.answers == []
     note = none.intent["answer_note"]
-    assert note == "no fact in this snapshot states a side effect of memantine"
+    assert note == "no asserted fact in this snapshot states a side effect of memantine"
+
+
+def test_answers_of_the_kind_without_a_fact_come_with_a_plain_note(engine):
+    r = engine.retrieve("What are the side effects of rivastigmine?")
+    assert [(a["name"], a["basis"]) for a in r.answers] == [("Dizziness", "same_abstract")]
+    assert r.intent["answer_note"] == (
+        "no asserted fact in this snapshot states a side effect of rivastigmine; the answers "
+        "below rest only on weaker evidence or on being named in the same abstracts"
+    )
+    assert engine.retrieve("What are the side effects of donepezil?").intent["answer_note"] is None
 
 
 def test_biomarkers_rest_on_marker_facts(engine):

@@ -28,6 +28,8 @@ NODES = [
     ("MESH:D001919", "Bradycardia", "Disease", []),
     ("MESH:D008569", "memory disorders", "Disease", []),
     ("MESH:D000014", "Abnormalities, Drug-Induced", "Disease", []),
+    ("MESH:D004244", "Dizziness", "Disease", []),
+    ("MESH:D000077190", "rivastigmine", "Compound", []),
 ] + [(f"NCBIGene:9{i:04d}", f"FILLER{i}", "Gene", []) for i in range(1, 13)]
 
 
@@ -61,6 +63,10 @@ def _edges() -> list:
         ("MESH:D000077265", "downregulates", "NCBIGene:43",
          [_ev(406, "Donepezil inhibits acetylcholinesterase.")]),
         ("MESH:D000077264", "treats", AD, [_ev(407, "Memantine treats Alzheimer disease.")]),
+        # named in the same abstract as rivastigmine, which no fact joins to it
+        ("MESH:D000077190", "treats", AD, [_ev(408, "Rivastigmine treats Alzheimer disease.")]),
+        ("MESH:D004244", "associates", "NCBIGene:43",
+         [_ev(408, "Dizziness was more common with low acetylcholinesterase activity.")]),
         # the README's pair: joined in five abstracts, each named in many more of its own
         ("NCBIGene:348", "associates", "NCBIGene:351",
          [_ev(500 + i, f"APOE binds APP fragments in cohort {i}.") for i in range(5)]),
