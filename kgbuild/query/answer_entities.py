@@ -58,6 +58,7 @@ from kgbuild.query.context import evidence_for, make_triple
 from kgbuild.query.graph import Graph
 from kgbuild.query.index import SnapshotIndex
 from kgbuild.query.intent import Intent
+from kgbuild.query.kinds import AnswerKind, kind_edges, kind_nodes
 from kgbuild.store.snapshots import Warehouse
 
 log = logging.getLogger("kgbuild.query")
@@ -97,8 +98,19 @@ def node_kinds(index: SnapshotIndex) -> np.ndarray:
 
 
 def relation_weights(index: SnapshotIndex, intent: Intent) -> np.ndarray:
-    """Per relation code of ``index``: its weight for the question."""
-    return np.array([intent.weight(r) for r in index.relations], np.float64)
+    """Per relation code of ``index``: its weight for the question (for the answer kind asked,
+    when there is one: :meth:`kgbuild.query.kinds.AnswerKind.weight`, 0 = no evidence of it)."""
+    k = intent.kind
+    return np.array([k.weight(r, intent.weight(r)) if k else intent.weight(r)
+                     for r in index.relations], np.float64)  # fmt: skip
+
+
+def _candidates(index: SnapshotIndex, kind: AnswerKind | None,
+                answer_type: str | None) -> np.ndarray | None:  # fmt: skip
+    """Per node: may it be an answer? (of the answer kind asked, else of the node kind)."""
+    if kind is not None:
+        return kind_nodes(index, kind)
+    return None if not answer_type else node_kinds(index) == answer_type
 
 
 def rank_answers(
@@ -128,6 +140,7 @@ def rank_answers(
     joined = _joined_nodes(index, graph, anchors)
     if len(out) >= FALLBACK_BELOW or mask is not None:  # filters would not hold below
         return out
+    kind = intent.kind
     every = weaker() if weaker is not None else None
     if every is not None and every is not index:
         ids = index.nodes["id"]
@@ -138,8 +151,10 @@ def rank_answers(
                        DENIED)  # fmt: skip
         out += more
         joined |= {index.node_of[a["id"]] for a in more if a["id"] in index.node_of}
+    if kind is not None and not kind.fallback:  # a shared abstract is no evidence of the kind
+        return out
     docs = mention_docs(index, warehouse) if warehouse is not None else None
-    out += _same_abstract(index, anchors, node_kinds(index), answer_type, joined,
+    out += _same_abstract(index, anchors, _candidates(index, kind, answer_type), joined,
                           limit - len(out), docs)  # fmt: skip
     return out
 
@@ -179,8 +194,13 @@ def _ranked(index: SnapshotIndex, graph: Graph, mask: np.ndarray | None, anchors
     if limit <= 0:
         return []
     e = index.edges
-    kinds = node_kinds(index)
+    allowed = _candidates(index, intent.kind, answer_type)
     rel_w = relation_weights(index, intent)
+    kind_rows = kind_edges(index, intent.kind) if intent.kind is not None else None
+    if kind_rows is not None:  # only the PMIDs that are evidence of the kind count
+        support = np.minimum(support, kind_rows)
+    contra = [i for i, r in enumerate(index.relations)
+              if intent.kind is not None and r in intent.kind.contra]  # fmt: skip
     n_docs = max(int(index.n_docs), 1)
     excluded = np.array(sorted(barred), np.int64)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
@@ -189,10 +209,13 @@ def _ranked(index: SnapshotIndex, graph: Graph, mask: np.ndarray | None, anchors
         keep = support[es] > 0
         if mask is not None:
             keep &= mask[es]
+        ruled_out = others[keep & np.isin(e["rel"][es], contra)] if contra else excluded[:0]
+        if intent.kind is not None:  # only facts that are evidence of the kind asked
+            keep &= rel_w[e["rel"][es]] > 0
         es, others = es[keep], others[keep]
-        ok = ~np.isin(others, excluded)
-        if answer_type:
-            ok &= kinds[others] == answer_type
+        ok = ~np.isin(others, excluded) & ~np.isin(others, ruled_out)
+        if allowed is not None:
+            ok &= allowed[others]
         es, others = es[ok], others[ok]
         if not len(es):
             continue
@@ -293,8 +316,8 @@ def _doc_matrix(index: SnapshotIndex) -> Docs:
     return got[1]
 
 
-def _same_abstract(index: SnapshotIndex, anchors: list[int], kinds: np.ndarray,
-                   answer_type: str | None, joined: set[int], limit: int,
+def _same_abstract(index: SnapshotIndex, anchors: list[int], allowed: np.ndarray | None,
+                   joined: set[int], limit: int,
                    docs: Docs | None = None) -> list[dict[str, Any]]:  # fmt: skip
     """Answers no fact joins to the question's entities but that are named in the same
     abstracts (an extractor reads relations within a sentence; BC5CDR's chemical-induced
@@ -315,8 +338,8 @@ def _same_abstract(index: SnapshotIndex, anchors: list[int], kinds: np.ndarray,
         counts = np.bincount(m[pm].indices, minlength=index.n_nodes)
         cand = np.flatnonzero(counts)
         ok = ~np.isin(cand, barred)
-        if answer_type:
-            ok &= kinds[cand] == answer_type
+        if allowed is not None:
+            ok &= allowed[cand]
         cand = cand[ok]
         if not len(cand):
             continue

@@ -13,7 +13,11 @@ here by how *specific* the snapshot's evidence is to the question and that choic
   scores ≈ 0 however large its support), summed over the question entities; a two-hop path
   counts its weaker edge × :data:`HOP_DECAY` (RoK/HyKGE: paths as evidence, hubs never
   intermediates);
-- **score** = lexical + :data:`W_GRAPH` × graph (a choice with neither has no score).
+- **relation** — when a choice is named in the question, the asked relation's facts between
+  each choice and the entity the question asks about (:mod:`kgbuild.query.asked_relation`);
+- **score** = lexical + :data:`W_GRAPH` × graph + relation (a choice with none has no score);
+  with a choice named in the question the lexical lift is reported, not scored: the question's
+  sentences are retrieved by that choice's own name.
 
 The KG-only answer is the best-scored choice (none when nothing scores or the best is tied),
 also when the question asks for the exception ("all of the following EXCEPT", "which is NOT";
@@ -65,6 +69,9 @@ class ChoiceScore:
     score: float | None = None
     lexical: float | None = None
     graph: float = 0.0
+    #: The asked relation's facts with the entities the question asks about
+    #: (:mod:`kgbuild.query.asked_relation`; 0 where that term does not apply).
+    relation: float = 0.0
     reasons: list[str] = field(default_factory=list)
     #: (edge, specificity) best first: direct question–choice edges, then path edges.
     facts: list[tuple[int, float]] = field(default_factory=list)
@@ -77,6 +84,7 @@ class ChoiceScore:
             "score": self.score,
             "lexical": self.lexical,
             "graph": self.graph,
+            "relation": self.relation,
             "reasons": self.reasons,
             "triple_ids": [index.edges["triple_id"][e] for e, _ in self.facts],
             "sentences": [sentence_dict(index, r, s) for r, s in self.sentences],
@@ -127,9 +135,12 @@ def score_choices(
     candidate_edges: list[int],
     paths: list[tuple[tuple[int, ...], tuple[int, ...], str]],
     sentence_mask: np.ndarray | None = None,
+    relation: list[tuple[float, str, list[int]]] | None = None,
 ) -> list[ChoiceScore]:
     """Every choice's :class:`ChoiceScore` (see module docstring); ``question``: the
-    question's term ids and BM25 scores (computed once per retrieval by the caller)."""
+    question's term ids and BM25 scores (computed once per retrieval by the caller);
+    ``relation``: per choice, its asked-relation term, reason and facts
+    (:func:`kgbuild.query.asked_relation.relation_terms`), added to its score."""
     pairs = PairEdges.of(index, candidate_edges)
     qids, sq = question
     rows, weights = lexical.neighbourhood(sq, mask=sentence_mask)
@@ -138,6 +149,10 @@ def score_choices(
     term_sets = [set(lexical.term_ids(c)) for c in choices]
     shared = set.intersection(*term_sets) if len(term_sets) > 1 else set()
     qset = set(question_nodes)
+    # a choice the question names fills a slot of it ("Does APOE interact with APP?", choices
+    # APOE and TREM2): the question's sentences are about that choice by construction, so a
+    # lift there measures the question's wording, not the choices — facts decide
+    named = qset & {n for c in choice_nodes for n in c}
     vocab_of = {v: k for k, v in lexical.vocab.items()} if choices else {}
     out = []
     for i, text in enumerate(choices):
@@ -150,7 +165,7 @@ def score_choices(
             cs.reasons.append(
                 f"lexical lift {got[0]:+.2f} in the question's {len(rows)} best sentences ("
                 + ", ".join(f"'{vocab_of[t]}' {v:+.2f}" for t, v in top)
-                + ")"
+                + ("; not scored: a choice is named in the question)" if named else ")")
             )
         cs.sentences = lexical.search(qids, cids or sorted(term_sets[i]), SENTENCES_PER_CHOICE,
                                       sentence_mask, sq)  # fmt: skip
@@ -158,9 +173,17 @@ def score_choices(
         # scored by its facts with the question's *other* entities, not dropped (issue 41)
         mine = set(choice_nodes[i])
         cset = (mine - qset) or mine
-        _graph(index, pairs, paths, qset - cset, cset, i, cs)
+        # … and no choice is scored by its facts with the slot another choice fills: TREM2's
+        # link to APOE says nothing about whether TREM2, in APOE's place, interacts with APP
+        _graph(index, pairs, paths, qset - cset - named, cset, i, cs)
+        if relation is not None and relation[i][2]:
+            cs.relation = relation[i][0]
+            cs.reasons.insert(0, relation[i][1])
+            rest = [f for f in cs.facts if f[0] not in relation[i][2]]
+            cs.facts = [(x, cs.relation) for x in relation[i][2]] + rest[: FACTS_PER_CHOICE - 1]
         if cs.lexical is not None or cs.facts:
-            cs.score = round((cs.lexical or 0.0) + W_GRAPH * cs.graph, 6)
+            lift = 0.0 if named else (cs.lexical or 0.0)
+            cs.score = round(lift + W_GRAPH * cs.graph + cs.relation, 6)
         if cs.score is None:
             cs.reasons.append(
                 f"nothing in the snapshot bears on '{text[:60]}'"

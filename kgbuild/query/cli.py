@@ -249,11 +249,15 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None) -> None:
         parts = []
         if it.get("asked"):
             parts.append(f"relation {', '.join(it['asked'])} (KG: {', '.join(it['relations'])})")
-        if it.get("answer_type"):
+        if it.get("answer_kind"):
+            parts.append(f"answers that are {it['answer_kind']}s")
+        elif it.get("answer_type"):
             parts.append(f"answers of kind {it['answer_type']}")
         if it.get("yes_no"):
             parts.append("yes/no")
         out.print(Text("asks: " + "; ".join(parts)))
+    if it.get("answer_note"):
+        out.print(Text(f"no answer: {it['answer_note']}", style="bold"))
     verdict = rdict.get("verdict")
     if verdict:
         out.print(Text("verdict: " + verdict["line"], style="bold"))
@@ -265,7 +269,8 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None) -> None:
              f"{a['score']:.3f}"]
             for i, a in enumerate(rdict["answers"][:10], 1)
         ]  # fmt: skip
-        title = f"answers ({it.get('answer_type') or 'any kind'}), best first"
+        kind = it.get("answer_kind") or it.get("answer_type") or "any kind"
+        title = f"answers ({kind}), best first"
         cols = ["#", "answer", "CURIE", "relations", "rests on", "PMIDs", "score"]
         out.print(_table(title, cols, rows))
     rows = [
@@ -325,7 +330,16 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None) -> None:
             + ", ".join(f"{chr(65 + i)} {s:.2f}" for i, s in enumerate(r.choice_support))
             + (f" → KG-only answer {chr(65 + ans)}" if ans is not None else " → no KG-only answer")
         )
-    out.print(f"[dim]{r.timings.get('total_ms', 0):.1f} ms[/dim]")
+    out.print(Text(timing_line(r.timings), style="dim"))
+
+
+def timing_line(timings: dict[str, float]) -> str:
+    """The retrieval's time, labelled, with its steps ("retrieval took 21.0 ms: link 3.1,
+    explore 4.0, …"): a bare "21.0 ms" at the end of the output said nothing of what it timed."""
+    steps = ", ".join(f"{k.removesuffix('_ms')} {v:.1f}" for k, v in timings.items()
+                      if k != "total_ms")  # fmt: skip
+    total = timings.get("total_ms", 0.0)
+    return f"retrieval took {total:.1f} ms" + (f" ({steps} ms)" if steps else "")
 
 
 def serve(

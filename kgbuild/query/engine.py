@@ -24,6 +24,7 @@ import numpy as np
 
 from kgbuild.errors import ConfigError, InputError
 from kgbuild.query.answer_entities import rank_answers
+from kgbuild.query.asked_relation import relation_terms
 from kgbuild.query.choices import asks_for_exception, kg_answer, score_choices, sentence_dict
 from kgbuild.query.context import build_context
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
@@ -31,6 +32,7 @@ from kgbuild.query.flight import Flights
 from kgbuild.query.graph import Graph
 from kgbuild.query.index import SnapshotIndex, index_dir_for, open_index
 from kgbuild.query.intent import Intent, infer_answer_type, read_intent, understood, yes_no_pair
+from kgbuild.query.kinds import absent
 from kgbuild.query.limits import (
     DEFAULT_K,
     DEFAULT_TOKEN_BUDGET,
@@ -354,10 +356,10 @@ class QueryEngine:
         linker = st.linker
         links, q_spans = linker.dictionary(question, "question")
         intent = read_intent(question, [(x.start, x.end) for x in links])
-        answer_cue = next((c for c in intent.cues if c.kind == "answer"), None)
-        if answer_cue is not None:
+        # a link of just the answer noun or the kind asked for ("microRNAs") gives way to it
+        for cue in [c for c in intent.cues if c.kind in ("answer", "kind")]:
             links = [x for x in links
-                     if not (answer_cue.start <= x.start and x.end <= answer_cue.end)]  # fmt: skip
+                     if not (cue.start <= x.start and x.end <= cue.end)]  # fmt: skip
         todo: list[tuple[str, str, tuple[int, int]]] = []  # (text, where, span) to embed
         rest: list[Link] = []  # what stays unlinked
         for a, b in q_spans:
@@ -455,17 +457,26 @@ class QueryEngine:
         ids = sorted(cand.edges)
         ranking = rank_paths(cand, qn, cn, idx.edges["head"][ids], idx.edges["tail"][ids])
         paths = [(p.nodes, p.edges, p.kind) for p in ranking.paths]
-        scores = score_choices(idx, lexical, question_terms, choices, qn, cn, ids, paths, smask)
+        pair = yes_no_pair(intent, [(x.start, x.end, x.node) for x in links
+                                    if x.where == "question" and x.node is not None])  # fmt: skip
+        asked = relation_terms(idx, graph, mask, intent, qn, cn, pair)
+        scores = score_choices(idx, lexical, question_terms, choices, qn, cn, ids, paths, smask,
+                               asked)  # fmt: skip
         answer_type = infer_answer_type(intent, [idx.nodes["type"][n] for n in qn])
+        if intent.kind is not None and not intent.kind.applies([idx.nodes["type"][n] for n in qn]):
+            intent.kind = None  # "Which drugs target APP?": targets are asked of a compound
         answers: list[dict[str, Any]] = []
-        if intent.wh and not intent.yes_no and not choices and (answer_type or intent.asked):
+        asks = answer_type or intent.asked or intent.kind
+        if intent.wh and not intent.yes_no and not choices and qn and asks:
             served = st
             answers = rank_answers(idx, graph, mask, qn, intent, answer_type, f.as_of_year,
                                    warehouse=self.wh,
                                    weaker=lambda: self._everything(served).index)  # fmt: skip
+        kind_note = None
+        if intent.kind is not None and not choices and qn and not _stated(answers):
+            kind_note = absent(idx, intent.kind, [idx.nodes["display"][n] for n in qn],
+                               bool(answers))  # fmt: skip
         verdict = None
-        pair = yes_no_pair(intent, [(x.start, x.end, x.node) for x in links
-                                    if x.where == "question" and x.node is not None])  # fmt: skip
         if pair is not None:
             verdict = pair_verdict(idx, graph, mask, *pair, intent, f.as_of_year)
         # the facts behind the answers (or the pair) join the candidates, ranked by answer
@@ -533,6 +544,8 @@ class QueryEngine:
                 "relations": intent.relations,
                 "asked": intent.asked,
                 "answer_type": answer_type,
+                "answer_kind": intent.kind.label if intent.kind else None,
+                "answer_note": kind_note,
                 "yes_no": intent.yes_no,
             },
             answers=answers,
@@ -541,6 +554,11 @@ class QueryEngine:
         t.lap("total_ms", total=True)
         r.timings = t.laps
         return r
+
+
+def _stated(answers: list[dict[str, Any]]) -> bool:
+    """Does an answer rest on an asserted fact (not only weaker evidence or a shared abstract)?"""
+    return any(a.get("basis") == "fact" for a in answers)
 
 
 _ENGINES: dict[tuple[str, str, str], QueryEngine] = {}

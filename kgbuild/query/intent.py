@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from kgbuild.query.kinds import AnswerKind, read_kind
 from kgbuild.query.text import STOPWORDS
 from kgbuild.schema import data_dir
 
@@ -112,6 +113,9 @@ class Intent:
     #: Asks for a list of entities ("which …", "what does X bind").
     wh: bool = False
     cues: list[Cue] = field(default_factory=list)
+    #: The finer kind asked for ("which microRNAs", "the side effects of"), if any
+    #: (:mod:`kgbuild.query.kinds`).
+    kind: AnswerKind | None = None
     #: Which reader each of :data:`READ_FIELDS` came from: "rules" or "llm".
     source: dict[str, str] = field(default_factory=lambda: dict.fromkeys(READ_FIELDS, "rules"))
 
@@ -135,6 +139,7 @@ class Intent:
             "asked": self.asked,
             "relations": self.relations,
             "answer_type": self.answer_type,
+            "answer_kind": self.kind.key if self.kind else None,
             "yes_no": self.yes_no,
             "cues": [{"text": c.text, "kind": c.kind, "value": c.value} for c in self.cues],
             "source": self.source,
@@ -213,6 +218,10 @@ def read_intent(question: str, entity_spans: list[tuple[int, int]] | None = None
             it.answer_type = best[2]
             # a noun may also be a relation cue ("inhibitors": Compound, downregulates)
             cues.append(Cue("answer", best[2], best[0], best[1], best[3]))
+    kind = None if it.yes_no else read_kind(question, taken)
+    if kind is not None:
+        it.kind, it.wh = kind[0], True
+        cues.append(Cue("kind", kind[0].key, kind[1], kind[2], question[kind[1] : kind[2]]))
     cues.sort(key=lambda c: (c.start, c.kind))
     it.cues = cues
     it.asked = list(dict.fromkeys(c.value for c in cues if c.kind == "relation"))
