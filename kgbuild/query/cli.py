@@ -164,6 +164,9 @@ def ask(
     if rdict.get("verdict"):
         add_statuses(rdict["verdict"], pair_statuses(engine.wh, r.snapshot_id,
                                                      *rdict["verdict"]["pair"]))  # fmt: skip
+    from kgbuild.query.curated import add_curations
+
+    add_curations(engine.wh.root, rdict)  # each fact's curations (kgbuild.query.curated)
     if as_json:
         print_json(data)
         return
@@ -290,6 +293,8 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None) -> None:
             rows,
         )
     )
+    from kgbuild.query.curated import curation_lines
+
     shown = [t for t in rdict.get("triples") or [] if t.get("evidence")]
     if shown:
         out.print("evidence (best served sentence per fact, «head» … «tail» marked)")
@@ -301,6 +306,8 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None) -> None:
         line.append(f"  PMID {ev['pmid']} ({ev['year']}), {ev.get('status', 'asserted')}, "
                     f"confidence {t['confidence']:.2f}", style="dim")  # fmt: skip
         out.print(line)
+        for said in curation_lines(t):
+            out.print(Text("    " + said, style="yellow"))
     if r.choices:
         rows = [
             [

@@ -41,6 +41,7 @@ from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, v
 from kgbuild.query.sentences import SENTENCES_PER_CHOICE, SentenceIndex
 from kgbuild.query.verdict import pair_verdict
 from kgbuild.settings import warehouse_path
+from kgbuild.store.curations import digest as curation_digest
 from kgbuild.store.snapshots import Warehouse
 
 log = logging.getLogger("kgbuild.query")
@@ -99,7 +100,7 @@ class QueryEngine:
         self._lineage: tuple[str, list[tuple[int, str]]] | None = None
         #: Taken by ``state()`` for the one ``stat`` of its reload check, and nothing slower.
         self._lock = threading.Lock()
-        self._stat: tuple[int, int] | None = None
+        self._stat: tuple[int, int, str] | None = None
         self._checked = 0.0
         self.background_reload = background_reload
         self._reloading = False
@@ -107,12 +108,13 @@ class QueryEngine:
         self.reloads = 0
 
     # ---- opening and reloading --------------------------------------------------------------
-    def _catalog_stat(self) -> tuple[int, int] | None:
+    def _catalog_stat(self) -> tuple[int, int, str] | None:
+        """The catalog's and the curation log's state: either changing calls for a reload."""
         try:
             st = os.stat(self.wh.catalog_path)
         except OSError:
             return None
-        return (st.st_mtime_ns, st.st_size)
+        return (st.st_mtime_ns, st.st_size, curation_digest(self.wh.root))
 
     def _open(self, sid: str) -> _State:
         self._stat = self._catalog_stat()
@@ -266,9 +268,10 @@ class QueryEngine:
         threading.Thread(target=self._reload_bg, args=(stat,), daemon=True).start()
         return self._state
 
-    def _reload(self, stat: tuple[int, int] | None) -> None:
+    def _reload(self, stat: tuple[int, int, str] | None) -> None:
         sid = self.wh.resolve(self.ref)
-        if sid != self._state.index.snapshot_id:
+        curated = (stat or (0, 0, ""))[2] != (self._stat or (0, 0, ""))[2]
+        if sid != self._state.index.snapshot_id or curated:
             new = self._open(sid)
             if self.background_reload and new.linker.vectors is not None:
                 new.linker.vectors.ann()  # computed before the swap, not by a request
@@ -277,7 +280,7 @@ class QueryEngine:
         else:
             self._stat = stat
 
-    def _reload_bg(self, stat: tuple[int, int] | None) -> None:
+    def _reload_bg(self, stat: tuple[int, int, str] | None) -> None:
         try:
             self._reload(stat)
         except Exception as exc:  # keep serving the current snapshot; the next check retries

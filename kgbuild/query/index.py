@@ -55,6 +55,7 @@ from kgbuild.store.cache_seal import (
     read_verified,
     write_sidecar,
 )
+from kgbuild.store.curations import digest as curation_digest
 from kgbuild.store.snapshots import Warehouse
 
 log = logging.getLogger("kgbuild.query")
@@ -205,7 +206,9 @@ def open_index(
     (``kg_edges_all``), whatever the sentence does with the claim, in its own cache folder."""
     m = wh.manifest(snapshot_id)
     # the edges' confidence comes from the calibrated model: another model, another cache
-    folder = index_dir_for(wh.root, index_dir) / index_folder_name(m, all_evidence)
+    # a curation changes what is served: another digest, another cache (kgbuild.store.curations)
+    name = index_folder_name(m, all_evidence, curation_digest(wh.root))
+    folder = index_dir_for(wh.root, index_dir) / name
     if cache and folder.exists():
         t0 = time.perf_counter()
         try:
