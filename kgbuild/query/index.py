@@ -225,9 +225,19 @@ def open_index(
     idx = SnapshotIndex(snapshot_id, m["kg"], m["as_of_year"], m["content_hash"], **tables)
     if cache:
         idx.path = _write(folder, idx)
+        if idx.path is not None:
+            _drop_older_curated(folder, index_folder_name(m, all_evidence))
     idx.ensure_lexical()
     idx.timings["build_s"] = round(time.perf_counter() - t0, 4)
     return idx
+
+
+def _drop_older_curated(folder: Path, base: str) -> None:
+    """Remove this snapshot's caches for earlier states of the curation log: the log only
+    grows, so no reader opens them again, and each curation would otherwise leave one."""
+    for old in folder.parent.glob(f"{base}-c*"):
+        if old != folder and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
 
 
 # ---- reading the snapshot ---------------------------------------------------------------------

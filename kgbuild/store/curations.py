@@ -228,14 +228,17 @@ def log_sql(root: Path | None = None) -> str:
 
 
 def demoted_sql() -> str:
-    """The sentence identities whose latest curation is :data:`DEMOTING` (an SQL query)."""
+    """Per (pmid, triple_id), the MD5s of its sentences whose latest curation is
+    :data:`DEMOTING` (an SQL query). Grouped so the evidence joins on two plain keys and hashes
+    a sentence only when its paper and triple were curated at all."""
     demoting = ", ".join(f"'{d}'" for d in sorted(DEMOTING))
     return f"""
-        SELECT pmid AS _c_pmid, triple_id AS _c_triple, sentence_md5 AS _c_md5 FROM (
+        SELECT pmid AS _c_pmid, triple_id AS _c_triple, list(sentence_md5) AS _c_md5s FROM (
             SELECT * FROM curation_log()
             QUALIFY row_number() OVER (PARTITION BY pmid, triple_id, sentence_md5
                                        ORDER BY created_at DESC, curation_id DESC) = 1)
-        WHERE label IN ({demoting})"""
+        WHERE label IN ({demoting})
+        GROUP BY pmid, triple_id"""
 
 
 def define_log(con: duckdb.DuckDBPyConnection, create: str, root: Path | None) -> None:

@@ -50,7 +50,8 @@ def evidence_status_sql(sid: str = "sid") -> str:
     return f"""
         SELECT e.* REPLACE (
                    CASE WHEN r._retracted_pmid IS NOT NULL THEN '{RETRACTED}'
-                        WHEN c._c_pmid IS NOT NULL THEN '{CURATED_OUT}'
+                        WHEN c._c_pmid IS NOT NULL
+                             AND list_contains(c._c_md5s, md5(e.sentence)) THEN '{CURATED_OUT}'
                         ELSE coalesce(e.epistemic, 'unclassified') END AS epistemic,
                    coalesce(e.verified, '') AS verified)
         FROM (SELECT * FROM evidence_at({sid}) UNION ALL BY NAME
@@ -58,7 +59,7 @@ def evidence_status_sql(sid: str = "sid") -> str:
                      NULL::VARCHAR AS verified, NULL::DOUBLE AS verifier_score WHERE false) e
         LEFT JOIN ({retracted_pmids_sql(sid)}) r ON r._retracted_pmid = e.pmid
         LEFT JOIN ({demoted_sql()}) c
-          ON c._c_pmid = e.pmid AND c._c_triple = e.triple_id AND c._c_md5 = md5(e.sentence)
+          ON c._c_pmid = e.pmid AND c._c_triple = e.triple_id
     """
 
 

@@ -72,6 +72,10 @@ def test_a_refuted_sentence_stops_counting_everywhere_served_is_decided(kg):
     e = list(idx.edges["triple_id"]).index(TRIPLE)
     rows = range(int(idx.ev_ptr[e]), int(idx.ev_ptr[e + 1]))
     assert sorted(idx.evidence["pmid"][r] for r in rows) == ["1001", "1003"]
+    # one more curation: a new cache, and the one of the log's earlier state is gone
+    curate(wh, sid, "states", pmid="1001")
+    open_index(wh, sid, root / "index")
+    assert len([p for p in (root / "index").iterdir() if "-c" in p.name]) == 1
     # the earlier snapshot holds the same sentence: the curation is about the sentence
     first = wh.snapshots()[0]["snapshot_id"]
     assert served(wh, first) == (2, 2)
