@@ -34,7 +34,7 @@ HOSTILE_PAGE = """<!doctype html><html><body>
 <script>
 (async function () {
   const target = new URLSearchParams(location.search).get("target");
-  const body = JSON.stringify({triple_id: "%(triple)s", pmid: "1002",
+  const body = JSON.stringify({triple_id: "TRIPLE_ID", pmid: "1002",
     sentence: "The APOE e4 allele raises the risk of Alzheimer disease.",
     label: "does_not_state", note: "forged", curator: "mallory"});
   const out = {};
@@ -62,7 +62,7 @@ HOSTILE_PAGE = """<!doctype html><html><body>
   });
   f.submit();
 })();
-</script></body></html>""" % {"triple": TRIPLE}
+</script></body></html>""".replace("TRIPLE_ID", TRIPLE)
 
 
 @pytest.fixture(scope="module")
