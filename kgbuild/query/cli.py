@@ -404,6 +404,9 @@ def serve(
                                log_level="warning", access_log=False)  # fmt: skip
     else:
         llm = {"base_url": llm_base_url, "model": llm_model, "max_tokens": llm_max_tokens}
+        from kgbuild.query.explorer.curate import TOKEN_ENV, new_token
+
+        os.environ[TOKEN_ENV] = new_token()  # one curation token for every worker
         os.environ[SERVE_ENV] = json.dumps({
             "warehouse": str(engine.wh.root), "snapshot": ref, "embed": embed,
             "index_dir": str(engine.index_dir), "llm": {k: v for k, v in llm.items() if v},

@@ -251,8 +251,8 @@ class QueryEngine:
         ``background_reload`` — the server — the reload runs in a thread and requests keep
         the current snapshot until the new one is ready, so none waits for an index build)."""
         now = time.monotonic()
-        movable = self.ref == "latest" or "@" in self.ref
-        if not movable or now - self._checked < REFRESH_S or self._reloading:
+        # a pinned snapshot id never moves, but a curation still changes what it serves
+        if now - self._checked < REFRESH_S or self._reloading:
             return self._state
         with self._lock:
             if now - self._checked < REFRESH_S or self._reloading:

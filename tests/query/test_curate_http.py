@@ -55,8 +55,9 @@ def _lines(wh) -> int:
     return C.log_path(wh).read_bytes().count(b"\n")
 
 
-def _support(url: str) -> int:
-    page = httpx.get(f"{url}/api/entity/{APOE}", timeout=10).json()
+def _support(url: str, as_of: int | None = None) -> int:
+    params = {"as_of": str(as_of)} if as_of else {}
+    page = httpx.get(f"{url}/api/entity/{APOE}", params=params, timeout=10).json()
     return next(f["support"] for g in page["relations"] for f in g["facts"] if f["edge"] == TRIPLE)
 
 
@@ -133,6 +134,7 @@ def test_the_token_is_not_given_to_another_site_or_a_rebound_name(server):
 def test_a_same_origin_curation_is_stored_and_takes_the_sentence_out_of_what_is_served(server):
     wh, url = server
     assert _support(url) == 3
+    assert _support(url, 2019) == 3  # that year's snapshot opened before the curation
     before = _lines(wh)
     r = _post(url, token=_token(url), **{"Sec-Fetch-Site": "same-origin"})
     assert r.status_code == 201, r.text
@@ -145,9 +147,12 @@ def test_a_same_origin_curation_is_stored_and_takes_the_sentence_out_of_what_is_
     listed = httpx.get(f"{url}/api/curations", params={"edge": TRIPLE}).json()[TRIPLE]
     assert [c["label"] for c in listed] == ["does_not_state"]
     deadline = time.monotonic() + 30  # the server reloads its index in the background
-    while _support(url) != 2:
+    while _support(url) != 2 or _support(url, 2019) != 2:
         assert time.monotonic() < deadline, "the curated sentence is still served"
         time.sleep(0.2)
+    statuses = next(f["statuses"] for g in httpx.get(f"{url}/api/entity/{APOE}").json()[
+        "relations"] for f in g["facts"] if f["edge"] == TRIPLE)  # fmt: skip
+    assert statuses == {"asserted": 2, C.CURATED_OUT: 1}
 
 
 def test_writes_are_rate_limited(tmp_path):
@@ -160,5 +165,20 @@ def test_writes_are_rate_limited(tmp_path):
                  for _ in range(RATE_PER_MINUTE + 1)]  # fmt: skip
         assert codes[:-1] == [201] * RATE_PER_MINUTE and codes[-1] == 429
         assert _lines(wh) == RATE_PER_MINUTE
+    finally:
+        stop_server(proc)
+
+
+def test_every_worker_of_a_server_takes_the_token_its_page_was_given(tmp_path):
+    wh = tmp_path / "wh"
+    build_hostile_kg(wh)
+    proc, url = start_serve(wh, "--no-embed", "--workers", "2", timeout_s=90)
+    try:
+        tokens = {_token(url) for _ in range(12)}  # a new connection each: either worker
+        assert len(tokens) == 1
+        token = tokens.pop()
+        codes = [_post(url, {**BODY, "label": "states"}, token=token).status_code
+                 for _ in range(6)]  # fmt: skip
+        assert codes == [201] * 6 and _lines(wh) == 6
     finally:
         stop_server(proc)

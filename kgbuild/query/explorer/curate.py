@@ -29,6 +29,7 @@ Nothing is written but one line of the warehouse's curation log
 from __future__ import annotations
 
 import hmac
+import os
 import secrets
 import threading
 import time
@@ -50,6 +51,8 @@ MAX_SENTENCE = 10_000
 MAX_EDGES = 200
 RATE_PER_MINUTE = 60
 TOKEN_HEADER = "x-curation-token"
+#: Set by ``kgbuild serve --workers N`` for its workers (one token per server, not per worker).
+TOKEN_ENV = "KGBUILD_CURATION_TOKEN"
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "[::1]"})
 _HEADERS = {"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"}
 
@@ -160,9 +163,21 @@ def of_edges(engine: QueryEngine, edges: list[str]) -> dict[str, list[dict[str, 
     return out
 
 
+def new_token() -> str:
+    """A server's write token: 256 random bits."""
+    return secrets.token_urlsafe(32)
+
+
+def server_token() -> str:
+    """This server's token: the one ``kgbuild serve --workers N`` gave all its workers
+    (:data:`TOKEN_ENV`, so a page may post to any of them), else a new one."""
+    given = os.environ.get(TOKEN_ENV, "")
+    return given if len(given) >= 43 else new_token()
+
+
 def add_curation(app: FastAPI, engine: QueryEngine, gate: Gate) -> None:
     """Add the curation routes to ``app``; ``gate`` bounds their work."""
-    token = secrets.token_urlsafe(32)
+    token = server_token()
     rate = RateLimit()
 
     @app.get("/api/curate/token")
