@@ -27,6 +27,7 @@ from kgbuild.query import cli as query_cli
 from kgbuild.query import conflicts_cli, entities_cli
 from kgbuild.query.cli_options import KgOpt, kg_name
 from kgbuild.reader.cli import reader_app
+from kgbuild.reader.curations_cli import curations_app
 from kgbuild.settings import warehouse_path
 from kgbuild.store.lock import DEFAULT_WAIT_S
 from kgbuild.store.snapshots import Warehouse
@@ -64,6 +65,7 @@ app.add_typer(audit_app, name="audit", help="Blind precision audits: sample, jud
 app.add_typer(
     reader_app, name="reader", help="The sentence reader: judged corpus, training, figures."
 )
+app.add_typer(curations_app, name="curations", help="Curations made in the explorer: list, export.")
 # Piped output keeps whole rows instead of wrapping at rich's 80-column default.
 out = Console(width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True)

@@ -164,6 +164,9 @@ def ask(
     if rdict.get("verdict"):
         add_statuses(rdict["verdict"], pair_statuses(engine.wh, r.snapshot_id,
                                                      *rdict["verdict"]["pair"]))  # fmt: skip
+    from kgbuild.query.curated import add_curations
+
+    add_curations(engine.wh.root, rdict)  # each fact's curations (kgbuild.query.curated)
     if as_json:
         print_json(data)
         return
@@ -295,6 +298,8 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None) -> None:
             rows,
         )
     )
+    from kgbuild.query.curated import curation_lines
+
     shown = [t for t in rdict.get("triples") or [] if t.get("evidence")]
     if shown:
         out.print("evidence (best served sentence per fact, «head» … «tail» marked)")
@@ -306,6 +311,8 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None) -> None:
         line.append(f"  PMID {ev['pmid']} ({ev['year']}), {ev.get('status', 'asserted')}, "
                     f"confidence {t['confidence']:.2f}", style="dim")  # fmt: skip
         out.print(line)
+        for said in curation_lines(t):
+            out.print(Text("    " + said, style="yellow"))
     if r.choices:
         rows = [
             [
@@ -411,6 +418,9 @@ def serve(
                                log_level="warning", access_log=False)  # fmt: skip
     else:
         llm = {"base_url": llm_base_url, "model": llm_model, "max_tokens": llm_max_tokens}
+        from kgbuild.query.explorer.curate import TOKEN_ENV, new_token
+
+        os.environ[TOKEN_ENV] = new_token()  # one curation token for every worker
         os.environ[SERVE_ENV] = json.dumps({
             "warehouse": str(engine.wh.root), "snapshot": ref, "embed": embed,
             "index_dir": str(engine.index_dir), "llm": {k: v for k, v in llm.items() if v},

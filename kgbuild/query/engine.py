@@ -43,6 +43,7 @@ from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, v
 from kgbuild.query.sentences import SENTENCES_PER_CHOICE, SentenceIndex
 from kgbuild.query.verdict import pair_verdict
 from kgbuild.settings import warehouse_path
+from kgbuild.store.curations import digest as curation_digest
 from kgbuild.store.snapshots import Warehouse
 
 log = logging.getLogger("kgbuild.query")
@@ -101,7 +102,7 @@ class QueryEngine:
         self._lineage: tuple[str, list[tuple[int, str]]] | None = None
         #: Taken by ``state()`` for the one ``stat`` of its reload check, and nothing slower.
         self._lock = threading.Lock()
-        self._stat: tuple[int, int] | None = None
+        self._stat: tuple[int, int, str] | None = None
         self._checked = 0.0
         self.background_reload = background_reload
         self._reloading = False
@@ -109,12 +110,13 @@ class QueryEngine:
         self.reloads = 0
 
     # ---- opening and reloading --------------------------------------------------------------
-    def _catalog_stat(self) -> tuple[int, int] | None:
+    def _catalog_stat(self) -> tuple[int, int, str] | None:
+        """The catalog's and the curation log's state: either changing calls for a reload."""
         try:
             st = os.stat(self.wh.catalog_path)
         except OSError:
             return None
-        return (st.st_mtime_ns, st.st_size)
+        return (st.st_mtime_ns, st.st_size, curation_digest(self.wh.root))
 
     def _open(self, sid: str) -> _State:
         self._stat = self._catalog_stat()
@@ -251,8 +253,8 @@ class QueryEngine:
         ``background_reload`` — the server — the reload runs in a thread and requests keep
         the current snapshot until the new one is ready, so none waits for an index build)."""
         now = time.monotonic()
-        movable = self.ref == "latest" or "@" in self.ref
-        if not movable or now - self._checked < REFRESH_S or self._reloading:
+        # a pinned snapshot id never moves, but a curation still changes what it serves
+        if now - self._checked < REFRESH_S or self._reloading:
             return self._state
         with self._lock:
             if now - self._checked < REFRESH_S or self._reloading:
@@ -268,9 +270,10 @@ class QueryEngine:
         threading.Thread(target=self._reload_bg, args=(stat,), daemon=True).start()
         return self._state
 
-    def _reload(self, stat: tuple[int, int] | None) -> None:
+    def _reload(self, stat: tuple[int, int, str] | None) -> None:
         sid = self.wh.resolve(self.ref)
-        if sid != self._state.index.snapshot_id:
+        curated = (stat or (0, 0, ""))[2] != (self._stat or (0, 0, ""))[2]
+        if sid != self._state.index.snapshot_id or curated:
             new = self._open(sid)
             if self.background_reload and new.linker.vectors is not None:
                 new.linker.vectors.ann()  # computed before the swap, not by a request
@@ -279,7 +282,7 @@ class QueryEngine:
         else:
             self._stat = stat
 
-    def _reload_bg(self, stat: tuple[int, int] | None) -> None:
+    def _reload_bg(self, stat: tuple[int, int, str] | None) -> None:
         try:
             self._reload(stat)
         except Exception as exc:  # keep serving the current snapshot; the next check retries

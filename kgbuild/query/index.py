@@ -55,6 +55,7 @@ from kgbuild.store.cache_seal import (
     read_verified,
     write_sidecar,
 )
+from kgbuild.store.curations import digest as curation_digest
 from kgbuild.store.snapshots import Warehouse
 
 log = logging.getLogger("kgbuild.query")
@@ -205,7 +206,9 @@ def open_index(
     (``kg_edges_all``), whatever the sentence does with the claim, in its own cache folder."""
     m = wh.manifest(snapshot_id)
     # the edges' confidence comes from the calibrated model: another model, another cache
-    folder = index_dir_for(wh.root, index_dir) / index_folder_name(m, all_evidence)
+    # a curation changes what is served: another digest, another cache (kgbuild.store.curations)
+    name = index_folder_name(m, all_evidence, curation_digest(wh.root))
+    folder = index_dir_for(wh.root, index_dir) / name
     if cache and folder.exists():
         t0 = time.perf_counter()
         try:
@@ -222,9 +225,19 @@ def open_index(
     idx = SnapshotIndex(snapshot_id, m["kg"], m["as_of_year"], m["content_hash"], **tables)
     if cache:
         idx.path = _write(folder, idx)
+        if idx.path is not None:
+            _drop_older_curated(folder, index_folder_name(m, all_evidence))
     idx.ensure_lexical()
     idx.timings["build_s"] = round(time.perf_counter() - t0, 4)
     return idx
+
+
+def _drop_older_curated(folder: Path, base: str) -> None:
+    """Remove this snapshot's caches for earlier states of the curation log: the log only
+    grows, so no reader opens them again, and each curation would otherwise leave one."""
+    for old in folder.parent.glob(f"{base}-c*"):
+        if old != folder and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
 
 
 # ---- reading the snapshot ---------------------------------------------------------------------

@@ -43,6 +43,7 @@ from kgbuild.query.engine import QueryEngine
 from kgbuild.query.entities import find_entities
 from kgbuild.query.explore import Filters
 from kgbuild.query.explorer import add_explorer
+from kgbuild.query.explorer.curate import add_curation
 from kgbuild.query.gate import RETRY_AFTER_S, YEARS, Limit, gates
 from kgbuild.query.limits import (
     DEFAULT_K,
@@ -284,6 +285,7 @@ def create_app(
         return await gate["ask"].run(_ask, body, client)
 
     add_explorer(app, engine, gate["entities"], years)  # the browser page at / (issue 41)
+    add_curation(app, engine, gate["entities"])  # curators mark sentences from the page
     app.add_middleware(BodyLimit)
     return app
 

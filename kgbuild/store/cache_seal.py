@@ -210,18 +210,23 @@ def sidecars(folder: Path) -> list[str]:
     return found
 
 
-def index_folder_name(manifest: dict[str, Any], all_evidence: bool = False) -> str:
+def index_folder_name(
+    manifest: dict[str, Any], all_evidence: bool = False, curations: str = ""
+) -> str:
     """The index folder of a snapshot: its id, its content hash and the calibrated confidence
     model (another model, other confidences: another cache); ``-all`` when it indexes every
-    evidence row."""
+    evidence row; ``-c<digest>`` when curations apply (:func:`kgbuild.store.curations.digest`:
+    a new curation, another set of served rows)."""
     name = f"{manifest['snapshot_id']}-{manifest['content_hash'][:16]}-{model_digest()[:8]}"
-    return name + ("-all" if all_evidence else "")
+    return name + ("-all" if all_evidence else "") + (f"-c{curations}" if curations else "")
 
 
-def index_folders(manifests: Iterable[dict[str, Any]]) -> dict[str, tuple[dict[str, Any], bool]]:
+def index_folders(
+    manifests: Iterable[dict[str, Any]], curations: str = ""
+) -> dict[str, tuple[dict[str, Any], bool]]:
     """Folder name → (manifest, all_evidence) for every index folder a reader of these
-    snapshots opens."""
-    return {index_folder_name(m, a): (m, a) for m in manifests for a in (False, True)}
+    snapshots opens (``curations``: the curation log's digest)."""
+    return {index_folder_name(m, a, curations): (m, a) for m in manifests for a in (False, True)}
 
 
 def _inside(folder: Path, path: Path) -> bool:

@@ -44,6 +44,7 @@ from kgbuild.records import SCHEMAS
 from kgbuild.store.belief import define_belief_views
 from kgbuild.store.confidence import load_model, model_digest
 from kgbuild.store.conflicts import define_conflict_views
+from kgbuild.store.curations import define_log, prepare_connection
 from kgbuild.store.edges import edges_macro_sql
 from kgbuild.store.retractions import define_retraction_views, evidence_status_sql
 
@@ -67,7 +68,9 @@ from kgbuild.store.retractions import define_retraction_views, evidence_status_s
 #: checked_triple): a NULL, unknown or wrong-typed one is an error naming what is valid.
 #: 12: belief_history takes a triple ID or a node's ID, name or alias (history_key, replacing
 #: checked_triple); a key that matches nothing, or several nodes, is an error naming it.
-CATALOG_VERSION = "12"
+#: 13: curations (kgbuild.store.curations): ``curation_log()``; a row a curator took out reads
+#: 'curated_out' in evidence_status_at (kg_edges_all's n_curated_out).
+CATALOG_VERSION = "13"
 TABLES = tuple(SCHEMAS)
 #: The registry's own tables (everything else in the catalog is derived: views and macros).
 REGISTRY_TABLES = (
@@ -150,6 +153,7 @@ def connect(
         lambda: duckdb.connect(str(path), read_only=read_only, config=config), path, wait_s
     )
     try:
+        prepare_connection(con, root, read_only)  # the curation log the views read
         if read_only and _stale_views(con):
             rebuild_views(con, root, temporary=True)  # an older catalog's trust the cwd
         yield con
@@ -349,6 +353,8 @@ def rebuild_views(
     # 'asserted': nobody looked) and are still served, as they were when published — an old
     # snapshot's kg_edges does not empty itself; ``kg_edges_all`` counts them apart.
     # issue 42: a paper the snapshot records as retracted reads 'retracted' (never served)
+    # a sentence a curator took out reads 'curated_out' (kgbuild.store.curations)
+    define_log(con, create, root)
     con.execute(f"{create} MACRO evidence_status_at(sid) AS TABLE {evidence_status_sql('sid')}")
     con.execute(f"""
         {create} MACRO served_evidence_at(sid) AS TABLE

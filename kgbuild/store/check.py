@@ -49,6 +49,7 @@ from kgbuild.store.cache_seal import (
     sidecars,
     verify_component,
 )
+from kgbuild.store.curations import digest as curation_digest
 from kgbuild.store.parts import adhash, hex256, part_id, row_hashes
 
 #: A part's file name as kgbuild writes it (:func:`kgbuild.store.parts.part_id`).
@@ -272,7 +273,7 @@ def query_caches(root: Path, found: list[dict[str, Any]],
     index = root / "index"
     if not index.is_dir():
         return [], [], 0
-    expected = index_folders(found)
+    expected = index_folders(found, curation_digest(root))
     damage, leftovers, verified = [], [], 0
     for path in sorted(index.iterdir()):
         rel = path.relative_to(root).as_posix()

@@ -23,10 +23,11 @@ import duckdb
 from kgbuild.store.confidence import edge_confidence_sql
 
 #: Evidence statuses counted per edge by ``kg_edges_all`` (kgbuild.extract.epistemics.STATUSES,
-#: 'unclassified' for rows of parts written before statuses existed, 'retracted').
+#: 'unclassified' for rows of parts written before statuses existed, 'retracted', 'curated_out':
+#: kgbuild.store.curations).
 EPISTEMIC = (
     "asserted", "hypothesis", "negated", "background", "not_in_sentence", "unstated",
-    "unsupported", "proposed", "unclassified", "retracted",
+    "unsupported", "proposed", "unclassified", "retracted", "curated_out",
 )  # fmt: skip
 #: The temporary tables :func:`stage_edges` makes (one export connection's own); ``evc``, the
 #: evidence figures with the confidence, is the one the final query joins (``ev`` and ``conf``

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import duckdb
 
+from kgbuild.store.curations import CURATED_OUT, demoted_sql
+
 #: The status a retracted paper's evidence rows read as in ``evidence_status_at``.
 RETRACTED = "retracted"
 #: How a PMID's rows sort: numerically for PubMed's digit-only ids, without a cast that fails on
@@ -42,17 +44,22 @@ def evidence_status_sql(sid: str = "sid") -> str:
     """The body of the catalog's ``evidence_status_at(sid)`` with retractions applied: as
     before (``epistemic`` 'unclassified' and ``verified`` '' for rows of parts older than issue
     24), except that every row of a paper ``retractions_at(sid)`` records reads as
-    :data:`RETRACTED`. A LEFT JOIN, not NOT IN: DuckDB streams the evidence past the small
+    :data:`RETRACTED`, and a sentence a curator took out (:mod:`kgbuild.store.curations`) as
+    ``curated_out``. A LEFT JOIN, not NOT IN: DuckDB streams the evidence past the small
     hash table of retracted PMIDs."""
     return f"""
         SELECT e.* REPLACE (
                    CASE WHEN r._retracted_pmid IS NOT NULL THEN '{RETRACTED}'
+                        WHEN c._c_pmid IS NOT NULL
+                             AND list_contains(c._c_md5s, md5(e.sentence)) THEN '{CURATED_OUT}'
                         ELSE coalesce(e.epistemic, 'unclassified') END AS epistemic,
                    coalesce(e.verified, '') AS verified)
         FROM (SELECT * FROM evidence_at({sid}) UNION ALL BY NAME
               SELECT NULL::VARCHAR AS epistemic, NULL::VARCHAR AS epistemic_cue,
                      NULL::VARCHAR AS verified, NULL::DOUBLE AS verifier_score WHERE false) e
         LEFT JOIN ({retracted_pmids_sql(sid)}) r ON r._retracted_pmid = e.pmid
+        LEFT JOIN ({demoted_sql()}) c
+          ON c._c_pmid = e.pmid AND c._c_triple = e.triple_id
     """
 
 

@@ -151,7 +151,10 @@ def confined(
         con.execute("SET temp_directory = ''")
         con.execute("SET memory_limit = ?", [memory_limit])
         con.execute("SET allow_community_extensions = false")
-        con.execute("SET allowed_directories = ?", [[str(root / "parts") + "/"]])
+        con.execute(  # the parts, and the curation log the views read
+            "SET allowed_directories = ?",
+            [[str(root / "parts") + "/", str(root / "curations") + "/"]],
+        )
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
         yield con

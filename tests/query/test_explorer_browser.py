@@ -143,7 +143,7 @@ def test_search_entity_evidence_as_of_and_graph_never_run_hostile_text(served, b
     assert page.evaluate("typeof window.__pwned") == "undefined"
     assert dialogs == []
     assert page.evaluate("document.querySelectorAll('#main img, #main script').length") == 0
-    assert page.evaluate("document.scripts.length") == 1
+    assert page.evaluate("document.scripts.length") == 2  # app.js, curate.js
     assert all(r.startswith(url) for r in requests), [r for r in requests if not r.startswith(url)]
     assert not any(r.rstrip("/").endswith("/x") for r in requests)
     assert not [m for m in console if "Content Security Policy" in m], console

@@ -64,6 +64,7 @@ CSP = (
 )
 _ASSETS = {
     "app.js": "text/javascript; charset=utf-8",
+    "curate.js": "text/javascript; charset=utf-8",  # curation (.curate)
     "style.css": "text/css; charset=utf-8",
 }
 MAX_ID_CHARS = 500

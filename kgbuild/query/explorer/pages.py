@@ -68,11 +68,13 @@ class ExplorerData:
     def __init__(self, wh: Warehouse) -> None:
         self.wh = wh
         self._lock = threading.Lock()
-        self._cache: dict[str, _PerSnapshot] = {}
+        self._cache: dict[str, _PerSnapshot] = {}  # by snapshot id and index folder
 
     def _entry(self, idx: SnapshotIndex) -> _PerSnapshot:
+        # the index's cache folder names the curation log's state too: a curation re-reads
+        key = f"{idx.snapshot_id}|{idx.path}"
         with self._lock:
-            got = self._cache.get(idx.snapshot_id)
+            got = self._cache.get(key)
             if got is None:
                 years = sorted(
                     {int(r["as_of_year"]) for r in self.wh.snapshots(idx.kg)
@@ -82,7 +84,7 @@ class ExplorerData:
                 # clear per new id re-read the status table on every switch of year)
                 while len(self._cache) >= KEPT_SNAPSHOTS:
                     self._cache.pop(next(iter(self._cache)))
-                got = self._cache[idx.snapshot_id] = _PerSnapshot(years)
+                got = self._cache[key] = _PerSnapshot(years)
             return got
 
     def years(self, idx: SnapshotIndex) -> list[int]:

@@ -433,6 +433,7 @@
     });
     if (f.support > f.pmids.length) pm.appendChild(el("span", "muted", " … " + (f.support - f.pmids.length) + " more"));
     div.appendChild(pm);
+    if (window.kgCurate) window.kgCurate.attach(div, f); // curation buttons (curate.js)
     return div;
   }
 
