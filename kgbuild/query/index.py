@@ -288,8 +288,11 @@ def _from_warehouse(
         [sid],
     )
     sent_links = [(i, edge_of[t]) for i, r in enumerate(sents) for t in r[3] if t in edge_of]
+    # with the vocabulary check's verdict: a suspect link names no alias (query.alias_trust)
     mentions = wh.query(
-        "SELECT concept_id, text, count(*) FROM mentions_at(?) WHERE concept_id IS NOT NULL "
+        "SELECT concept_id, text, count(*), coalesce(id_check, '') FROM ("
+        "  SELECT * FROM mentions_at(?) UNION ALL BY NAME"
+        "  SELECT NULL::VARCHAR AS id_check WHERE false) WHERE concept_id IS NOT NULL "
         "GROUP BY ALL ORDER BY ALL",
         [sid],
     )
