@@ -181,6 +181,25 @@ class _Eligible:
         return got
 
 
+def ortholog_nodes(node_of: dict[str, int], relinked: Sequence[tuple[str, str, int]]) -> np.ndarray:
+    """node → the node it was relinked to most often as a human ortholog (-1: none), from the
+    snapshot's (annotator_id, concept_id, mentions) rows. A non-human gene ID the build mapped
+    only from some year on (:mod:`kgbuild.resolve.orthologs` decides from the corpus so far,
+    and published rows are not rewritten) keeps a node of its own from the earlier years; search
+    and linking send its names to the human gene."""
+    best: dict[int, tuple[int, int]] = {}
+    for src, dst, n in relinked:
+        a, b = node_of.get(src), node_of.get(dst)
+        if a is not None and b is not None and a != b:
+            old = best.get(a)
+            if old is None or (n, -b) > (old[1], -old[0]):
+                best[a] = (b, n)
+    out = np.full(len(node_of), -1, np.int32)
+    for a, (b, _) in best.items():
+        out[a] = b if best.get(b) is None else -1  # one step only: never a chain
+    return out
+
+
 def build_aliases(
     ents: Sequence[tuple[Any, ...]],
     node_of: dict[str, int],
@@ -188,23 +207,34 @@ def build_aliases(
     merged: Sequence[tuple[str, str, str]],
     abbrevs: Sequence[tuple[str, str, int]],
     degree: np.ndarray,
+    same_as: np.ndarray | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The alias table (columns key, node, weight, source, n_nodes, surfaces) and each node's
     display name. ``ents``: (id, name, type, aliases, first_year[, display_name]) rows; the
     stored display name is used as it is (ask and serve show what SQL shows) unless it is a
     systematic chemical name (:func:`kgbuild.resolve.naming.readable_name`). ``mentions``:
     (concept_id, text, count[, id_check]) rows; suspect and dropped links give no alias.
+    ``same_as``: node → the node it is the ortholog of (-1: itself; :func:`ortholog_nodes`): a
+    non-human gene's forms name its human gene ("acetylcholinesterase" of rat Ache is ACHE's).
     Surface forms are cleaned (:func:`kgbuild.names.clean_alias`) before they become keys.
     Rows are sorted by key: the same snapshot always gives the same table."""
     c = _Candidates()
+    home = (lambda i: i) if same_as is None else (lambda i: int(same_as[i]) if same_as[i] >= 0
+                                                   else i)  # fmt: skip
     long_forms: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for cid, text, n, *check in mentions:
         node = node_of.get(cid)
+        node = None if node is None else home(node)
         if node is not None and text and trusted(check[0] if check else ""):
             c.add(text, node, float(n), "mention")
             if len(tokens(text)) >= 2:
                 long_forms[node][text] += int(n)
-    for i, (_, name, _, aliases, _, *stored) in enumerate(ents):
+    for i0, (_, name, _, aliases, _, *stored) in enumerate(ents):
+        i = home(i0)
+        if i != i0:  # a non-human gene: its name and forms are its human gene's mentions
+            for a in {name, *(aliases or ())} - {None, ""}:
+                c.add(a, i, 1.0, "mention")
+            continue
         if name:
             c.add(name, i, 1.0, "name")
         shown = stored[0] if stored and stored[0] else ""

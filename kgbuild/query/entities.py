@@ -93,8 +93,11 @@ class EntitySearch:
         aliases = idx.aliases
         for k, node, source in zip(aliases["key"], aliases["node"], aliases["source"], strict=True):
             pairs.setdefault((k, int(node)), source)
+        same_as = idx.nodes.get("same_as")
         for node, (name, shown) in enumerate(zip(idx.nodes["name"], idx.nodes["display"],
                                                  strict=True)):  # fmt: skip
+            if same_as is not None and same_as[node] >= 0:
+                continue  # a non-human gene's names are its human ortholog's keys (aliases)
             for form in (name, shown, *display_parts(shown)):
                 k = key(form)
                 if k:

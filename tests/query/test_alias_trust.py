@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kgbuild.query.alias_trust import acronym_ok, head_final_forms, is_acronym, trusted
-from kgbuild.query.aliases import SEP, build_aliases
+from kgbuild.query.aliases import SEP, build_aliases, ortholog_nodes
 from kgbuild.query.entities import find_entities
 from kgbuild.query.explorer.pages import _aliases
 from kgbuild.query.index import open_index
@@ -52,15 +52,30 @@ def _mentions(rows):
     return out
 
 
+RAT_ACHE, ACHE = "NCBIGene:83817", "NCBIGene:43"
+
+
+def _rat_ache():
+    """Rat Ache's mentions: three from a year before the build mapped it (a node of its own),
+    five later ones relinked to human ACHE (annotator_id keeps the rat ID)."""
+    text = "acetylcholinesterase"
+    early = [Mention(f"81{i}", 0, 20, text, "Gene", "Gene", RAT_ACHE, [RAT_ACHE],
+                     id_check="hgnc:uncheckable") for i in range(3)]  # fmt: skip
+    late = [Mention(f"82{i}", 0, 20, text, "Gene", "Gene", ACHE, [ACHE], annotator_id=RAT_ACHE,
+                    id_check="hgnc:uncheckable") for i in range(5)]  # fmt: skip
+    return early + late
+
+
 @pytest.fixture(scope="module")
 def idx(tmp_path_factory):
     wh = Warehouse(tmp_path_factory.mktemp("trust") / "wh")
     w = wh.writer("trust")
     shown = {AD: "Alzheimer Disease", APOE: "APOE (apolipoprotein E)", PD: "Parkinson Disease"}
-    ids = sorted({x for h, _, t, _ in EDGES_2019 for x in (h, t)} | {PD})
+    ids = sorted({x for h, _, t, _ in EDGES_2019 for x in (h, t)} | {PD, RAT_ACHE})
+    shown[RAT_ACHE] = "acetylcholinesterase"
     ents = [Entity(cid, shown.get(cid, cid), "Disease", [], 2019, shown.get(cid, ""))
             for cid in ids]  # fmt: skip
-    w.add("mentions", _mentions(MENTIONS))
+    w.add("mentions", _mentions(MENTIONS) + _rat_ache())
     publish_year(w, 2019, EDGES_2019, ents)
     return open_index(wh, wh.resolve("latest"), cache=False)
 
@@ -131,3 +146,34 @@ def test_the_index_shows_a_common_name_for_a_stored_systematic_one():
     _, display = build_aliases(ents, {"MESH:C484278": 0}, mentions, [], [],
                                np.zeros(1, np.int32))  # fmt: skip
     assert display == ["semagacestat"]
+
+
+def test_the_linker_links_a_misspelt_name_by_spelling(idx):
+    """A name an LLM (or a user) misspells links by the search's fuzzy match, not at all
+    before; a short or far-off word stays unlinked."""
+    from kgbuild.query.link import Linker
+
+    linker = Linker(idx)
+    got = linker.link_names(["alzhiemer", "Alzheimer", "zzz", "qwertyuiop"], "q", embed=False)
+    assert [(x.surface, x.curie, x.method) for x in got] == [
+        ("alzhiemer", AD, "llm+spelling"),
+        ("Alzheimer", AD, "llm+dictionary"),
+        ("zzz", None, "unlinked"),
+        ("qwertyuiop", None, "unlinked"),
+    ]
+
+
+def test_a_non_human_gene_left_from_early_years_searches_as_its_human_ortholog(idx):
+    """Rat Ache kept a node from the years before the build mapped it; its name finds human
+    ACHE, which the rat node no longer outranks by being named so."""
+    rat, human = idx.node_of[RAT_ACHE], idx.node_of[ACHE]
+    assert idx.nodes["same_as"][rat] == human and idx.nodes["same_as"][human] == -1
+    hits = find_entities(idx, "acetylcholinesterase")["entities"]
+    assert hits[0]["id"] == ACHE and RAT_ACHE not in [h["id"] for h in hits]
+    assert find_entities(idx, RAT_ACHE)["entities"][0]["id"] == RAT_ACHE  # by ID: still there
+
+
+def test_ortholog_nodes_take_the_most_relinked_target_and_never_chain():
+    node_of = {"a": 0, "b": 1, "c": 2, "d": 3}
+    got = ortholog_nodes(node_of, [("a", "b", 5), ("a", "c", 2), ("d", "a", 3), ("x", "b", 9)])
+    assert got.tolist() == [1, -1, -1, -1]  # d → a would chain through a → b: left alone

@@ -206,7 +206,8 @@ def test_a_rodent_cholinesterase_becomes_human_bche_and_bches_own_form_is_confir
     a suspect link (it was, so no search key named BCHE by it)."""
     ms = [gene("1", "cholinesterase", "NCBIGene:12038"),  # mouse Bche
           gene("2", "cholinesterase", "NCBIGene:65036"),  # rat Bche
-          gene("3", "cholinesterase", "NCBIGene:590")]  # fmt: skip
+          gene("3", "cholinesterase", "NCBIGene:590"),
+          gene("4", "acetylcholinesterase", "NCBIGene:83817")]  # rat Ache  # fmt: skip
     out = unlink_slice(YearSlice(2011, [], mentions=ms))
-    assert [m.concept_id for m in out.mentions] == ["NCBIGene:590"] * 3
+    assert [m.concept_id for m in out.mentions] == ["NCBIGene:590"] * 3 + ["NCBIGene:43"]
     assert out.mentions[2].id_check == "hgnc:kept"
