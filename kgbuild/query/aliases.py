@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from typing import Any
 
 import numpy as np
@@ -181,14 +181,22 @@ class _Eligible:
         return got
 
 
-def ortholog_nodes(node_of: dict[str, int], relinked: Sequence[tuple[str, str, int]]) -> np.ndarray:
+def ortholog_nodes(
+    node_of: dict[str, int],
+    relinked: Sequence[tuple[str, str, int]],
+    human: Container[str] = frozenset(),
+) -> np.ndarray:
     """node → the node it was relinked to most often as a human ortholog (-1: none), from the
     snapshot's (annotator_id, concept_id, mentions) rows. A non-human gene ID the build mapped
     only from some year on (:mod:`kgbuild.resolve.orthologs` decides from the corpus so far,
     and published rows are not rewritten) keeps a node of its own from the earlier years; search
-    and linking send its names to the human gene."""
+    and linking send its names to the human gene. A ``human`` gene ID (HGNC's) is never mapped:
+    a mention relinked from one human gene to another (the tagger's ACHE for "cholinesterase",
+    BCHE's product name) says nothing about the two genes."""
     best: dict[int, tuple[int, int]] = {}
     for src, dst, n in relinked:
+        if src in human:
+            continue
         a, b = node_of.get(src), node_of.get(dst)
         if a is not None and b is not None and a != b:
             old = best.get(a)

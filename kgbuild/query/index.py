@@ -43,6 +43,7 @@ from kgbuild.query.aliases import build_aliases, ortholog_nodes
 from kgbuild.query.graph import Graph
 from kgbuild.query.sentences import SentenceIndex
 from kgbuild.query.text import is_content, tokens
+from kgbuild.resolve.vocabularies import hgnc_names
 from kgbuild.store.cache_seal import (
     BM25_DIR,
     BM25_SIDECAR,
@@ -320,7 +321,7 @@ def _from_warehouse(
         "first_year": np.array([r[4] or 0 for r in ents], np.int16),
     }
     degree = _degree(len(ents), [node_of[e[1]] for e in edges], [node_of[e[2]] for e in edges])
-    same_as = ortholog_nodes(node_of, relinked)
+    same_as = ortholog_nodes(node_of, relinked, hgnc_names())
     aliases, display = build_aliases(ents, node_of, mentions, merged, abbrevs, degree, same_as)
     nodes["display"] = display
     nodes["same_as"] = same_as

@@ -177,3 +177,5 @@ def test_ortholog_nodes_take_the_most_relinked_target_and_never_chain():
     node_of = {"a": 0, "b": 1, "c": 2, "d": 3}
     got = ortholog_nodes(node_of, [("a", "b", 5), ("a", "c", 2), ("d", "a", 3), ("x", "b", 9)])
     assert got.tolist() == [1, -1, -1, -1]  # d → a would chain through a → b: left alone
+    # a human gene relinked to another human gene is no ortholog of it
+    assert ortholog_nodes(node_of, [("a", "b", 5)], human={"a"}).tolist() == [-1] * 4
