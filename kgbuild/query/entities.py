@@ -98,7 +98,13 @@ class EntitySearch:
                                                  strict=True)):  # fmt: skip
             if same_as is not None and same_as[node] >= 0:
                 continue  # a non-human gene's names are its human ortholog's keys (aliases)
-            for form in (name, shown, *display_parts(shown)):
+            # the node's raw name is its most frequent surface form: where a vocabulary names
+            # the node ("TAS2R62P (…)"), that form ("PS1", mislinked) is a key only when the
+            # alias table gives it to the node
+            own = name if key(name) == key(shown) or not shown else None
+            for form in (own, shown, *display_parts(shown)):
+                if not form:
+                    continue
                 k = key(form)
                 if k:
                     pairs[(k, node)] = "name"  # the node's own name outranks a mention of it

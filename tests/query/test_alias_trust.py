@@ -40,6 +40,8 @@ MENTIONS = [
     (APOE, "GRS", 6, "hgnc:suspect"),  # genetic risk score
     (APOE, "BMIxAPOE4", 2, "hgnc:suspect"),
     (APOE, "GRSexAPOE", 3, "hgnc:dropped"),
+    ("NCBIGene:5663", "PS1", 5, "hgnc:kept"),
+    ("NCBIGene:338399", "PS1", 9, "hgnc:suspect"),  # a pseudogene the tagger picked
 ]
 
 
@@ -71,10 +73,14 @@ def idx(tmp_path_factory):
     wh = Warehouse(tmp_path_factory.mktemp("trust") / "wh")
     w = wh.writer("trust")
     shown = {AD: "Alzheimer Disease", APOE: "APOE (apolipoprotein E)", PD: "Parkinson Disease"}
-    ids = sorted({x for h, _, t, _ in EDGES_2019 for x in (h, t)} | {PD, RAT_ACHE})
+    ids = sorted({x for h, _, t, _ in EDGES_2019 for x in (h, t)}
+                 | {PD, RAT_ACHE, "NCBIGene:5663", "NCBIGene:338399"})  # fmt: skip
     shown[RAT_ACHE] = "acetylcholinesterase"
-    ents = [Entity(cid, shown.get(cid, cid), "Disease", [], 2019, shown.get(cid, ""))
-            for cid in ids]  # fmt: skip
+    shown["NCBIGene:5663"] = "PSEN1 (presenilin 1)"
+    shown["NCBIGene:338399"] = "TAS2R62P (taste 2 receptor member 62, pseudogene)"
+    named = {"NCBIGene:338399": "PS1"}  # its most frequent form: the mislinked one
+    ents = [Entity(cid, named.get(cid, shown.get(cid, cid)), "Disease", [], 2019,
+                   shown.get(cid, "")) for cid in ids]  # fmt: skip
     w.add("mentions", _mentions(MENTIONS) + _rat_ache())
     publish_year(w, 2019, EDGES_2019, ents)
     return open_index(wh, wh.resolve("latest"), cache=False)
@@ -86,6 +92,8 @@ def test_a_suspect_mention_feeds_no_search_key(idx):
     assert "alzhiemer disease" not in keys and "grs" not in keys and "bmixapoe4" not in keys
     hits = find_entities(idx, "alzhiemer")["entities"]
     assert hits and hits[0]["id"] == AD and PD not in [h["id"] for h in hits]
+    # nor through the name a node took from its suspect mentions
+    assert [h["id"] for h in find_entities(idx, "PS1")["entities"]] == ["NCBIGene:5663"]
 
 
 @needs_vocab
