@@ -147,3 +147,37 @@ def clean_alias(text: str) -> str:
 
 
 _GREEK_LETTER = {name: letter for letter, name in _GREEK.items()}
+
+
+#: Morphemes of systematic (IUPAC) chemical nomenclature: substituent prefixes, ring and bond
+#: suffixes (IUPAC Recommendations 2013, P-1 to P-3). Common names rarely chain three of them.
+_IUPAC_PARTS = re.compile(
+    r"methyl|ethyl|propyl|butyl|phenyl|benzyl|hydroxy|amino|oxo|oxy|fluoro|chloro|bromo|iodo|"
+    r"nitro|cyano|carbonyl|carbox|hydro|amido|amide|imino|sulfon|thio|azepin|pyrid|pyrrol|"
+    r"piperid|piperaz|imidazo|indol|quinol|thiazol|oxazol|triazol|benz|naphth|cyclo|"
+    r"ylidene|anoyl|anyl|enyl|inyl|oyl|yl\b|ol\b|one\b|ate\b|ide\b",
+    re.IGNORECASE,
+)
+#: Locants ("3,5-", "N1-", "7S", "2H-"), stereodescriptors ("(2S)", "(R,R)") and fused-ring
+#: letters ("(b,d)").
+_LOCANT = re.compile(r"\d+(?:,\d+)+-|\b[NOS]\d*-|\(\d*[RSEZ](?:,\d*[RSEZ])*\)|\d+[A-Z]?H-|"
+                     r"\([a-z](?:,[a-z])+\)|\d-[a-z]")  # fmt: skip
+#: Shortest systematic name flagged: short ones ("4-aminopyridine", "2-deoxyglucose") are the
+#: common names chemists and clinicians use.
+SYSTEMATIC_MIN_CHARS = 25
+
+
+def is_systematic(name: str) -> bool:
+    """Whether ``name`` reads as a systematic chemical name ("N2-((2S)-2-(3,5-difluorophenyl)-
+    2-hydroxyethanoyl)-N1-…-L-alaninamide": semagacestat's MeSH name) rather than a name a
+    person uses: at least :data:`SYSTEMATIC_MIN_CHARS` characters with two of three signs —
+    locants or stereodescriptors, two or more brackets, three or more nomenclature morphemes."""
+    s = name.strip()
+    if len(s) < SYSTEMATIC_MIN_CHARS:
+        return False
+    signs = (
+        len(_LOCANT.findall(s)) >= 2,
+        sum(s.count(b) for b in "([{") >= 2,
+        len(_IUPAC_PARTS.findall(s)) >= 3,
+    )
+    return sum(signs) >= 2

@@ -93,9 +93,18 @@ class EntitySearch:
         aliases = idx.aliases
         for k, node, source in zip(aliases["key"], aliases["node"], aliases["source"], strict=True):
             pairs.setdefault((k, int(node)), source)
+        same_as = idx.nodes.get("same_as")
         for node, (name, shown) in enumerate(zip(idx.nodes["name"], idx.nodes["display"],
                                                  strict=True)):  # fmt: skip
-            for form in (name, shown, *display_parts(shown)):
+            if same_as is not None and same_as[node] >= 0:
+                continue  # a non-human gene's names are its human ortholog's keys (aliases)
+            # the node's raw name is its most frequent surface form: where a vocabulary names
+            # the node ("TAS2R62P (…)"), that form ("PS1", mislinked) is a key only when the
+            # alias table gives it to the node
+            own = name if key(name) == key(shown) or not shown else None
+            for form in (own, shown, *display_parts(shown)):
+                if not form:
+                    continue
                 k = key(form)
                 if k:
                     pairs[(k, node)] = "name"  # the node's own name outranks a mention of it

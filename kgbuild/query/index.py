@@ -39,10 +39,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.ipc as ipc
 
-from kgbuild.query.aliases import build_aliases
+from kgbuild.query.aliases import build_aliases, ortholog_nodes
 from kgbuild.query.graph import Graph
 from kgbuild.query.sentences import SentenceIndex
 from kgbuild.query.text import is_content, tokens
+from kgbuild.resolve.vocabularies import hgnc_names
 from kgbuild.store.cache_seal import (
     BM25_DIR,
     BM25_SIDECAR,
@@ -246,7 +247,7 @@ def _drop_older_curated(folder: Path, base: str) -> None:
 def _from_warehouse(
     wh: Warehouse, sid: str, all_evidence: bool = False
 ) -> dict[str, dict[str, Any]]:
-    """Nine read-only queries (each its own short connection), always in a fixed order."""
+    """Ten read-only queries (each its own short connection), always in a fixed order."""
     edges_of, evidence_of = (
         ("kg_edges_all_at", "evidence_status_at") if all_evidence
         else ("kg_edges_at", "served_evidence_at")
@@ -301,9 +302,19 @@ def _from_warehouse(
         [sid],
     )
     sent_links = [(i, edge_of[t]) for i, r in enumerate(sents) for t in r[3] if t in edge_of]
+    # with the vocabulary check's verdict: a suspect link names no alias (query.alias_trust)
     mentions = wh.query(
-        "SELECT concept_id, text, count(*) FROM mentions_at(?) WHERE concept_id IS NOT NULL "
+        "SELECT concept_id, text, count(*), coalesce(id_check, '') FROM ("
+        "  SELECT * FROM mentions_at(?) UNION ALL BY NAME"
+        "  SELECT NULL::VARCHAR AS id_check WHERE false) WHERE concept_id IS NOT NULL "
         "GROUP BY ALL ORDER BY ALL",
+        [sid],
+    )
+    # non-human gene IDs the build relinked to a human ortholog (query.aliases.ortholog_nodes)
+    relinked = wh.query(
+        "SELECT annotator_id, concept_id, count(*) FROM mentions_at(?) "
+        "WHERE annotator_id LIKE 'NCBIGene:%' AND concept_id LIKE 'NCBIGene:%' "
+        "AND annotator_id <> concept_id GROUP BY ALL ORDER BY ALL",
         [sid],
     )
     merged = wh.query(
@@ -323,8 +334,10 @@ def _from_warehouse(
         "first_year": np.array([r[4] or 0 for r in ents], np.int16),
     }
     degree = _degree(len(ents), [node_of[e[1]] for e in edges], [node_of[e[2]] for e in edges])
-    aliases, display = build_aliases(ents, node_of, mentions, merged, abbrevs, degree)
+    same_as = ortholog_nodes(node_of, relinked, hgnc_names())
+    aliases, display = build_aliases(ents, node_of, mentions, merged, abbrevs, degree, same_as)
     nodes["display"] = display
+    nodes["same_as"] = same_as
     return {
         "nodes": nodes,
         "edges": {

@@ -10,7 +10,9 @@
    with no threshold at all; HyKGE links at ≥ 0.7. Ours was measured on ADQA (README "Querying
    a snapshot", ``tests/fixtures/query/link_audit.tsv``).
 3. **LLM entities** (optional, :mod:`kgbuild.query.llm`): ≤ 5 names (WTS), linked whole by the
-   dictionary, then by embedding, then by the dictionary matches inside them.
+   dictionary, then by spelling (:meth:`Linker.spelled`: "alzhiemer", "memantin" — the search's
+   fuzzy match, :mod:`kgbuild.query.entities`), then by embedding, then by the dictionary
+   matches inside them. MiniLM does not repair a misspelt drug name; a character ratio does.
 
 Question and choice links are kept apart (``where`` = ``question`` or ``choice:<i>``), and
 every mention that found no node is reported, not dropped.
@@ -33,6 +35,11 @@ if TYPE_CHECKING:
 #: Cosine at or above which an embedded mention links to its nearest node name (measured on
 #: ADQA: see module docstring).
 LINK_THRESHOLD = 0.80
+#: Least character ratio (rapidfuzz, 0–100) for a whole name to link by spelling: "alzhiemer" →
+#: "alzheimer" scores 88.9, "memantin" → "memantine" 94; below, unrelated words of one stem.
+SPELLING_CUTOFF = 88.0
+#: Shortest name (characters of its key, without spaces) linked by spelling.
+SPELLING_MIN_CHARS = 6
 #: Longest dictionary key tried, in tokens.
 MAX_MATCH_TOKENS = 8
 #: An unlinked phrase is at most this many tokens (longer runs are cut into pieces).
@@ -97,6 +104,19 @@ class Linker:
         """The node a whole name means (exact normalized key), or None."""
         row = self._row.get(key(text))
         return int(self._node[row]) if row is not None else None
+
+    def spelled(self, text: str) -> int | None:
+        """The node a misspelt whole name means: the entity search's best match at
+        :data:`SPELLING_CUTOFF` or more (a fuzzy ratio, or the share of a key a prefix covers:
+        "memantin" is 8/9 of "memantine"), or None."""
+        from kgbuild.query.entities import searcher
+
+        if len(key(text).replace(" ", "")) < SPELLING_MIN_CHARS:
+            return None
+        hits = searcher(self.index).search(text, limit=1)
+        if hits and hits[0].how != "id" and hits[0].score >= SPELLING_CUTOFF:
+            return hits[0].node
+        return None
 
     def _accept(self, row: int, k: str, surface: str) -> bool:
         """The short-key rule of :mod:`kgbuild.query.aliases`."""
@@ -216,6 +236,8 @@ class Linker:
             node = self.lookup(name)
             if node is not None:
                 out.append(self._link(name, where, node, "llm+dictionary", 1.0))
+            elif (node := self.spelled(name)) is not None:
+                out.append(self._link(name, where, node, "llm+spelling", 1.0))
             else:
                 pending.append(name)
         embedded = (

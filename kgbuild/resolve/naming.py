@@ -22,9 +22,9 @@ every node alike.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
-from kgbuild.names import by_frequency, clean_alias, norm
+from kgbuild.names import by_frequency, clean_alias, is_systematic, norm
 from kgbuild.resolve.junk import is_junk_alias
 from kgbuild.resolve.mixed import foreign_owner, owners_of
 from kgbuild.resolve.vocab import Reference
@@ -76,7 +76,8 @@ def display_name(cid: str, name: str) -> str:
     - a human gene HGNC knows: ``SYMBOL (approved name)`` — "APP (amyloid beta precursor
       protein)": the symbol is what biologists say, the name what a newcomer recognizes;
     - a MeSH descriptor (``MESH:D…``): its preferred heading ("Alzheimer Disease"); a
-      supplementary concept (``MESH:C…``): its MeSH name;
+      supplementary concept (``MESH:C…``): its MeSH name — unless that is a systematic
+      chemical name, then the node's name or a synonym a person uses (:func:`readable_name`);
     - anything else (non-human genes, species, variants, free-text nodes, IDs no installed
       vocabulary names): the node's name (``name``: the reference name or its most frequent
       clean surface form, :func:`node_name`), cleaned of stray punctuation, quotes, list
@@ -99,5 +100,19 @@ def display_name(cid: str, name: str) -> str:
     elif cid.startswith("MESH:C"):
         names = mesh_supplementary(cid)
         if names:
-            return names[0]
+            return readable_name(names[0], (clean_alias(name), *names[1:]))
     return clean_alias(name) or name
+
+
+def readable_name(preferred: str, alternatives: Iterable[str]) -> str:
+    """``preferred`` unless it is a systematic chemical name (:func:`kgbuild.names.is_systematic`:
+    MeSH names semagacestat "N2-((2S)-2-(3,5-difluorophenyl)-…-L-alaninamide"); then the first
+    alternative a person would say — the node's most frequent surface form first, then the
+    vocabulary's synonyms. A reader searching for a drug types its common name, and a graph
+    labelled with IUPAC names cannot be read."""
+    if not is_systematic(preferred):
+        return preferred
+    for alt in alternatives:
+        if alt and alt.strip() and not is_systematic(alt):
+            return alt.strip()
+    return preferred

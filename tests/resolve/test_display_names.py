@@ -4,9 +4,9 @@ from collections import Counter
 
 import pytest
 
-from kgbuild.names import clean_alias, norm
+from kgbuild.names import clean_alias, is_systematic, norm
 from kgbuild.pipeline.state import KGState
-from kgbuild.resolve.naming import display_name
+from kgbuild.resolve.naming import display_name, readable_name
 from kgbuild.resolve.vocabularies import installed
 
 
@@ -63,6 +63,8 @@ needs_vocabularies = pytest.mark.skipif(
         ("NCBIGene:11820", "App", "App"),  # a mouse gene: HGNC does not name it
         ("free:amyloid beta", '"amyloid-beta', "amyloid-beta"),
         ("MESH:D999999999", "49 Some thing", "Some thing"),  # no such descriptor: its name
+        # MeSH names semagacestat by its IUPAC name: the node's common name is shown instead
+        ("MESH:C484278", "semagacestat", "semagacestat"),
     ],
 )
 def test_display_name_rule(cid, name, shown):
@@ -89,3 +91,26 @@ def test_build_state_writes_display_names_and_clean_aliases():
     free = st.free_entity("free:x")
     assert free.display_name == "amyloid beta"
     assert free.aliases == ['"amyloid-beta', "amyloid beta"]  # as merged: restore reads them
+
+
+@pytest.mark.parametrize(
+    ("name", "systematic"),
+    [
+        ("N2-((2S)-2-(3,5-difluorophenyl)-2-hydroxyethanoyl)-N1-((7S)-5-methyl-6-oxo-6,7-dihydro-"
+         "5H-dibenzo(b,d)azepin-7-yl)-L-alaninamide", True),
+        ("2-(4-(methylamino)phenyl)-6-hydroxybenzothiazole", True),
+        ("4-aminopyridine", False),  # short: the name chemists use
+        ("Receptors, N-Methyl-D-Aspartate", False),
+        ("amyloid beta-protein (1-42)", False),
+        ("tumor necrosis factor alpha (TNF-alpha)", False),
+    ],
+)  # fmt: skip
+def test_systematic_names_are_told_from_common_ones(name, systematic):
+    assert is_systematic(name) is systematic
+
+
+def test_a_systematic_display_name_gives_way_to_a_common_one():
+    iupac = "2-(4-(methylamino)phenyl)-6-hydroxybenzothiazole"
+    assert readable_name(iupac, ["", iupac, "Pittsburgh compound B"]) == "Pittsburgh compound B"
+    assert readable_name(iupac, [iupac]) == iupac  # nothing better: kept
+    assert readable_name("Donepezil", ["x"]) == "Donepezil"

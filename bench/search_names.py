@@ -1,0 +1,106 @@
+"""Search and linking accuracy on names a curator types: misspellings, synonyms, symbols.
+
+    python bench/search_names.py [--warehouse ./warehouse] [--snapshot latest]
+        [--cases bench/search_names.tsv] [--misses]
+
+Reads an existing warehouse and never writes to it (the query index goes to a temporary
+folder). For each case of ``--cases`` (query, expected IDs "|"-separated, kind):
+
+- ``top1`` / ``top5``: ``kgbuild entities QUERY`` (:func:`kgbuild.query.entities.find_entities`)
+  lists an expected ID first / among its first five;
+- ``linker_top1``: the dictionary linker ``kgbuild ask`` uses for named entities
+  (:meth:`kgbuild.query.link.Linker.link_names`, embedding fallback off: the dictionary's own
+  answer) links the query to an expected ID first;
+- per kind (misspelt, synonym, symbol, name, abbreviation) the same three shares;
+- ``p50_ms``: median time of one search (the searcher built before timing).
+
+``--misses`` prints each case that is not top-1 with what came first. The last line is one
+JSON object of the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from kgbuild.query.entities import find_entities
+from kgbuild.query.index import open_index
+from kgbuild.query.link import Linker
+from kgbuild.store.snapshots import Warehouse
+
+CASES = Path(__file__).with_name("search_names.tsv")
+
+
+def read_cases(path: Path) -> list[tuple[str, frozenset[str], str]]:
+    """(query, expected IDs, kind) rows of a cases file (``#`` lines and the header skipped)."""
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#") or line.startswith("query\t"):
+            continue
+        q, expected, kind = line.split("\t")
+        rows.append((q, frozenset(expected.split("|")), kind))
+    return rows
+
+
+def score(idx, cases, show_misses: bool = False) -> dict:
+    """The figures of the module docstring."""
+    linker = Linker(idx)
+    per_kind: dict[str, list[tuple[bool, bool, bool]]] = defaultdict(list)
+    times = []
+    find_entities(idx, "warm up", limit=5)  # builds the searcher once
+    for q, expected, kind in cases:
+        t0 = time.perf_counter()
+        hits = [h["id"] for h in find_entities(idx, q, limit=5)["entities"]]
+        times.append((time.perf_counter() - t0) * 1000)
+        links = [x for x in linker.link_names([q], "question", embed=False) if x.curie]
+        got = (bool(hits) and hits[0] in expected, bool(expected & set(hits)),
+               bool(links) and links[0].curie in expected)  # fmt: skip
+        per_kind[kind].append(got)
+        if show_misses and not (got[0] and got[2]):
+            first = hits[0] if hits else None
+            name = idx.nodes["display"][idx.node_of[first]] if first else None
+            print(f"miss {q!r}: search {first} ({name}); linker "
+                  f"{links[0].curie if links else None}; want {sorted(expected)}")  # fmt: skip
+    rows = [g for gs in per_kind.values() for g in gs]
+
+    def share(gs, i):
+        return round(sum(g[i] for g in gs) / len(gs), 3) if gs else None
+
+    out = {"cases": len(rows), "top1": share(rows, 0), "top5": share(rows, 1),
+           "linker_top1": share(rows, 2)}  # fmt: skip
+    for kind, gs in sorted(per_kind.items()):
+        out[f"{kind}_n"] = len(gs)
+        out[f"{kind}_top1"] = share(gs, 0)
+        out[f"{kind}_top5"] = share(gs, 1)
+        out[f"{kind}_linker_top1"] = share(gs, 2)
+    out["p50_ms"] = round(statistics.median(times), 3)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--warehouse", default="warehouse")
+    ap.add_argument("--snapshot", default="latest")
+    ap.add_argument("--cases", type=Path, default=CASES)
+    ap.add_argument("--misses", action="store_true")
+    a = ap.parse_args()
+    wh = Warehouse(Path(a.warehouse))
+    with tempfile.TemporaryDirectory(prefix="search-names-") as tmp:
+        idx = open_index(wh, wh.resolve(a.snapshot), Path(tmp))
+        figures = score(idx, read_cases(a.cases), a.misses)
+    figures.update(snapshot=idx.snapshot_id, machine=f"{platform.machine()} "
+                   f"{__import__('os').cpu_count()} cores")  # fmt: skip
+    print(json.dumps(figures, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()
