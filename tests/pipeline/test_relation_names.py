@@ -25,13 +25,18 @@ COCAINE, SEIZURES, VALPROATE = "MESH:D003042", "MESH:D012640", "MESH:D014635"
 
 
 @pytest.fixture(scope="module")
-def edges(tmp_path_factory) -> dict[tuple[str, str], set[str]]:
+def warehouse(tmp_path_factory) -> Path:
     wh = tmp_path_factory.mktemp("cdr") / "wh"
     build_kg(
         CORPUS, kg="cdr", warehouse=wh,
         extractor=ExtractionOptions("classifier", embed_model="none"),
     )  # fmt: skip
-    rows = Warehouse(wh).query("SELECT head_id, tail_id, relation FROM kg_edges")
+    return wh
+
+
+@pytest.fixture(scope="module")
+def edges(warehouse) -> dict[tuple[str, str], set[str]]:
+    rows = Warehouse(warehouse).query("SELECT head_id, tail_id, relation FROM kg_edges")
     out: dict[tuple[str, str], set[str]] = {}
     for head, tail, relation in rows:
         out.setdefault((head, tail), set()).add(relation)
@@ -48,3 +53,12 @@ def test_a_chemical_that_reduces_a_disease_treats_it(edges):
 
 def test_no_chemical_upregulates_a_disease(edges):
     assert all("upregulates" not in rels for rels in edges.values())
+
+
+def test_the_readers_rows_name_the_candidate_as_the_reader_learnt_it(warehouse):
+    # the sentence reader was trained on signed names: a stored ``causes`` is its upregulates
+    from kgbuild.reader.rows import build_rows
+
+    cands = {(r.a_id, r.b_id, r.cand_relation) for r in build_rows(warehouse, "classifier")}
+    assert (COCAINE, SEIZURES, "upregulates") in cands
+    assert not [c for c in cands if c[2] == "causes"]
