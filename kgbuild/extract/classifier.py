@@ -43,8 +43,8 @@ from kgbuild.extract.caps import (
 )
 from kgbuild.extract.epistemics import classify
 from kgbuild.extract.sentences import sentence_spans
+from kgbuild.pair_relations import pair_relation
 from kgbuild.records import Document, Evidence, ExtractionStatus, Mention, Triple, stable_id
-from kgbuild.schema import pair_relation
 from kgbuild.triples import orient, triple_key
 from kgbuild.verifier.features import doc_context
 from kgbuild.verifier.model import PairScore, Verifier, load_verifier
@@ -72,7 +72,7 @@ RAW = {"related_to": "unspecified relation", CO_MENTIONED: CO_MENTIONED}
 def relation_for(score: PairScore) -> tuple[str, str, str, float] | None:
     """(canonical relation, head role, claim as written, its probability) of a confident pair,
     or None (not confident: at most a co-mention). The reading (a BioRED type, or CID) is named
-    per kind pair by ``data/pair_relations.tsv`` (:func:`kgbuild.schema.pair_relation`): a
+    per kind pair by ``data/pair_relations.tsv`` (:func:`kgbuild.pair_relations.pair_relation`): a
     chemical that induces a disease ``causes`` it, one negatively correlated with it ``treats``
     it; the head is the kinds' Hetionet order or, where the table says so, the one named first."""
     if score.cid is not None:  # Compound–Disease: the CID head decides "induces"

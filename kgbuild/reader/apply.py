@@ -31,10 +31,10 @@ from pathlib import Path
 
 from kgbuild.config import env
 from kgbuild.extract.base import ExtractionResult
+from kgbuild.pair_relations import signed_name, signed_reading
 from kgbuild.reader.features import Pair
 from kgbuild.reader.model import DEFAULT_PATH, Reader, ReaderModelError, cached, digest
 from kgbuild.records import Document, Evidence, Mention, Triple, stable_id
-from kgbuild.schema import signed_name, signed_reading
 from kgbuild.triples import orient, triple_key
 
 log = logging.getLogger("kgbuild.reader")

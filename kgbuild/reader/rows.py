@@ -207,7 +207,7 @@ def build_rows(warehouse: Path, source: str) -> Iterator[Row]:
     sentence, as candidates (the stored triple's relation, direction and status). A relation
     stored under its pair's own name (Compound ``causes`` Disease, ``data/pair_relations.tsv``)
     is the candidate under the signed name the reader learns and is shown (``upregulates``)."""
-    from kgbuild.schema import signed_reading
+    from kgbuild.pair_relations import signed_reading
     from kgbuild.store.catalog import connect
 
     with connect(warehouse / "kg.duckdb", read_only=True) as con:

@@ -54,14 +54,13 @@ from functools import cache, lru_cache
 from typing import Any
 
 from kgbuild.errors import ConfigError
+from kgbuild.pair_relations import SIGNED, signed_name
 from kgbuild.schema import (
-    SIGNED,
     RelationOption,
     data_dir,
     hetionet_relation_names,
     hetionet_relations,
     relations_for,
-    signed_name,
 )
 
 SYNONYMS_TSV = "relation_synonyms.tsv"

@@ -20,9 +20,10 @@ from kgbuild.extract.classifier import (
 )
 from kgbuild.extract.select import choose_extractor, make_extractor
 from kgbuild.llm.client import LLMSettings
+from kgbuild.pair_relations import pair_relations
 from kgbuild.records import Document, Mention
 from kgbuild.resolve.relations import canonical_relation
-from kgbuild.schema import hetionet_kind, pair_relations, to_curies
+from kgbuild.schema import hetionet_kind, to_curies
 from kgbuild.verifier.model import PairScore, load_verifier
 
 TITLE = "Cisplatin-induced nephrotoxicity in patients with lung cancer."
