@@ -10,7 +10,7 @@ What is written, per pair:
 
 - the verifier is confident (over its pair threshold; for Compound–Disease, over its CID
   threshold, or related and a Negative_Correlation): a typed triple, its BioRED type read as
-  kgbuild's canonical relation through :data:`RELATIONS` (a table, so that
+  kgbuild's canonical relation through ``data/pair_relations.tsv`` (a table, so that
   ``data/gold_relation_map.tsv`` reads it back as the same type);
 - otherwise, when the two share a sentence: ``co_mentioned`` — an honest "named together",
   not a Hetionet relation and no relation of any gold scheme.
@@ -32,6 +32,7 @@ from collections import Counter
 from itertools import islice
 from typing import Any
 
+from kgbuild.errors import ConfigError
 from kgbuild.extract.base import ExtractionResult
 from kgbuild.extract.caps import (
     MAX_PAIRS_PER_DOCUMENT,
@@ -42,6 +43,7 @@ from kgbuild.extract.caps import (
 )
 from kgbuild.extract.epistemics import classify
 from kgbuild.extract.sentences import sentence_spans
+from kgbuild.pair_relations import pair_relation
 from kgbuild.records import Document, Evidence, ExtractionStatus, Mention, Triple, stable_id
 from kgbuild.triples import orient, triple_key
 from kgbuild.verifier.features import doc_context
@@ -56,39 +58,10 @@ NODE_PAIRS = frozenset(
     {("Compound", "Compound"), ("Compound", "Disease"), ("Compound", "Gene"),
      ("Disease", "Gene"), ("Gene", "Gene")}
 )  # fmt: skip
-ANY = "*"
-#: (BioRED type, kind pair) → (canonical relation, head): "kind" = the kinds' Hetionet order
-#: (Compound → Disease → Gene; one kind: the smaller ID), "first" = the entity mentioned first
-#: (a causal claim between two chemicals has no kind to orient it). Why each row:
-#: signed correlations are Hetionet's CuG/CdG and DuG/DdG ("Disease upregulates Gene": the
-#: gene goes up with the disease); between two genes Hetionet's only causal edge is the
-#: unsigned, directed Gr>G, whose direction BioRED does not give, so the claim stays the
-#: undirected ``associates``; Bind is CbG between a chemical and a gene, GiG between genes;
-#: a drug interaction is ``interacts``, a conversion ``produces``; Cotreatment and Comparison
-#: have no canonical relation (``related_to``, as "combined with" / "compared with" read).
-RELATIONS: dict[tuple[str, str], tuple[str, str]] = {
-    ("Association", ANY): ("associates", "kind"),
-    ("Positive_Correlation", "Compound|Gene"): ("upregulates", "kind"),
-    ("Positive_Correlation", "Disease|Gene"): ("upregulates", "kind"),
-    ("Positive_Correlation", "Compound|Compound"): ("upregulates", "first"),
-    ("Positive_Correlation", "Compound|Disease"): ("upregulates", "kind"),
-    ("Positive_Correlation", "Gene|Gene"): ("associates", "kind"),
-    ("Negative_Correlation", "Compound|Gene"): ("downregulates", "kind"),
-    ("Negative_Correlation", "Disease|Gene"): ("downregulates", "kind"),
-    ("Negative_Correlation", "Compound|Compound"): ("downregulates", "first"),
-    ("Negative_Correlation", "Compound|Disease"): ("treats", "kind"),
-    ("Negative_Correlation", "Gene|Gene"): ("associates", "kind"),
-    ("Bind", "Compound|Gene"): ("binds", "kind"),
-    ("Bind", "Compound|Compound"): ("binds", "kind"),
-    ("Bind", "Gene|Gene"): ("interacts", "kind"),
-    ("Bind", ANY): ("associates", "kind"),
-    ("Drug_Interaction", ANY): ("interacts", "kind"),
-    ("Conversion", ANY): ("produces", "first"),
-    ("Cotreatment", ANY): ("related_to", "kind"),
-    ("Comparison", ANY): ("related_to", "kind"),
-}
+#: The reading of a pair the CID head decides "induced" (BC5CDR's chemical-induced disease).
+CID = "CID"
 #: A chemical–disease pair the verifier relates but the CID head does not read as induced,
-#: and not as a treatment: related, but neither ``associates`` nor ``upregulates`` (both of
+#: and not as a treatment: related, but neither ``associates`` nor ``causes`` (both of
 #: which claim "induces" in BC5CDR's terms, data/gold_relation_map.tsv).
 RELATED_NOT_INDUCED = "related_to"
 #: The predicate written for a relation whose name resolution would read otherwise ("related
@@ -98,21 +71,33 @@ RAW = {"related_to": "unspecified relation", CO_MENTIONED: CO_MENTIONED}
 
 def relation_for(score: PairScore) -> tuple[str, str, str, float] | None:
     """(canonical relation, head role, claim as written, its probability) of a confident pair,
-    or None (not confident: at most a co-mention)."""
-    kinds = f"{score.kind_a}|{score.kind_b}"
+    or None (not confident: at most a co-mention). The reading (a BioRED type, or CID) is named
+    per kind pair by ``data/pair_relations.tsv`` (:func:`kgbuild.pair_relations.pair_relation`): a
+    chemical that induces a disease ``causes`` it, one negatively correlated with it ``treats``
+    it; the head is the kinds' Hetionet order or, where the table says so, the one named first."""
     if score.cid is not None:  # Compound–Disease: the CID head decides "induces"
         if score.cid:
-            rel = "associates" if score.rel_type == "Association" else "upregulates"
-            return rel, "kind", "CID", float(score.p_cid or 0.0)
+            reading = "Association" if score.rel_type == "Association" else CID
+            return (*_named(reading, score), "CID", float(score.p_cid or 0.0))
         if not score.related:
             return None
         if score.rel_type == "Negative_Correlation":
-            return "treats", "kind", score.rel_type, score.p_related
+            return (*_named(score.rel_type, score), score.rel_type, score.p_related)
         return RELATED_NOT_INDUCED, "kind", score.rel_type, score.p_related
     if not score.related:
         return None
-    rel, head = RELATIONS.get((score.rel_type, kinds)) or RELATIONS[(score.rel_type, ANY)]
-    return rel, head, score.rel_type, score.p_related
+    return (*_named(score.rel_type, score), score.rel_type, score.p_related)
+
+
+def _named(reading: str, score: PairScore) -> tuple[str, str]:
+    """(relation, head role) of a reading between the pair's kinds (the table covers every
+    reading the verifier gives for every pair it scores; a test iterates them)."""
+    row = pair_relation(reading, score.kind_a, score.kind_b)
+    if row is None:
+        raise ConfigError(
+            "no pair relation row", reading=reading, kinds=f"{score.kind_a}|{score.kind_b}"
+        )
+    return row.relation, row.head
 
 
 class ClassifierExtractor:
@@ -203,8 +188,8 @@ End = tuple[str, Mention, str]
 
 
 def _orient(score: PairScore, role: str) -> tuple[End, End]:
-    """(head, tail) as (concept, closest mention, kind): by the kinds' order (:data:`RELATIONS`;
-    one kind: the smaller ID first), or the one mentioned first in the text."""
+    """(head, tail) as (concept, closest mention, kind): by the kinds' order
+    (``data/pair_relations.tsv``; one kind: the smaller ID first), or the one mentioned first."""
     a = (score.a, score.mention_a, score.kind_a)
     b = (score.b, score.mention_b, score.kind_b)
     if role == "first":

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from kgbuild.config import env
 from kgbuild.extract.base import ExtractionResult
+from kgbuild.pair_relations import signed_name, signed_reading
 from kgbuild.reader.features import Pair
 from kgbuild.reader.model import DEFAULT_PATH, Reader, ReaderModelError, cached, digest
 from kgbuild.records import Document, Evidence, Mention, Triple, stable_id
@@ -56,6 +57,16 @@ KG_RELATION = {
     "associates": "associates",
     "other": "related_to",
 }
+
+
+def kg_relation(reading: str, agent_kind: str | None, other_kind: str | None) -> str:
+    """The KG relation of a reading, agent → other: :data:`KG_RELATION`, then the pair's own
+    name for a signed one (``data/pair_relations.tsv``): a chemical the reader reads as
+    raising a disease ``causes`` it, as lowering it ``treats`` it (BioRED's chemical–disease
+    Positive/Negative_Correlation; BC5CDR's CID). The reader itself is not retrained."""
+    return signed_name(KG_RELATION[reading], agent_kind, other_kind)
+
+
 #: The reader's statuses as evidence statuses (``none``: states nothing about the pair).
 STATUS = {
     "asserted": "asserted",
@@ -148,7 +159,12 @@ def _canonical(relation: str, head_kind: str | None, tail_kind: str | None) -> s
     the reader learnt the extractor's proposal from stored rows."""
     from kgbuild.resolve.relations import canonical_relation
 
-    return canonical_relation(relation, head_kind or None, tail_kind or None).relation
+    rel = canonical_relation(relation, head_kind or None, tail_kind or None).relation
+    if rel in KG_RELATION.values():
+        return rel
+    # the pair's own name for a sign (Compound ``causes`` Disease): the reader was trained on
+    # the signed name (``upregulates``), so it is shown the proposal under that name
+    return signed_reading(rel, head_kind or None, tail_kind or None)
 
 
 def _oriented(
@@ -227,7 +243,7 @@ def read_rows(
         ]
         a_end, b_end = ends if head_first else ends[::-1]
         agent, other = (b_end, a_end) if direction == "B>A" else (a_end, b_end)
-        rel = KG_RELATION[relation]
+        rel = kg_relation(relation, kinds.get(agent[0]), kinds.get(other[0]))
         head, tail, metaedge = _oriented(agent, other, rel, kinds)
         tid = triple_key(head[0], rel, tail[0])
         if tid == t.triple_id:

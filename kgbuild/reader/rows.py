@@ -204,7 +204,10 @@ ORDER BY e.evidence_id
 
 def build_rows(warehouse: Path, source: str) -> Iterator[Row]:
     """Evidence rows of the newest snapshot in ``warehouse`` whose mentions lie in their
-    sentence, as candidates (the stored triple's relation, direction and status)."""
+    sentence, as candidates (the stored triple's relation, direction and status). A relation
+    stored under its pair's own name (Compound ``causes`` Disease, ``data/pair_relations.tsv``)
+    is the candidate under the signed name the reader learns and is shown (``upregulates``)."""
+    from kgbuild.pair_relations import signed_reading
     from kgbuild.store.catalog import connect
 
     with connect(warehouse / "kg.duckdb", read_only=True) as con:
@@ -212,6 +215,7 @@ def build_rows(warehouse: Path, source: str) -> Iterator[Row]:
     for pmid, sentence, s0, hs, he, ts, te, hid, tid, rel, status, vs, hn, ht, tn, tt in found:
         head = {"start": hs - s0, "end": he - s0, "id": hid, "name": hn, "type": ht}
         tail = {"start": ts - s0, "end": te - s0, "id": tid, "name": tn, "type": tt}
+        rel = signed_reading(rel, ht, tt)
         yield _row(source, pmid, sentence, head, tail, rel, status, doc_score=vs)
 
 

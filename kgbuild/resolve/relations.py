@@ -24,9 +24,15 @@ Abeta") looked as right as the true one; a precision audit (issue 16) found such
 direction is kept. A negated predicate ("does not bind", "lacks") asserts no edge at all:
 :func:`negation_cue` finds it and the extractor rejects the claim with that reason.
 
-Kind-aware: given both kinds, a Hetionet relation that DALK Table 11 does not allow for the pair
-becomes the first allowed of ``_FALLBACK[relation]`` then ``associates`` (Gene "treats" Disease →
-associates, Gene "binds" Gene → interacts); if none is allowed it is kept with ``allowed=False``.
+Kind-aware: given both kinds, a signed relation first takes the pair's own name for its sign,
+stated subject → object (``data/pair_relations.tsv``, BioRED's Positive/Negative_Correlation per
+kind pair): a chemical that "induces" or "increases" a disease ``causes`` it (BC5CDR's CID,
+Hetionet's Compound-causes-Side Effect name), one that "reduces" it ``treats`` it (Hetionet CtD);
+"Cocaine upregulates Seizures" is not what the text says. A disease that raises a chemical keeps
+``upregulates`` (no rename against the table's direction). Then a Hetionet relation that DALK
+Table 11 does not allow for the pair becomes the first allowed of ``_FALLBACK[relation]`` then
+``associates`` (Gene "treats" Disease → associates, Gene "binds" Gene → interacts); if none is
+allowed it is kept with ``allowed=False``.
 A fallback only ever weakens a claim: "interacts" never becomes ``binds`` (Compound "interacts"
 Gene stays ``interacts``, not allowed), because binding is a stronger, different claim.
 Up/down/regulates are causal and must fit in the stated direction (Gene "upregulates" Disease is
@@ -48,6 +54,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from kgbuild.errors import ConfigError
+from kgbuild.pair_relations import SIGNED, signed_name
 from kgbuild.schema import (
     RelationOption,
     data_dir,
@@ -265,7 +272,11 @@ def canonical_relation(
         relation, method = "related_to", "kind"
     allowed = None
     options = relations_for(head_kind, tail_kind) if head_kind and tail_kind else []
-    if options and relation in hetionet:
+    subject, obj = (tail_kind, head_kind) if reverse else (head_kind, tail_kind)
+    named = signed_name(relation, subject, obj) if relation in SIGNED else relation
+    if named != relation:  # the pair's own name for the sign (data/pair_relations.tsv)
+        relation, method, allowed = named, "kind", True
+    elif options and relation in hetionet:
         fitted, allowed = _fit_kinds(relation, reverse, options, (head_kind, tail_kind))
         if fitted != relation:
             relation, method = fitted, "kind"

@@ -233,6 +233,13 @@ def test_kgx_export_is_valid_for_the_kgx_validator(built, syn, kgx_python, tmp_p
     assert "INVALID_NODE_PROPERTY_VALUE" in bad["errors"]["ERROR"]  # free: ids are no CURIEs
 
 
+def test_a_chemical_induced_disease_is_exported_as_biolink_causes():
+    # BC5CDR's CID (cocaine-induced seizures) is a cause, not a treatment's side effect
+    assert predicate("causes", "Compound", "Disease").predicate == "biolink:causes"
+    assert predicate("causes", "Compound", "Disease").direction == "head_to_tail"
+    assert predicate("causes", "Compound", "Side Effect").predicate == "biolink:has_side_effect"
+
+
 @pytest.mark.slow  # LadybugDB loads and multi-format exports
 def test_biolink_mapping_names_are_current_biolink(kgx_python):
     from kgbuild.schema import data_dir

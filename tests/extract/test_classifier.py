@@ -12,14 +12,15 @@ import pytest
 from kgbuild.evaluate.mapping import get_scheme
 from kgbuild.extract.classifier import (
     CO_MENTIONED,
+    NODE_PAIRS,
     RAW,
-    RELATIONS,
     ClassifierExtractor,
     extract_document,
     relation_for,
 )
 from kgbuild.extract.select import choose_extractor, make_extractor
 from kgbuild.llm.client import LLMSettings
+from kgbuild.pair_relations import pair_relations
 from kgbuild.records import Document, Mention
 from kgbuild.resolve.relations import canonical_relation
 from kgbuild.schema import hetionet_kind, to_curies
@@ -39,6 +40,10 @@ ENTITIES = [
     ("urea", "Chemical", "D014508"), ("magnesium", "Chemical", "D008274"),
     ("Magnesium", "Chemical", "D008274"), ("potassium", "Chemical", "D011188"),
 ]  # fmt: skip
+
+
+#: BioRED types annotated between two chemicals only (the table names them for every pair).
+CHEMICALS_ONLY = {"Cotreatment", "Comparison", "Drug_Interaction", "Conversion"}
 
 
 def document(title=TITLE, abstract=ABSTRACT, entities=ENTITIES, pmid="9"):
@@ -66,8 +71,10 @@ def claims(doc, mentions, verifier=None):
 def test_a_clearly_stated_pair_is_typed_and_a_list_is_only_co_mentioned():
     got, capped = claims(*document())
     assert capped == ""
-    induced = got[("MESH:D002945", "upregulates", "MESH:D007674")]  # cisplatin → nephrotoxicity
+    # cisplatin → nephrotoxicity: a chemical that induces a disease causes it (BC5CDR CID)
+    induced = got[("MESH:D002945", "causes", "MESH:D007674")]
     assert induced.relation_raw == "CID" and induced.sentence == TITLE
+    assert not [k for k in got if k[1] == "upregulates"]
     assert induced.verifier_score > load_verifier().pair_threshold
     assert got[("MESH:D008274", "treats", "MESH:D007674")].relation_raw == "Negative_Correlation"
     listed = got[("MESH:D003404", CO_MENTIONED, "MESH:D014508")]  # creatinine, urea
@@ -83,20 +90,55 @@ def test_a_clearly_stated_pair_is_typed_and_a_list_is_only_co_mentioned():
 
 def test_the_gold_mapping_reads_each_relation_back_as_its_type():
     biored, cdr = get_scheme("biored"), get_scheme("cdr")
-    unsigned = {("Positive_Correlation", "Gene|Gene"), ("Negative_Correlation", "Gene|Gene")}
-    for (rel_type, kinds), (relation, _) in RELATIONS.items():
-        if kinds == "*":
+    for (reading, a, b), row in pair_relations().items():
+        if reading == "CID" or tuple(sorted((a, b))) not in NODE_PAIRS:
             continue
-        a, b = kinds.split("|")
-        canonical = canonical_relation(RAW.get(relation, relation), a, b).relation
-        expected = "Association" if (rel_type, kinds) in unsigned else rel_type
-        assert biored.gold_type(canonical, a, b) == expected, (rel_type, kinds, canonical)
-    assert cdr.gold_type("upregulates", "Compound", "Disease") == "CID"
+        if (a, b) != ("Compound", "Compound") and reading in CHEMICALS_ONLY:
+            continue  # BioRED uses these types between two chemicals only
+        canonical = canonical_relation(RAW.get(row.relation, row.relation), a, b).relation
+        # a reading the pair cannot carry (a signed gene-gene pair without a direction, a
+        # disease that "binds") is named as an association; cotreatment and comparison have
+        # no canonical relation (related_to, which BioRED reads as Association)
+        expected = "Association" if row.relation in ("associates", "related_to") else reading
+        assert biored.gold_type(canonical, a, b) == expected, (reading, a, b, canonical)
+    for relation in ("causes", "upregulates"):  # and snapshots named before
+        assert cdr.gold_type(relation, "Compound", "Disease") == "CID"
+    assert biored.gold_type("causes", "Compound", "Disease") == "Positive_Correlation"
     assert cdr.gold_type(canonical_relation("treats", "Compound", "Disease").relation,
                          "Compound", "Disease") is None  # fmt: skip
     related = canonical_relation(RAW["related_to"], "Compound", "Disease").relation
     assert related == "related_to" and cdr.gold_type(related, "Compound", "Disease") is None
     assert biored.gold_type(related, "Compound", "Disease") == "Association"
+
+
+@pytest.mark.parametrize(
+    ("rel_type", "cid", "expected"),
+    [
+        ("Positive_Correlation", True, "causes"),  # BC5CDR CID: "Cocaine causes Seizures"
+        ("Negative_Correlation", True, "causes"),  # the CID head decides "induced"
+        ("Association", True, "associates"),  # BioRED's reading of the pair stays unsigned
+        ("Negative_Correlation", False, "treats"),
+        ("Positive_Correlation", False, "related_to"),  # related, but not read as induced
+    ],
+)
+def test_a_chemical_that_induces_a_disease_causes_it(rel_type, cid, expected):
+    score = replace(
+        _cocaine_seizures(), rel_type=rel_type, related=True, cid=cid, p_related=0.9, p_cid=0.8
+    )
+    relation, head, _, _ = relation_for(score)
+    assert (relation, head) == (expected, "kind")
+
+
+def _cocaine_seizures() -> PairScore:
+    doc, mentions = document(
+        "Cocaine-induced seizures.", "Cocaine caused seizures in 12 adolescents.",
+        [("Cocaine", "Chemical", "D003042"), ("seizures", "Disease", "D012640")],
+    )  # fmt: skip
+    verifier = load_verifier()
+    from kgbuild.verifier.features import doc_context
+    from kgbuild.verifier.text import doc_view
+
+    return verifier.score(doc_context(doc_view(doc, mentions)), "MESH:D003042", "MESH:D012640")
 
 
 def test_co_mentioned_asserts_nothing_in_any_scheme():

@@ -288,3 +288,18 @@ def test_judging_sheets_are_safe_to_open_in_a_spreadsheet(tmp_path):
     assert cells["item"] == "1" and cells["sentence"].startswith("<A>-2+3+cmd")  # safe as is
     assert cells["A_text"] == "'-2+3+cmd|' /C calc'!A0" and cells["A_concept"].startswith("'=")
     assert not [c for c in cells.values() if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+
+
+def test_the_readers_signed_reading_takes_the_pairs_own_name():
+    # the reader reads "raises" / "lowers"; between a chemical and a disease that is
+    # causes / treats (data/pair_relations.tsv), between a chemical and a gene it stays signed
+    assert apply.kg_relation("upregulates", "Compound", "Disease") == "causes"
+    assert apply.kg_relation("downregulates", "Compound", "Disease") == "treats"
+    assert apply.kg_relation("upregulates", "Compound", "Gene") == "upregulates"
+    assert apply.kg_relation("upregulates", "Disease", "Compound") == "upregulates"
+    assert apply.kg_relation("other", "Compound", "Disease") == "related_to"
+    # an extractor's proposal is shown under the name the reader was trained on
+    assert apply._canonical("causes", "Compound", "Disease") == "upregulates"
+    assert apply._canonical("induces", "Compound", "Disease") == "upregulates"
+    assert apply._canonical("treats", "Compound", "Disease") == "treats"
+    assert apply._canonical("causes", "Gene", "Disease") == "causes"

@@ -202,6 +202,15 @@ def test_negated_and_unknown_fall_to_related_to():
         # causal relations are not turned round: Gene up Disease is not Disease up Gene (DuG)
         ("upregulates", ("Gene", "Disease"), "associates", "kind", True),
         ("upregulated in", ("Gene", "Disease"), "upregulates", "synonym", True),
+        # a signed reading between a chemical and a disease takes the pair's own name
+        # (data/pair_relations.tsv): "Cocaine induces Seizures" causes, never upregulates
+        ("induces", ("Compound", "Disease"), "causes", "kind", True),
+        ("upregulates", ("Compound", "Disease"), "causes", "kind", True),
+        ("induced by", ("Disease", "Compound"), "causes", "kind", True),
+        ("reduces", ("Compound", "Disease"), "treats", "kind", True),
+        # a disease that raises a chemical is no cause of it: the sign stays, not allowed
+        ("increases", ("Disease", "Compound"), "upregulates", "synonym", False),
+        ("causes", ("Gene", "Disease"), "causes", "synonym", None),
         # nothing allowed: kept, and said so
         ("regulates", ("Compound", "Disease"), "regulates", "hetionet", False),
         ("associates", ("Disease", "Disease"), "associates", "hetionet", False),

@@ -1,4 +1,5 @@
 from kgbuild import schema
+from kgbuild.pair_relations import pair_relation, pair_relations, signed_name, signed_reading
 from tests.conftest import shared
 
 
@@ -76,3 +77,48 @@ def test_metaedges_agree_with_hetionet():
     assert set(schema.metanodes()) == {k.split("\t")[0] for k in kinds}
     for o in schema.type_pair_relations():
         assert o.metaedge in {m[0] for m in ours}
+
+
+#: BioRED's relation types (Luo et al. 2022, the BioRED annotation guideline).
+BIORED_TYPES = (
+    "Association", "Positive_Correlation", "Negative_Correlation", "Bind", "Cotreatment",
+    "Comparison", "Drug_Interaction", "Conversion",
+)  # fmt: skip
+
+
+def test_every_kind_pair_of_the_schema_names_every_biored_type():
+    from kgbuild.resolve.relations import OPEN_PREDICATES
+
+    pairs = {tuple(sorted((o.head_kind, o.tail_kind))) for o in schema.type_pair_relations()}
+    assert pairs == {
+        ("Compound", "Compound"), ("Compound", "Disease"), ("Compound", "Gene"),
+        ("Disease", "Disease"), ("Disease", "Gene"), ("Gene", "Gene"),
+    }  # fmt: skip
+    metaedges = {r["abbreviation"]: r for r in schema.metaedges()}
+    known = schema.hetionet_relation_names() | OPEN_PREDICATES.keys()
+    for a, b in sorted(pairs):
+        for reading in BIORED_TYPES:
+            row = pair_relation(reading, b, a)  # either order
+            assert row is not None, (reading, a, b)
+            assert (row.head_kind, row.tail_kind) == (a, b) and row.relation in known
+            if row.metaedge:  # a Hetionet metaedge of this pair, under its own name
+                edge = metaedges[row.metaedge]
+                assert edge["relation"] == row.relation
+                assert {edge["source_kind"], edge["target_kind"]} == {a, b}
+    assert len(pair_relations()) == len(pairs) * len(BIORED_TYPES) + 1  # + BC5CDR CID
+
+
+def test_a_chemical_that_induces_a_disease_causes_it_and_one_that_lowers_it_treats_it():
+    assert pair_relation("CID", "Disease", "Compound").relation == "causes"
+    assert pair_relation("Positive_Correlation", "Compound", "Disease").relation == "causes"
+    assert pair_relation("Negative_Correlation", "Compound", "Disease").relation == "treats"
+    assert pair_relation("Positive_Correlation", "Compound", "Gene").metaedge == "CuG"
+    assert signed_name("upregulates", "Compound", "Disease") == "causes"
+    assert signed_name("downregulates", "Compound", "Disease") == "treats"
+    # stated the other way round ("a disease raises a chemical's level"), the sign stays
+    assert signed_name("upregulates", "Disease", "Compound") == "upregulates"
+    assert signed_name("upregulates", "Compound", "Gene") == "upregulates"
+    assert signed_name("upregulates", None, "Disease") == "upregulates"
+    # the inverse, for a model trained on signed labels
+    assert signed_reading("causes", "Compound", "Disease") == "upregulates"
+    assert signed_reading("causes", "Gene", "Disease") == "causes"
