@@ -210,11 +210,20 @@ def build(
             "stored triple (sets evidence.verified; needs an LLM extractor)",
         ),
     ] = None,  # issue 24
+    ready: Annotated[
+        bool,
+        typer.Option(
+            "--ready/--no-ready",
+            help="Make each snapshot's query index and node vectors as it is published, so "
+            "serve, ask and as-of years open at once",
+        ),
+    ] = True,
     warehouse: WarehouseOpt = None,
 ) -> None:
     """Build a KG year by year and publish one snapshot per year."""
     from kgbuild.pipeline.build import build_kg
     from kgbuild.pipeline.spec import BuildSpec
+    from kgbuild.query.ready import Readier
 
     spec = BuildSpec.resolve(
         source=source,
@@ -247,6 +256,7 @@ def build(
         _print_estimate(corpus, options, wh_path)
         return
     n_years = len(corpus.years())
+    readier = Readier(wh_path) if ready else None
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -267,6 +277,9 @@ def build(
                 f"{y.year}: {how} {y.snapshot.snapshot_id}  docs={c.documents:,} "
                 f"triples={c.triples:,} evidence={c.evidence:,}{llm} ({y.seconds:.2f}s)"
             )
+            if readier is not None:  # the year before's vectors are at hand: new names only
+                made = readier.make(y.snapshot.snapshot_id, head=False)
+                progress.console.print(f"{y.year}: {made.line()}", markup=False)
             progress.advance(task)
 
         def on_wait(who: dict[str, Any]) -> None:
@@ -287,6 +300,13 @@ def build(
             dask_address=spec.dask_address,
         )
         progress.update(task, total=len(report.years), completed=len(report.years))
+    if readier is not None:
+        try:
+            if report.head is not None:  # the head's every-evidence index too
+                made = readier.make(report.head.snapshot_id, head=True)
+                err.print(f"head {report.head.snapshot_id}: ready ({made.line()})", markup=False)
+        finally:
+            readier.close()
     from kgbuild.resolve.vocabularies import notice as vocabulary_notice
 
     if missing := vocabulary_notice():  # IDs taken on trust: the user must know (issue 24)
