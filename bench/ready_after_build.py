@@ -60,8 +60,9 @@ def _serve(wh: Path, years: tuple[int, int]) -> dict[str, float]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     t0 = time.perf_counter()
+    log = (wh.parent / "serve.log").open("w")  # a file: a pipe nobody reads can fill up
     proc = subprocess.Popen([*CLI, "serve", "-w", str(wh), "--port", str(port)], env=ENV,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+                            stdout=subprocess.DEVNULL, stderr=log, text=True)  # fmt: skip
     out: dict[str, float] = {}
     try:
         while True:
@@ -71,7 +72,7 @@ def _serve(wh: Path, years: tuple[int, int]) -> dict[str, float]:
             except httpx.TransportError:
                 pass
             if proc.poll() is not None:
-                raise SystemExit(f"serve ended: {proc.stderr.read() if proc.stderr else ''}")
+                raise SystemExit(f"serve ended: {(wh.parent / 'serve.log').read_text()[-2000:]}")
             time.sleep(0.05)
         r = httpx.get(f"{url}/entities", params={"q": "APOE"}, timeout=300)
         r.raise_for_status()
@@ -87,6 +88,7 @@ def _serve(wh: Path, years: tuple[int, int]) -> dict[str, float]:
             out[key] = time.perf_counter() - t1
     finally:
         stop_server(proc)
+        log.close()
     return out
 
 
