@@ -278,8 +278,8 @@ def build(
                 f"triples={c.triples:,} evidence={c.evidence:,}{llm} ({y.seconds:.2f}s)"
             )
             if readier is not None:  # the year before's vectors are at hand: new names only
-                made = readier.make(y.snapshot.snapshot_id, head=False)
-                progress.console.print(f"{y.year}: {made.line()}", markup=False)
+                progress.console.print(f"{y.year}: {_make_ready(readier, y.snapshot)}",
+                                       markup=False)  # fmt: skip
             progress.advance(task)
 
         def on_wait(who: dict[str, Any]) -> None:
@@ -303,8 +303,8 @@ def build(
     if readier is not None:
         try:
             if report.head is not None:  # the head's every-evidence index too
-                made = readier.make(report.head.snapshot_id, head=True)
-                err.print(f"head {report.head.snapshot_id}: ready ({made.line()})", markup=False)
+                made = _make_ready(readier, report.head, head=True)
+                err.print(f"head {report.head.snapshot_id}: {made}", markup=False)
         finally:
             readier.close()
     from kgbuild.resolve.vocabularies import notice as vocabulary_notice
@@ -330,6 +330,16 @@ def build(
         )
     if report.unverified:
         out.print(f"verification: evidence rows left undecided, by reason: {report.unverified}")
+
+
+def _make_ready(readier: Any, snapshot: Any, head: bool = False) -> str:
+    """One line on ``snapshot``'s query caches, made by ``readier``: a failure there (a full
+    disk) leaves the snapshot published and the caches to the first reader, and says so."""
+    try:
+        return readier.make(snapshot.snapshot_id, head=head).line()
+    except (KgbuildError, OSError) as exc:
+        why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        return f"query caches not made ({why}): the first serve or ask makes them"
 
 
 def _print_estimate(corpus: Corpus, options: ExtractionOptions, warehouse: Path) -> None:
