@@ -189,8 +189,10 @@ class NodeVectors:
         """Texts through the model itself, in a throwaway in-memory cache: node vectors are
         saved as this folder's vouched-for file, not as rows of a shared SQLite file. A few
         (a small KG, a year's new names beside the last year's vectors) go through the numpy
-        encoder where it reproduces the model: no torch import (3–20 s) for a few names."""
-        if len(texts) <= NUMPY_MAX_NAMES and (env(QUERY_ENCODER_ENV) or "auto") != "torch":
+        encoder where it reproduces the model: no torch import (3–20 s) for a few names — unless
+        torch is loaded already (a build's later years): it encodes them faster."""
+        few = len(texts) <= NUMPY_MAX_NAMES and self.embedder.model is None
+        if few and (env(QUERY_ENCODER_ENV) or "auto") != "torch":
             model = numpy_encoder(self.embedder.model_name)
             if model is not None:
                 order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # less padding
