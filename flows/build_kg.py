@@ -8,7 +8,8 @@ continuing the lineage of year ``Y-1``'s snapshot (``after=``), so it reads and 
 exponential backoff and holding a slot of the ``ncbi-requests`` limit; a year's build holds as many
 ``llm-calls`` slots as its LLM client has requests in flight. Caching: see :mod:`flows.common`.
 Artifacts: DALK Table 1 and LLM use per year (markdown + table), every chart of ``kgbuild report``
-(``kg-chart-<chart>-<kg>``) and the HTML report (``<warehouse>/reports/<kg>/report.html``).
+(``kg-chart-<chart>-<kg>``) and the HTML report (``<warehouse>/reports/<kg>/report.html``). Then
+every snapshot's query caches are made (``make-ready``), as ``kgbuild build`` makes them.
 
 With ``dask_address`` the same flow runs its tasks on that Dask cluster (a subflow with
 ``prefect_dask.DaskTaskRunner``); years stay in order, reading the next year overlaps building
@@ -42,6 +43,7 @@ from flows.common import (
 from kgbuild.errors import InputError
 from kgbuild.pipeline.build import YearReport, build_kg
 from kgbuild.pipeline.spec import BuildSpec
+from kgbuild.query.ready import make_ready
 from kgbuild.report import markdown_table, snapshot_ids
 from kgbuild.report.artifacts import build_report, chart_markdown
 from kgbuild.store.snapshots import Warehouse
@@ -127,6 +129,14 @@ def build_year(
     return head.snapshot_id
 
 
+@task(name="make-ready", cache_policy=NO_CACHE)
+def make_ready_task(spec: BuildSpec, snapshots: list[str]) -> list[str]:
+    """Each snapshot's query index and node vectors, oldest first (the head's every-evidence
+    index too), so the first ``serve``, ``ask`` or as-of year after the flow reads them
+    (:mod:`kgbuild.query.ready`; what is there and vouched for is only read)."""
+    return [m.line() for m in make_ready(spec.warehouse_dir, snapshots, get_run_logger().info)]
+
+
 @task(name="publish-report", cache_policy=NO_CACHE)
 def publish_report(spec: BuildSpec, head: str) -> str:
     """Per-year table (DALK Table 1, statuses, LLM use), every chart of ``kgbuild report`` as
@@ -205,5 +215,7 @@ def build_kg_flow(
     if not steps:  # a corpus whose years are known only after reading it: one build
         built.append(build.submit(spec, None, None, None))
     head = built[-1].result()
+    ids = snapshot_ids(Warehouse(spec.warehouse_dir), head)
+    make_ready_task(spec, ids)
     publish_report(spec, head)
-    return snapshot_ids(Warehouse(spec.warehouse_dir), head)
+    return ids

@@ -212,11 +212,20 @@ def build(
             "stored triple (sets evidence.verified; needs an LLM extractor)",
         ),
     ] = None,  # issue 24
+    ready: Annotated[
+        bool,
+        typer.Option(
+            "--ready/--no-ready",
+            help="Make each snapshot's query index and node vectors as it is published, so "
+            "serve, ask and as-of years open at once",
+        ),
+    ] = True,
     warehouse: WarehouseOpt = None,
 ) -> None:
     """Build a KG year by year and publish one snapshot per year."""
     from kgbuild.pipeline.build import build_kg
     from kgbuild.pipeline.spec import BuildSpec
+    from kgbuild.query.ready import Readier
 
     spec = BuildSpec.resolve(
         source=source,
@@ -249,6 +258,7 @@ def build(
         _print_estimate(corpus, options, wh_path)
         return
     n_years = len(corpus.years())
+    readier = Readier(wh_path) if ready else None
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -269,6 +279,9 @@ def build(
                 f"{y.year}: {how} {y.snapshot.snapshot_id}  docs={c.documents:,} "
                 f"triples={c.triples:,} evidence={c.evidence:,}{llm} ({y.seconds:.2f}s)"
             )
+            if readier is not None:  # the year before's vectors are at hand: new names only
+                progress.console.print(f"{y.year}: {_make_ready(readier, y.snapshot)}",
+                                       markup=False)  # fmt: skip
             progress.advance(task)
 
         def on_wait(who: dict[str, Any]) -> None:
@@ -289,6 +302,13 @@ def build(
             dask_address=spec.dask_address,
         )
         progress.update(task, total=len(report.years), completed=len(report.years))
+    if readier is not None:
+        try:
+            if report.head is not None:  # the head's every-evidence index too
+                made = _make_ready(readier, report.head, head=True)
+                err.print(f"head {report.head.snapshot_id}: {made}", markup=False)
+        finally:
+            readier.close()
     from kgbuild.resolve.vocabularies import notice as vocabulary_notice
 
     if missing := vocabulary_notice():  # IDs taken on trust: the user must know (issue 24)
@@ -312,6 +332,16 @@ def build(
         )
     if report.unverified:
         out.print(f"verification: evidence rows left undecided, by reason: {report.unverified}")
+
+
+def _make_ready(readier: Any, snapshot: Any, head: bool = False) -> str:
+    """One line on ``snapshot``'s query caches, made by ``readier``: a failure there (a full
+    disk) leaves the snapshot published and the caches to the first reader, and says so."""
+    try:
+        return readier.make(snapshot.snapshot_id, head=head).line()
+    except (KgbuildError, OSError) as exc:
+        why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        return f"query caches not made ({why}): the first serve or ask makes them"
 
 
 def _print_estimate(corpus: Corpus, options: ExtractionOptions, warehouse: Path) -> None:

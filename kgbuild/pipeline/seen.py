@@ -34,7 +34,9 @@ class SeenIndex:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.unlink(missing_ok=True)
-        self.con = duckdb.connect(str(path), config={"memory_limit": MEMORY_LIMIT, "threads": 1})
+        self.con = catalog.quiet(
+            duckdb.connect(str(path), config={"memory_limit": MEMORY_LIMIT, "threads": 1})
+        )
         self.con.execute(
             "CREATE TABLE seen (pmid VARCHAR, source VARCHAR, year INTEGER, digest VARCHAR)"
         )

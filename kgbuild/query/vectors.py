@@ -65,6 +65,8 @@ HNSW_EF_CONSTRUCTION = 80
 HNSW_EF_SEARCH = 64
 #: Other snapshots' vectors files (newest first) whose rows a recomputation may reuse.
 REUSE_SIBLINGS = 3
+#: New names up to which node vectors are encoded with numpy rather than by loading torch.
+NUMPY_MAX_NAMES = 256
 
 
 #: ``torch`` here makes query texts go through sentence-transformers even where the numpy encoder
@@ -185,7 +187,20 @@ class NodeVectors:
 
     def _encode_fresh(self, texts: list[str]) -> np.ndarray:
         """Texts through the model itself, in a throwaway in-memory cache: node vectors are
-        saved as this folder's vouched-for file, not as rows of a shared SQLite file."""
+        saved as this folder's vouched-for file, not as rows of a shared SQLite file. A few
+        (a small KG, a year's new names beside the last year's vectors) go through the numpy
+        encoder where it reproduces the model: no torch import (3–20 s) for a few names — unless
+        torch is loaded already (a build's later years): it encodes them faster."""
+        few = len(texts) <= NUMPY_MAX_NAMES and self.embedder.model is None
+        if few and (env(QUERY_ENCODER_ENV) or "auto") != "torch":
+            model = numpy_encoder(self.embedder.model_name)
+            if model is not None:
+                order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # less padding
+                vecs = model.encode([texts[i] for i in order])
+                out = np.empty_like(vecs)
+                out[order] = vecs
+                self.timings["vectors_encoder"] = type(model).__name__
+                return out
         self.embedder.load()
         fresh = Embedder(self.embedder.model_name, cache_path=None)
         fresh.model = self.embedder.model

@@ -118,6 +118,15 @@ _SQL_TYPES = {
 }
 
 
+def quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """``con`` without DuckDB's progress bar, which it draws on the terminal for any query past
+    ``progress_bar_time`` (2 s), from a library call as from its shell: in a CLI command or a
+    server's log it is noise between our lines. A connection-local setting (DuckDB refuses it
+    as a connect-time option), so every connection we open passes through here."""
+    con.execute("SET enable_progress_bar = false")
+    return con
+
+
 def open_with_retry(
     opener: Callable[[], duckdb.DuckDBPyConnection], path: Path, wait_s: float = 30.0
 ) -> duckdb.DuckDBPyConnection:
@@ -126,7 +135,7 @@ def open_with_retry(
     deadline = time.monotonic() + wait_s
     while True:
         try:
-            return opener()
+            return quiet(opener())
         except duckdb.IOException as exc:
             if "lock" not in str(exc).lower():
                 raise StoreError(f"cannot open catalog: {first_line(exc)}", catalog=path) from exc

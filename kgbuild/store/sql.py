@@ -143,6 +143,7 @@ def confined(
         config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
     )
     try:
+        catalog.quiet(con)
         con.execute("ATTACH ':memory:' AS kg")  # the name users see in SHOW ALL TABLES
         con.execute("USE kg")
         catalog.copy_registry(path, con, wait_s)

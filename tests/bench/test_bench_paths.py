@@ -127,6 +127,14 @@ def test_the_graph_library_bench_runs_on_a_tiny_built_warehouse(tiny):
     assert {"build_ms", "paths_ms", "pagerank_ms"} <= set(got["scipy_csr (kgbuild)"])
 
 
+def test_the_ready_after_build_bench_runs_on_a_tiny_built_warehouse(tiny):
+    got = run_bench("ready_after_build.py", "--warehouse", str(tiny), "--runs", "1",
+                    "--years", "2019,2020")  # fmt: skip
+    for key in ("serve_ready_s", "first_year_s", "second_year_s", "first_ask_s", "second_ask_s"):
+        assert got[key] > 0
+    assert not list(tiny.glob("**/serve.log"))  # the bench ran on copies, never in the warehouse
+
+
 @pytest.mark.parametrize("script", ["query_latency.py", "query_graphlib.py"])
 def test_a_bench_that_reads_a_warehouse_says_build_first_without_one(tmp_path, script):
     proc = subprocess.run(

@@ -103,7 +103,10 @@ def test_build_flow_one_task_per_year_cached_rerun_and_artifacts(
     assert [r[0] for r in rows] == ids
     states, _ = task_states(state)
     assert states == {"read_source": ["Completed"] * 2, "build_year": ["Completed"] * 2,
+                      "make_ready_task": ["Completed"],
                       "publish_report": ["Completed"]}  # fmt: skip
+    index = warehouse / "index"  # the query caches, made as the CLI's build makes them
+    assert all(any(index.glob(f"{sid}-*/meta.json")) for sid in ids), sorted(index.iterdir())
 
     again = build_kg_flow(source=str(corpus), kg="flowtest", warehouse=str(warehouse),
                           return_state=True)  # fmt: skip
@@ -143,6 +146,7 @@ def test_a_corpus_whose_years_are_known_only_after_reading_builds_in_one_task(
     ids = state.result()
     assert len(ids) == 1 and Warehouse(warehouse).manifest(ids[0])["as_of_year"] == 2018
     assert task_states(state)[0] == {"build_year": ["Completed"],
+                                     "make_ready_task": ["Completed"],
                                      "publish_report": ["Completed"]}  # fmt: skip
 
 
