@@ -12,6 +12,7 @@ import pytest
 from kgbuild.pipeline.build import build_kg
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import shared
+from tests.support import doc_figures
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]  # the whole DALK corpus
 
@@ -22,6 +23,16 @@ def dalk_build(tmp_path_factory):
     warehouse = tmp_path_factory.mktemp("dalk") / "warehouse"
     report = build_kg(source, kg="alzheimers", warehouse=warehouse)
     return source, warehouse, report
+
+
+def test_the_docs_dalk_figures_are_this_builds(dalk_build):
+    """docs/getting-started.md's DALK figures block is what this build gives (the docs give
+    each figure once, there; tests/docs/test_dalk_figures.py keeps repeats out)."""
+    fresh = doc_figures.render(doc_figures.figures(dalk_build[1]))
+    assert doc_figures.page_block() == fresh, (
+        "docs/getting-started.md's DALK figures differ from this build's; after checking the "
+        "change, regenerate them: python -m tests.support.doc_figures --warehouse WAREHOUSE --write"
+    )
 
 
 def test_every_record_has_a_status(dalk_build):

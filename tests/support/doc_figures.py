@@ -5,7 +5,7 @@ A count about the built KG typed into a page goes stale the next time extraction
 changes (two pages once gave Alzheimer's disease two different neighbour counts, both from
 older builds). So the figures live in one generated block of ``docs/getting-started.md``,
 between :data:`MARKERS`; other pages link to it instead of repeating a number.
-``tests/docs/test_dalk_figures.py`` checks the block against a fresh DALK build.
+``tests/pipeline/test_integration_dalk.py`` checks the block against its fresh DALK build.
 
 ``python -m tests.support.doc_figures --warehouse W [--write]`` prints the block computed from
 the warehouse ``W`` (a DALK build: ``kgbuild build --domain alzheimers --source
