@@ -25,7 +25,9 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from kgbuild.query.aliases import SEP, SHORT_KEY
+from kgbuild.query.aliases import SEP, SHORT_KEY, display_parts
+from kgbuild.query.generic import generic_blocked
+from kgbuild.query.mirna import MicroRNA, find_mirnas
 from kgbuild.query.text import STOPWORDS, Token, is_content, key, tokenize
 
 if TYPE_CHECKING:
@@ -40,6 +42,8 @@ LINK_THRESHOLD = 0.80
 SPELLING_CUTOFF = 88.0
 #: Shortest name (characters of its key, without spaces) linked by spelling.
 SPELLING_MIN_CHARS = 6
+#: Longest unlinked phrase (tokens) whose parts are tried by spelling: "Alzhiemer's disease".
+SPELLING_MAX_TOKENS = 4
 #: Longest dictionary key tried, in tokens.
 MAX_MATCH_TOKENS = 8
 #: An unlinked phrase is at most this many tokens (longer runs are cut into pieces).
@@ -92,6 +96,8 @@ class Linker:
         self._node = a["node"]
         self._source = a["source"]
         self._surfaces = a["surfaces"]
+        self._weight = a["weight"]
+        self._mir: dict[str, int] | None = None
         self._lock = threading.Lock()
         # first token of a key → the longest key starting with it: most tokens start none
         self._longest: dict[str, int] = {}
@@ -114,12 +120,15 @@ class Linker:
         if len(key(text).replace(" ", "")) < SPELLING_MIN_CHARS:
             return None
         hits = searcher(self.index).search(text, limit=1)
-        if hits and hits[0].how != "id" and hits[0].score >= SPELLING_CUTOFF:
+        if hits and hits[0].how not in ("id", "exact") and hits[0].score >= SPELLING_CUTOFF:
             return hits[0].node
         return None
 
     def _accept(self, row: int, k: str, surface: str) -> bool:
-        """The short-key rule of :mod:`kgbuild.query.aliases`."""
+        """The short-key rule of :mod:`kgbuild.query.aliases`; a generic English word
+        (:mod:`kgbuild.query.generic`) only as a frequent mention."""
+        if " " not in k and generic_blocked(k, self._source[row], float(self._weight[row])):
+            return False
         if " " in k or (len(k) > SHORT_KEY and k not in STOPWORDS):
             return True
         forms = self._surfaces[row].split(SEP) if self._surfaces[row] else []
@@ -133,8 +142,17 @@ class Linker:
         toks = tokenize(text)
         links: list[Link] = []
         covered = [False] * len(toks)
+        for m in find_mirnas(text):
+            inside = [j for j, t in enumerate(toks) if m.start <= t.start and t.end <= m.end]
+            if inside:
+                links.append(self._mirna_link(text, m, where))
+                for j in inside:
+                    covered[j] = True
         i = 0
         while i < len(toks):
+            if covered[i]:
+                i += 1
+                continue
             hit = None
             longest = self._longest.get(toks[i].norm, 0)
             for n in range(min(MAX_MATCH_TOKENS, longest, len(toks) - i), 0, -1):
@@ -167,7 +185,51 @@ class Linker:
             for j in range(i, i + n):
                 covered[j] = True
             i += n
+        for a, b in _chunks(toks, covered):
+            found = self._spell_chunk(text, toks, a, b, where)
+            if found is not None:
+                links.append(found)
+                for j, t in enumerate(toks):
+                    covered[j] = covered[j] or (found.start <= t.start and t.end <= found.end)
+        links.sort(key=lambda x: x.start)
         return links, _chunks(toks, covered)
+
+    def _mirna_link(self, text: str, m: MicroRNA, where: str) -> Link:
+        """A microRNA name's link to its MIR gene node, or unlinked naming the HGNC symbol it
+        means (never the generic "miR" node: :mod:`kgbuild.query.mirna`)."""
+        if self._mir is None:
+            nodes = self.index.nodes
+            mir = {}
+            for n, (cid, shown) in enumerate(zip(nodes["id"], nodes["display"], strict=True)):
+                parts = display_parts(shown)
+                if parts and cid.startswith("NCBIGene:") and parts[0].upper().startswith("MIR"):
+                    mir.setdefault(parts[0].upper(), n)
+            self._mir = mir
+        node = self._mir.get(m.symbol)
+        surface = text[m.start : m.end]
+        if node is None:
+            return Link(surface, where, None, None, m.symbol, "unlinked", 0.0, m.start, m.end)
+        return self._link(surface, where, node, "dictionary:microrna", 1.0, m.start, m.end)
+
+    def _spell_chunk(self, text: str, toks: list[Token], a: int, b: int,
+                     where: str) -> Link | None:  # fmt: skip
+        """A misspelt name of two words or more inside an unlinked phrase of at most
+        :data:`SPELLING_MAX_TOKENS` tokens: its longest, leftmost part that the entity search
+        matches by spelling (never an exact key: the dictionary's rules refused that one)."""
+        inner = [t for t in toks if a <= t.start and t.end <= b]
+        if len(inner) > SPELLING_MAX_TOKENS:
+            return None
+        for n in range(len(inner), 1, -1):
+            for s in range(0, len(inner) - n + 1):
+                part = inner[s : s + n]
+                if not (is_content(part[0].norm) and is_content(part[-1].norm)):
+                    continue
+                phrase = text[part[0].start : part[-1].end]
+                node = self.spelled(phrase)
+                if node is not None:
+                    start, end = part[0].start, part[-1].end
+                    return self._link(phrase, where, node, "spelling", 1.0, start, end)
+        return None
 
     def _link(
         self,

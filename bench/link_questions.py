@@ -1,0 +1,97 @@
+"""Question linking accuracy: does each mention of a question link where it should?
+
+    python bench/link_questions.py [--warehouse ./warehouse] [--snapshot latest]
+        [--cases bench/link_questions.tsv] [--misses]
+
+Reads an existing warehouse and never writes to it (the query index goes to a temporary
+folder). For each case (question, mention, expected IDs or ``unlinked``, kind) the question is
+linked by the dictionary linker ``kgbuild ask`` uses (:meth:`kgbuild.query.link.Linker.dictionary`,
+no embedding) and the link covering the mention's first occurrence is compared with the
+expectation: an expected ID, or no node at all for ``unlinked``. ``top1`` is the share right,
+overall and per kind; ``p50_ms`` the median time to link one question. The last line is one
+JSON object of the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from kgbuild.query.index import open_index
+from kgbuild.query.link import Linker
+from kgbuild.store.snapshots import Warehouse
+
+CASES = Path(__file__).with_name("link_questions.tsv")
+
+
+def read_cases(path: Path) -> list[tuple[str, str, frozenset[str], str]]:
+    """(question, mention, expected, kind) rows (``#`` lines and the header skipped)."""
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith(("#", "question\t")):
+            continue
+        q, mention, expected, kind = line.split("\t")
+        rows.append((q, mention, frozenset(expected.split("|")), kind))
+    return rows
+
+
+def linked_at(linker: Linker, question: str, mention: str) -> str | None:
+    """The ID linked over the mention's first occurrence (None: nothing linked there)."""
+    a = question.index(mention)
+    b = a + len(mention)
+    links, _ = linker.dictionary(question, "question")
+    for x in links:
+        if x.curie and x.start < b and a < x.end:
+            return x.curie
+    return None
+
+
+def score(idx, cases, show_misses: bool = False) -> dict:
+    """The figures of the module docstring."""
+    linker = Linker(idx)
+    per_kind: dict[str, list[bool]] = defaultdict(list)
+    times = []
+    for q, mention, expected, kind in cases:
+        t0 = time.perf_counter()
+        got = linked_at(linker, q, mention)
+        times.append((time.perf_counter() - t0) * 1000)
+        ok = (got or "unlinked") in expected
+        per_kind[kind].append(ok)
+        if show_misses and not ok:
+            print(f"miss {q!r} [{mention}]: got {got}; want {sorted(expected)}")
+    rows = [g for gs in per_kind.values() for g in gs]
+    out: dict = {"cases": len(rows), "top1": round(sum(rows) / len(rows), 3)}
+    for kind, gs in sorted(per_kind.items()):
+        out[f"{kind}_n"] = len(gs)
+        out[f"{kind}_top1"] = round(sum(gs) / len(gs), 3)
+    out["p50_ms"] = round(statistics.median(times), 3)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--warehouse", default="warehouse")
+    ap.add_argument("--snapshot", default="latest")
+    ap.add_argument("--cases", type=Path, default=CASES)
+    ap.add_argument("--misses", action="store_true")
+    a = ap.parse_args()
+    wh = Warehouse(Path(a.warehouse))
+    with tempfile.TemporaryDirectory(prefix="link-questions-") as tmp:
+        idx = open_index(wh, wh.resolve(a.snapshot), Path(tmp))
+        figures = score(idx, read_cases(a.cases), a.misses)
+    figures.update(snapshot=idx.snapshot_id, machine=f"{platform.machine()} {os.cpu_count()} cores")
+    print(json.dumps(figures, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()

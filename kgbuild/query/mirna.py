@@ -1,0 +1,77 @@
+"""microRNA names in a question → the HGNC symbol of the gene that encodes them.
+
+Why: the dictionary splits "miR-34a" into "miR" and "34a", and PubTator's corpus links a bare
+"miR" to a generic gene record (NCBIGene:751557), so a question about one microRNA was sent to
+a node that stands for none. miRBase names mature products by arm and copy ("hsa-miR-146a-5p",
+"miR-125b-1"), the literature writes "microRNA-132", "miRNA-29a", "let-7b"; HGNC names the
+human gene of each with one symbol (MIR146A, MIR125B1, MIR132, MIR29A, MIRLET7B — HGNC
+guidelines for microRNA genes, Seal et al. 2020, *Nucleic Acids Res.* 48:D211). The species
+prefix and the arm suffix (-3p/-5p, "*") say which strand, not which gene, and are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from kgbuild.resolve.vocabularies import hgnc_names
+
+#: A microRNA name: optional species prefix, the family word, the number with its letter and
+#: copy, optional arm; or a let-7 family member. A bare "miR" or "microRNA" is no match.
+_NAME = re.compile(
+    r"(?<![\w-])(?:[a-z]{3}-)?"
+    r"(?:(?:mir|mirna|microrna|micro-rna)-?(?P<num>\d{1,4})(?P<letter>[a-z]?)"
+    r"|let-?7(?P<let>[a-z]?))"
+    r"(?:-(?P<copy>\d))?(?:-?[35]p|\*)?(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MicroRNA:
+    """One microRNA name in a text: its span and the HGNC symbol of its gene."""
+
+    start: int
+    end: int
+    symbol: str
+
+
+@cache
+def mir_symbols() -> frozenset[str]:
+    """HGNC's approved microRNA gene symbols (MIR…; empty when HGNC is not installed)."""
+    return frozenset(
+        n[0].upper() for n in hgnc_names().values() if n and n[0].upper().startswith("MIR")
+    )
+
+
+def candidates(base: str, copy: str | None) -> tuple[str, ...]:
+    """Symbols a name may mean, most specific first: "miR-125b" is made by MIR125B1 and
+    MIR125B2 (no MIR125B), so the first copies are tried after the bare symbol; a copy after a
+    digit takes a hyphen (MIR9-1)."""
+    copies = (copy,) if copy else ("1", "2")
+    out = [] if copy else [base]
+    for c in copies:
+        out.append(f"{base}-{c}" if base[-1].isdigit() else f"{base}{c}")
+    return tuple(out)
+
+
+def symbol_for(base: str, copy: str | None, known: frozenset[str]) -> str:
+    """The HGNC symbol of a name: the first candidate HGNC approves, else the bare one."""
+    for s in candidates(base, copy):
+        if s in known:
+            return s
+    return candidates(base, copy)[0]
+
+
+def find_mirnas(text: str) -> list[MicroRNA]:
+    """Every microRNA name in ``text``, left to right, with the HGNC symbol it means."""
+    out = []
+    known = mir_symbols()
+    for m in _NAME.finditer(text):
+        if m.group("num"):
+            base = f"MIR{m.group('num')}{m.group('letter').upper()}"
+        else:
+            base = f"MIRLET7{m.group('let').upper()}"
+        out.append(MicroRNA(m.start(), m.end(), symbol_for(base, m.group("copy"), known)))
+    return out
