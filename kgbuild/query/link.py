@@ -111,16 +111,18 @@ class Linker:
         row = self._row.get(key(text))
         return int(self._node[row]) if row is not None else None
 
-    def spelled(self, text: str) -> int | None:
+    def spelled(self, text: str, exact: bool = True) -> int | None:
         """The node a misspelt whole name means: the entity search's best match at
         :data:`SPELLING_CUTOFF` or more (a fuzzy ratio, or the share of a key a prefix covers:
-        "memantin" is 8/9 of "memantine"), or None."""
+        "memantin" is 8/9 of "memantine"), or None. ``exact`` False: not a name the search
+        matches exactly (inside a question, the dictionary's rules already refused that one)."""
         from kgbuild.query.entities import searcher
 
         if len(key(text).replace(" ", "")) < SPELLING_MIN_CHARS:
             return None
         hits = searcher(self.index).search(text, limit=1)
-        if hits and hits[0].how not in ("id", "exact") and hits[0].score >= SPELLING_CUTOFF:
+        refused = ("id",) if exact else ("id", "exact")
+        if hits and hits[0].how not in refused and hits[0].score >= SPELLING_CUTOFF:
             return hits[0].node
         return None
 
@@ -225,7 +227,7 @@ class Linker:
                 if not (is_content(part[0].norm) and is_content(part[-1].norm)):
                     continue
                 phrase = text[part[0].start : part[-1].end]
-                node = self.spelled(phrase)
+                node = self.spelled(phrase, exact=False)
                 if node is not None:
                     start, end = part[0].start, part[-1].end
                     return self._link(phrase, where, node, "spelling", 1.0, start, end)

@@ -1,0 +1,55 @@
+"""A small real KG for question linking, published through the real snapshot writer: a microRNA
+gene (MIR132) beside the generic "miR" gene record the tagger links a bare "miR" to, a MeSH
+concept the tagger names "toxicity", amyloid beta (APP) and Alzheimer disease."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kgbuild.records import Entity, Mention
+from kgbuild.store.snapshots import SnapshotInfo, Warehouse
+from tests.support.query_kg import publish_year
+
+AD = "MESH:D000544"
+MIR132 = "NCBIGene:406921"
+GENERIC_MIR = "NCBIGene:751557"
+ADVERSE = "MESH:D064420"
+APP = "NCBIGene:351"
+NODES = [
+    (AD, "Alzheimer Disease", "Disease"),
+    (MIR132, "MIR132", "Gene"),
+    (GENERIC_MIR, "miR", "Gene"),
+    (ADVERSE, "Drug-Related Side Effects and Adverse Reactions", "Disease"),
+    (APP, "APP", "Gene"),
+]
+#: (concept, surface, abstracts) the tagger linked
+MENTIONS = [
+    (AD, "Alzheimer's disease", 6),
+    (MIR132, "miR-132", 3),
+    (GENERIC_MIR, "miR", 4),
+    (ADVERSE, "toxicity", 4),
+    (APP, "amyloid beta", 5),
+]
+EDGES = [
+    (
+        MIR132,
+        "associated_with",
+        AD,
+        [("7001", 2019, "miR-132 is lost in Alzheimer's disease.", 0.9)],
+    ),
+    (GENERIC_MIR, "associated_with", AD, [("7002", 2019, "miR levels change in AD.", 0.8)]),
+    (APP, "causes", ADVERSE, [("7003", 2019, "Amyloid beta toxicity kills neurons.", 0.8)]),
+    (APP, "associated_with", AD, [("7004", 2019, "Amyloid beta builds up in AD.", 0.9)]),
+]
+
+
+def build_link_kg(root: Path, kg: str = "link") -> SnapshotInfo:
+    """Publish one 2019 snapshot into ``root``; returns its info."""
+    w = Warehouse(root).writer(kg)
+    ents = [Entity(i, n, t, [n], 2019) for i, n, t in NODES]
+    w.add("mentions", [
+        Mention(f"8{j:03d}", 0, len(text), text, "Gene", "Gene", cid, [cid])
+        for cid, text, n in MENTIONS
+        for j in range(n)
+    ])  # fmt: skip
+    return publish_year(w, 2019, EDGES, ents)
