@@ -42,6 +42,7 @@ import pyarrow.ipc as ipc
 from kgbuild.query.aliases import build_aliases, ortholog_nodes
 from kgbuild.query.graph import Graph
 from kgbuild.query.sentences import SentenceIndex
+from kgbuild.query.tag_share import WORD_SQL, judged_forms, tag_shares
 from kgbuild.query.text import is_content, tokens
 from kgbuild.resolve.vocabularies import hgnc_names
 from kgbuild.store.cache_seal import (
@@ -336,6 +337,7 @@ def _from_warehouse(
     degree = _degree(len(ents), [node_of[e[1]] for e in edges], [node_of[e[2]] for e in edges])
     same_as = ortholog_nodes(node_of, relinked, hgnc_names())
     aliases, display = build_aliases(ents, node_of, mentions, merged, abbrevs, degree, same_as)
+    aliases["tag_share"] = _tag_shares(wh, sid, aliases, nodes["id"])
     nodes["display"] = display
     nodes["same_as"] = same_as
     return {
@@ -374,6 +376,28 @@ def _from_warehouse(
             "edge": np.array([b for _, b in sent_links], np.int32),
         },
     }
+
+
+def _tag_shares(wh: Warehouse, sid: str, aliases: dict[str, Any], ids: list[str]) -> np.ndarray:
+    """How often each short gene key is tagged as its gene where the abstracts write it
+    (:mod:`kgbuild.query.tag_share`): two queries, words of the abstracts and mentions."""
+    forms = judged_forms(aliases, ids)
+    words = sorted({f for fs in forms.values() for f in fs})
+    cids = sorted({ids[int(aliases["node"][r])] for r in forms})
+    if not words:
+        return tag_shares(aliases, ids, forms, [], [])
+    occurs = wh.query(
+        "SELECT w, pmid FROM (SELECT DISTINCT pmid, unnest(regexp_extract_all("
+        f"coalesce(title, '') || ' ' || coalesce(abstract, ''), '{WORD_SQL}')) AS w "
+        "FROM documents_at(?)) WHERE w IN (SELECT unnest(?::VARCHAR[])) GROUP BY ALL",
+        [sid, words],
+    )
+    tagged = wh.query(
+        "SELECT pmid, concept_id, text FROM mentions_at(?) "
+        "WHERE concept_id IN (SELECT unnest(?::VARCHAR[])) GROUP BY ALL",
+        [sid, cids],
+    )
+    return tag_shares(aliases, ids, forms, occurs, tagged)
 
 
 def _degree(n: int, heads: list[int], tails: list[int]) -> np.ndarray:

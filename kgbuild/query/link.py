@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from kgbuild.query.aliases import SEP, SHORT_KEY, display_parts
 from kgbuild.query.generic import generic_blocked
 from kgbuild.query.mirna import MicroRNA, find_mirnas
+from kgbuild.query.tag_share import share_blocked
 from kgbuild.query.text import STOPWORDS, Token, is_content, key, tokenize
 
 if TYPE_CHECKING:
@@ -128,8 +129,11 @@ class Linker:
 
     def _accept(self, row: int, k: str, surface: str) -> bool:
         """The short-key rule of :mod:`kgbuild.query.aliases`; a generic English word
-        (:mod:`kgbuild.query.generic`) only as a frequent mention."""
+        (:mod:`kgbuild.query.generic`) only as a frequent mention; a short gene key only when
+        the abstracts that write it often tag it so (:mod:`kgbuild.query.tag_share`)."""
         if " " not in k and generic_blocked(k, self._source[row], float(self._weight[row])):
+            return False
+        if share_blocked(self.index.aliases, row):  # "CSF": rarely the gene where written
             return False
         if " " in k or (len(k) > SHORT_KEY and k not in STOPWORDS):
             return True

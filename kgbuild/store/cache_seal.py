@@ -49,7 +49,8 @@ from kgbuild.store.confidence import model_digest
 #: answers read from every evidence row say how their sentence states the fact (issue 41).
 #: 8: each edge's belief and contested mark (issue 42).
 #: 9: aliases only from trusted mentions, per-node surface forms, readable display names.
-INDEX_VERSION = 9
+#: 10: each short gene key's tag share in the abstracts that write it (query.tag_share).
+INDEX_VERSION = 10
 #: The tables' sidecar (it is also the index's description: kg, year, row counts).
 TABLES_SIDECAR = "meta.json"
 #: The BM25 arrays' folder inside an index folder, and its sidecar.

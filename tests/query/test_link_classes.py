@@ -9,8 +9,9 @@ from kgbuild.query.generic import generic_blocked
 from kgbuild.query.index import open_index
 from kgbuild.query.link import Linker
 from kgbuild.query.mirna import find_mirnas
+from kgbuild.query.tag_share import tag_shares
 from kgbuild.store.snapshots import Warehouse
-from tests.support.link_kg import AD, APP, GENERIC_MIR, MIR132, build_link_kg
+from tests.support.link_kg import AD, APP, GENERIC_MIR, MIR132, PSEN1, build_link_kg
 
 
 @pytest.fixture(scope="module")
@@ -75,3 +76,23 @@ def test_misspelt_name_inside_a_question_links_by_spelling(linker):
 def test_spelling_never_takes_a_one_word_chunk(linker):
     got, _ = _links(linker, "is toxicityy common")
     assert got == {}
+
+
+def test_short_gene_key_rarely_tagged_where_written_links_no_gene(linker):
+    got, rest = _links(linker, "which CSF biomarkers predict conversion")
+    assert got == {} and rest == ["CSF biomarkers predict conversion"]
+    got, _ = _links(linker, "do PS1 mutations cause AD")
+    assert got["PS1"].curie == PSEN1
+
+
+def test_tag_share_counts_abstracts_and_words_inside_mentions():
+    aliases = {"key": ["tnf", "app"], "node": [0, 1], "source": ["mention", "name"]}
+    ids = ["NCBIGene:7124", "NCBIGene:351"]
+    forms = {0: ("TNF",)}
+    occurs = [("TNF", f"p{i}") for i in range(40)]
+    tagged = [(f"p{i}", "NCBIGene:7124", "TNF-alpha") for i in range(10)]
+    tagged += [("p99", "NCBIGene:7124", "TNF")]  # an abstract not counted as writing it
+    shares = tag_shares(aliases, ids, forms, occurs, tagged)
+    assert shares.tolist() == [0.25, 1.0]
+    few = tag_shares(aliases, ids, forms, occurs[:5], [])
+    assert few.tolist() == [1.0, 1.0]  # too few abstracts to judge

@@ -1,12 +1,14 @@
 """A small real KG for question linking, published through the real snapshot writer: a microRNA
 gene (MIR132) beside the generic "miR" gene record the tagger links a bare "miR" to, a MeSH
-concept the tagger names "toxicity", amyloid beta (APP) and Alzheimer disease."""
+concept the tagger names "toxicity", amyloid beta (APP) and Alzheimer disease; and abstracts
+that write "CSF" (cerebrospinal fluid) in :data:`CSF_DOCS` abstracts, tagged as the gene CSF2 in
+two, beside "PS1" tagged as PSEN1 in most of the abstracts that write it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from kgbuild.records import Entity, Mention
+from kgbuild.records import Document, Entity, Mention
 from kgbuild.store.snapshots import SnapshotInfo, Warehouse
 from tests.support.query_kg import publish_year
 
@@ -15,12 +17,18 @@ MIR132 = "NCBIGene:406921"
 GENERIC_MIR = "NCBIGene:751557"
 ADVERSE = "MESH:D064420"
 APP = "NCBIGene:351"
+CSF2 = "NCBIGene:1437"
+PSEN1 = "NCBIGene:5663"
+CSF_DOCS = 60
+PS1_DOCS = 22
 NODES = [
     (AD, "Alzheimer Disease", "Disease"),
     (MIR132, "MIR132", "Gene"),
     (GENERIC_MIR, "miR", "Gene"),
     (ADVERSE, "Drug-Related Side Effects and Adverse Reactions", "Disease"),
     (APP, "APP", "Gene"),
+    (CSF2, "CSF2", "Gene"),
+    (PSEN1, "PSEN1", "Gene"),
 ]
 #: (concept, surface, abstracts) the tagger linked
 MENTIONS = [
@@ -47,9 +55,20 @@ def build_link_kg(root: Path, kg: str = "link") -> SnapshotInfo:
     """Publish one 2019 snapshot into ``root``; returns its info."""
     w = Warehouse(root).writer(kg)
     ents = [Entity(i, n, t, [n], 2019) for i, n, t in NODES]
-    w.add("mentions", [
+    mentions = [
         Mention(f"8{j:03d}", 0, len(text), text, "Gene", "Gene", cid, [cid])
         for cid, text, n in MENTIONS
         for j in range(n)
-    ])  # fmt: skip
+    ]
+    docs = []
+    for j in range(CSF_DOCS):  # "CSF" written everywhere, tagged as the gene in two
+        docs.append(Document(f"6{j:03d}", 2019, "CSF biomarkers", "CSF tau was measured.", "J"))
+        if j < 2:
+            mentions.append(Mention(f"6{j:03d}", 0, 3, "CSF", "Gene", "Gene", CSF2, [CSF2]))
+    for j in range(PS1_DOCS):  # "PS1" tagged as PSEN1 in all but two
+        docs.append(Document(f"5{j:03d}", 2019, "PS1 mutations", "PS1 cuts APP.", "J"))
+        if j >= 2:
+            mentions.append(Mention(f"5{j:03d}", 0, 3, "PS1", "Gene", "Gene", PSEN1, [PSEN1]))
+    w.add("mentions", mentions)
+    w.add("documents", docs)
     return publish_year(w, 2019, EDGES, ents)
