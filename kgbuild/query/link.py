@@ -148,7 +148,7 @@ class Linker:
         toks = tokenize(text)
         links: list[Link] = []
         covered = [False] * len(toks)
-        for m in find_mirnas(text):
+        for m in find_mirnas(text, self._mir_nodes):
             inside = [j for j, t in enumerate(toks) if m.start <= t.start and t.end <= m.end]
             if inside:
                 links.append(self._mirna_link(text, m, where))
@@ -200,18 +200,21 @@ class Linker:
         links.sort(key=lambda x: x.start)
         return links, _chunks(toks, covered)
 
-    def _mirna_link(self, text: str, m: MicroRNA, where: str) -> Link:
-        """A microRNA name's link to its MIR gene node, or unlinked naming the HGNC symbol it
-        means (never the generic "miR" node: :mod:`kgbuild.query.mirna`)."""
+    def _mir_nodes(self) -> dict[str, int]:
+        """The KG's microRNA gene nodes by symbol (MIR132 → its node), read once."""
         if self._mir is None:
-            nodes = self.index.nodes
-            mir = {}
+            nodes, mir = self.index.nodes, {}
             for n, (cid, shown) in enumerate(zip(nodes["id"], nodes["display"], strict=True)):
                 parts = display_parts(shown)
                 if parts and cid.startswith("NCBIGene:") and parts[0].upper().startswith("MIR"):
                     mir.setdefault(parts[0].upper(), n)
             self._mir = mir
-        node = self._mir.get(m.symbol)
+        return self._mir
+
+    def _mirna_link(self, text: str, m: MicroRNA, where: str) -> Link:
+        """A microRNA name's link to its MIR gene node, or unlinked naming the HGNC symbol it
+        means (never the generic "miR" node: :mod:`kgbuild.query.mirna`)."""
+        node = self._mir_nodes().get(m.symbol)
         surface = text[m.start : m.end]
         if node is None:
             return Link(surface, where, None, None, m.symbol, "unlinked", 0.0, m.start, m.end)

@@ -12,6 +12,7 @@ prefix and the arm suffix (-3p/-5p, "*") say which strand, not which gene, and a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 from functools import cache
 
@@ -64,14 +65,19 @@ def symbol_for(base: str, copy: str | None, known: frozenset[str]) -> str:
     return candidates(base, copy)[0]
 
 
-def find_mirnas(text: str) -> list[MicroRNA]:
-    """Every microRNA name in ``text``, left to right, with the HGNC symbol it means."""
+def find_mirnas(text: str, present: Callable[[], Container[str]] = frozenset) -> list[MicroRNA]:
+    """Every microRNA name in ``text``, left to right, with the HGNC symbol it means: the first
+    candidate among ``present()`` (the KG's MIR gene symbols), else HGNC's choice. HGNC is read
+    only when needed (~0.4 s once a process), which a question without a name never pays."""
     out = []
-    known = mir_symbols()
     for m in _NAME.finditer(text):
         if m.group("num"):
             base = f"MIR{m.group('num')}{m.group('letter').upper()}"
         else:
             base = f"MIRLET7{m.group('let').upper()}"
-        out.append(MicroRNA(m.start(), m.end(), symbol_for(base, m.group("copy"), known)))
+        cands = candidates(base, m.group("copy"))
+        got = next((c for c in cands if c in present()), None)
+        out.append(
+            MicroRNA(m.start(), m.end(), got or symbol_for(base, m.group("copy"), mir_symbols()))
+        )
     return out
