@@ -55,6 +55,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kgbuild.query.context import evidence_for, make_triple
+from kgbuild.query.cues import SATURATE, cue_factor
 from kgbuild.query.graph import Graph
 from kgbuild.query.index import SnapshotIndex
 from kgbuild.query.intent import Intent
@@ -71,6 +72,10 @@ FOCUS_BASE = 0.4
 #: Share of a fact's value kept at confidence 0 (the calibrated P(supported) of its best
 #: evidence row): among facts of equal support, the surer first.
 CONF_BASE = 0.5
+#: Share of a candidate's score kept when none of its sentences states a direct molecular
+#: relation (a target asked of a drug) / names the question's qualifier ("late-onset", "CSF").
+DIRECT_BASE = 0.3
+QUALIFIER_BASE = 0.3
 #: Weight of a shared abstract for an answer no fact joins (ranked after every joined one).
 SAME_ABSTRACT = 0.05
 #: With fewer joined answers than this, answers named in the same abstracts follow them.
@@ -235,6 +240,7 @@ def _ranked(index: SnapshotIndex, graph: Graph, mask: np.ndarray | None, anchors
         s = np.clip(np.minimum(pair_sup, np.minimum(da, db)), 1.0, n_docs - 1e-9)
         npmi = np.log(s * n_docs / (da * db)) / -np.log(s / n_docs)
         score = best * (BASE + np.clip(npmi, 0.0, 1.0)) * (FOCUS_BASE + (1 - FOCUS_BASE) * focus)
+        score = _sentence_cues(index, intent, cand, inv, es, score)
         parts.append((cand, score, es, others, val))
     if not parts:
         return []
@@ -254,6 +260,22 @@ def _ranked(index: SnapshotIndex, graph: Graph, mask: np.ndarray | None, anchors
         edges = list(zip(val[mine].tolist(), es[mine].tolist(), strict=True))
         out.append(_answer(index, c, float(total[i]), edges, as_of, basis, skip))
     return out
+
+
+def _sentence_cues(index: SnapshotIndex, intent: Intent, cand: np.ndarray, inv: np.ndarray,
+                   es: np.ndarray, score: np.ndarray) -> np.ndarray:  # fmt: skip
+    """``score`` × what the candidates' evidence sentences say (:mod:`kgbuild.query.cues`): for
+    a kind with a ``direct`` pattern (a drug's targets), the share of rows stating a direct
+    molecular relation (:data:`DIRECT_BASE` kept without one); per question qualifier
+    ("late-onset", "CSF"), the share of rows naming it (:data:`QUALIFIER_BASE` kept)."""
+    kind = intent.kind
+    if kind is not None and kind.direct is not None:
+        score = score * cue_factor(
+            index, cand, inv, es, score, kind.direct, DIRECT_BASE, near=True, saturate=SATURATE
+        )
+    for q in intent.qualifiers:
+        score = score * cue_factor(index, cand, inv, es, score, q.evidence, QUALIFIER_BASE)
+    return score
 
 
 _MENTION_DOCS: dict[int, tuple[SnapshotIndex, Docs | None]] = {}
