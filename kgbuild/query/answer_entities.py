@@ -209,9 +209,13 @@ def _ranked(index: SnapshotIndex, graph: Graph, mask: np.ndarray | None, anchors
     n_docs = max(int(index.n_docs), 1)
     excluded = np.array(sorted(barred), np.int64)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-    for q in dict.fromkeys(anchors):
+    legs = _legs(index, intent, anchors)
+    subject = np.zeros(0, np.int64)  # the answers the first anchor's facts reach
+    for j, q in enumerate(dict.fromkeys(anchors)):
         es, others = graph.incident(q)
         keep = support[es] > 0
+        if legs is not None:  # the subject acts on the answer; the answer on the second entity
+            keep &= ~legs[e["rel"][es]] | ((e["head"] if j == 0 else e["tail"])[es] == q)
         if mask is not None:
             keep &= mask[es]
         ruled_out = others[keep & np.isin(e["rel"][es], contra)] if contra else excluded[:0]
@@ -242,14 +246,19 @@ def _ranked(index: SnapshotIndex, graph: Graph, mask: np.ndarray | None, anchors
         score = best * (BASE + np.clip(npmi, 0.0, 1.0)) * (FOCUS_BASE + (1 - FOCUS_BASE) * focus)
         score = _sentence_cues(index, intent, cand, inv, es, score)
         parts.append((cand, score, es, others, val))
+        if j == 0:
+            subject = cand
     if not parts:
         return []
     cands = np.concatenate([p[0] for p in parts])
     nodes, inv = np.unique(cands, return_inverse=True)
     total = np.zeros(len(nodes))
     np.add.at(total, inv, np.concatenate([p[1] for p in parts]))
+    if legs is not None:  # a mechanism step is one of the subject's effects, whatever else
+        total = np.where(np.isin(nodes, subject), total, 0.0)
     # best first; ties by node index, which is CURIE order (nodes are loaded sorted by id)
-    top = np.lexsort((nodes, -total))[:limit]
+    top = np.lexsort((nodes, -total))
+    top = top[total[top] > 0][:limit]
     es = np.concatenate([p[2] for p in parts])
     others = np.concatenate([p[3] for p in parts])
     val = np.concatenate([p[4] for p in parts])
@@ -260,6 +269,18 @@ def _ranked(index: SnapshotIndex, graph: Graph, mask: np.ndarray | None, anchors
         edges = list(zip(val[mine].tolist(), es[mine].tolist(), strict=True))
         out.append(_answer(index, c, float(total[i]), edges, as_of, basis, skip))
     return out
+
+
+def _legs(index: SnapshotIndex, intent: Intent, anchors: list[int]) -> np.ndarray | None:
+    """Per relation code: must its facts run from the subject to the answer (first anchor) and
+    from the answer to the second entity (the rest)? For a kind whose ``directed`` relations
+    name a mechanism's steps, asked with two or more entities ("By what mechanism does
+    metformin affect tau phosphorylation?": metformin → AMPK → tau), else None — a regulator
+    *of* the subject (MYLIP lowers APOE) says nothing of what the subject does."""
+    kind = intent.kind
+    if kind is None or not kind.directed or len(dict.fromkeys(anchors)) < 2:
+        return None
+    return np.array([r in kind.directed for r in index.relations], bool)
 
 
 def _sentence_cues(index: SnapshotIndex, intent: Intent, cand: np.ndarray, inv: np.ndarray,

@@ -57,6 +57,7 @@ class AnswerKind:
     fallback: bool = True
     direct: re.Pattern[str] | None = None
     inverse: str = ""
+    directed: frozenset[str] = frozenset()
 
     def weight(self, relation: str, asked: float) -> float:
         """A fact's weight for the kind: the kind's own table, else the question's
@@ -92,7 +93,7 @@ def answer_kinds() -> tuple[AnswerKind, ...]:
             frozenset(r.get("stated", [])), frozenset(r.get("contra", [])),
             frozenset(r.get("anchors", [])), bool(r.get("fallback", True)),
             re.compile(r["direct"], re.IGNORECASE) if r.get("direct") else None,
-            r.get("inverse", ""),
+            r.get("inverse", ""), frozenset(r.get("directed", [])),
         ))  # fmt: skip
     return tuple(out)
 

@@ -11,7 +11,18 @@ from kgbuild.query.cues import near_name, read_qualifiers
 from kgbuild.query.engine import QueryEngine
 from kgbuild.query.intent import read_intent
 from kgbuild.query.kinds import answer_kinds, for_anchors
-from tests.support.cues_kg import ACHE, APOE, APP, IL1B, LICL, ZINC, build_cues_kg
+from tests.support.cues_kg import (
+    ACHE,
+    APOE,
+    APP,
+    IL1B,
+    LICL,
+    MTOR,
+    OCT1,
+    RELA,
+    ZINC,
+    build_cues_kg,
+)
 
 
 @pytest.fixture(scope="module")
@@ -68,3 +79,11 @@ def test_a_question_qualifier_favours_answers_whose_sentences_share_it(engine):
     assert _ids(engine, "Which genes are associated with Alzheimer's disease?")[:2] == [APP, APOE]
     late = _ids(engine, "Which genes are associated with late-onset Alzheimer's disease?")
     assert late[:2] == [APOE, APP]
+
+
+def test_a_mechanism_is_the_subject_effects_that_reach_the_second_entity_first(engine):
+    r = engine.retrieve("By what mechanism does metformin affect tau phosphorylation?")
+    assert r.intent["answer_kind"] == "mechanism"
+    ids = [a["id"] for a in r.answers]
+    assert ids[:2] == [MTOR, RELA]  # metformin → mTOR → tau first; then an effect off the path
+    assert OCT1 not in ids  # a regulator of metformin is no step of what metformin does
