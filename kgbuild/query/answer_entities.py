@@ -56,6 +56,7 @@ import scipy.sparse as sp
 
 from kgbuild.query.context import evidence_for, make_triple
 from kgbuild.query.cues import SATURATE, cue_factor
+from kgbuild.query.generic import GENERIC_BASE, asks_for_drugs, generic_nodes
 from kgbuild.query.graph import Graph
 from kgbuild.query.index import SnapshotIndex
 from kgbuild.query.intent import Intent
@@ -254,6 +255,8 @@ def _ranked(index: SnapshotIndex, graph: Graph, mask: np.ndarray | None, anchors
     nodes, inv = np.unique(cands, return_inverse=True)
     total = np.zeros(len(nodes))
     np.add.at(total, inv, np.concatenate([p[1] for p in parts]))
+    if asks_for_drugs(intent):  # a metal or a class heading is no drug (query/generic.py)
+        total = total * np.where(generic_nodes(index)[nodes], GENERIC_BASE, 1.0)
     if legs is not None:  # a mechanism step is one of the subject's effects, whatever else
         total = np.where(np.isin(nodes, subject), total, 0.0)
     # best first; ties by node index, which is CURIE order (nodes are loaded sorted by id)

@@ -9,12 +9,15 @@ import pytest
 
 from kgbuild.query.cues import near_name, read_qualifiers
 from kgbuild.query.engine import QueryEngine
+from kgbuild.query.generic import is_generic
 from kgbuild.query.intent import read_intent
 from kgbuild.query.kinds import answer_kinds, for_anchors
 from tests.support.cues_kg import (
     ACHE,
     APOE,
     APP,
+    DONEPEZIL,
+    FLAVONOIDS,
     IL1B,
     LICL,
     MTOR,
@@ -22,7 +25,7 @@ from tests.support.cues_kg import (
     RELA,
     ZINC,
     build_cues_kg,
-)
+)  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -87,3 +90,15 @@ def test_a_mechanism_is_the_subject_effects_that_reach_the_second_entity_first(e
     ids = [a["id"] for a in r.answers]
     assert ids[:2] == [MTOR, RELA]  # metformin → mTOR → tau first; then an effect off the path
     assert OCT1 not in ids  # a regulator of metformin is no step of what metformin does
+
+
+def test_generic_chemicals_rank_below_a_drug_when_drugs_are_asked_for(engine):
+    assert is_generic("MESH:D015032", "Zinc") and is_generic(FLAVONOIDS, "Flavonoids")
+    assert is_generic("MESH:D014867", "Water") and is_generic(
+        "MESH:D017382", "Reactive Oxygen Species"
+    )
+    assert not is_generic(DONEPEZIL, "Donepezil") and not is_generic(LICL, "Lithium Chloride")
+    assert _ids(engine, "Which drugs treat Alzheimer's disease?")[0] == DONEPEZIL
+    # a question asking for chemicals is left alone: the better-supported ones first
+    assert _ids(engine, "Which chemicals treat Alzheimer's disease?") == [FLAVONOIDS, ZINC,
+                                                                          DONEPEZIL]  # fmt: skip

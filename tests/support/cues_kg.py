@@ -3,7 +3,8 @@ a drug joined to its target by two sentences stating inhibition and to a cytokin
 sentences of a downstream effect (which also call the drug an inhibitor, far from the
 cytokine's name); a kinase inhibited by a named inhibitor in two sentences and lowered by a
 metal in five; Alzheimer's disease joined to APP in ten sentences and to APOE in four that say
-"late-onset"; and metformin acting on mTOR, which acts on tau, beside a better-supported effect
+"late-onset"; a metal and a class of compounds said to treat it more often than a
+drug; and metformin acting on mTOR, which acts on tau, beside a better-supported effect
 off that path and a regulator of metformin itself."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ DONEPEZIL = "MESH:D000077265"
 ACHE, IL1B, GSK3B = "NCBIGene:43", "NCBIGene:3553", "NCBIGene:2932"
 APP, APOE = "NCBIGene:351", "NCBIGene:348"
 LICL, ZINC = "MESH:D018021", "MESH:D015032"
+FLAVONOIDS = "MESH:D005419"
 METFORMIN, MTOR, RELA, OCT1, MAPT = (
     "MESH:D008687",
     "NCBIGene:2475",
@@ -36,6 +38,7 @@ NODES = [
     (ZINC, "zinc", "Compound", []),
     (APP, "APP", "Gene", ["amyloid precursor protein"]),
     (APOE, "APOE", "Gene", ["apolipoprotein E", "APOE4"]),
+    (FLAVONOIDS, "Flavonoids", "Compound", []),
     (METFORMIN, "metformin", "Compound", []),
     (MTOR, "mTOR", "Gene", []),
     (RELA, "RELA", "Gene", []),
@@ -68,6 +71,16 @@ def _edges() -> list:
         (APOE, "associates", AD,
          [_ev(320 + i, f"APOE4 is the main risk gene of late-onset Alzheimer disease ({i}).")
           for i in range(4)]),
+        # a metal and a MeSH class heading "treat" Alzheimer's disease in more abstracts than
+        # the drug does
+        (ZINC, "treats", AD,
+         [_ev(340 + i, f"Zinc supplementation improved Alzheimer disease outcomes ({i}).")
+          for i in range(6)]),
+        (FLAVONOIDS, "treats", AD,
+         [_ev(350 + i, f"Flavonoids slowed Alzheimer disease progression ({i}).")
+          for i in range(4)]),
+        (DONEPEZIL, "treats", AD,
+         [_ev(360 + i, f"Donepezil treats Alzheimer disease ({i}).") for i in range(2)]),
         # metformin acts on mTOR, which acts on tau; RELA is an effect off the path, and OCT1
         # a regulator *of* metformin (its uptake), better supported than either
         (METFORMIN, "downregulates", MTOR,
