@@ -17,7 +17,11 @@ per question entity (its *anchor*) by:
   :func:`kgbuild.query.choices.npmi`) — a hub that co-occurs with everything (water) has NPMI ≈
   0 with anything and keeps only the base share, however many PMIDs it has;
 
-summed over the anchors (an answer joined to two named entities beats one joined to one). Only
+summed over the anchors (an answer joined to two named entities beats one joined to one), then
+× what the answers' sentences say (:mod:`kgbuild.query.cues`: a direct molecular relation for
+a drug's targets, the question's qualifiers), × :data:`kgbuild.query.generic.GENERIC_BASE` for
+a generic chemical when drugs are asked for, and for a mechanism asked with two entities only
+the subject's effects count (:func:`_legs`). Only
 nodes of the asked kind are candidates; the question's own entities never are. Everything is
 array arithmetic over the in-memory graph's incidence rows: a hub anchor with 2,000 neighbours
 costs a few hundred microseconds.
