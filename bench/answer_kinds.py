@@ -10,8 +10,9 @@ X work?"), per kind, on three question sets:
   effects of {chemical}?" (gold: the diseases the file says it induces);
 - **biored_dev**: BioRED Dev's relations as "Which microRNAs are associated with {disease}?"
   (gold: related genes named as microRNAs), "What are the side effects of {chemical}?"
-  (Positive_Correlation chemical → disease) and "What are the targets of {chemical}?" (Bind,
-  Positive/Negative_Correlation chemical → gene).
+  (Positive_Correlation chemical → disease), "What are the targets of {chemical}?" (Bind,
+  Positive/Negative_Correlation chemical → gene) and "Which drugs treat {disease}?"
+  (Negative_Correlation chemical → disease: the chemicals the file says lower it).
 
 The dev files are built with their relation lines hidden, as ``kgbuild eval facts`` does
 (:func:`kgbuild.evaluate.facts.build_hidden`), once into ``--work`` (kept between runs). Per
@@ -58,6 +59,7 @@ FORMS = {
          "What are the side effects of {}?", None),
         ("target", {"Bind", "Positive_Correlation", "Negative_Correlation"}, "Compound", "Gene",
          "What are the targets of {}?", None),
+        ("drug", {"Negative_Correlation"}, "Disease", "Compound", "Which drugs treat {}?", None),
     ],
 }  # fmt: skip
 

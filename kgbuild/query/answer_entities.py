@@ -17,7 +17,11 @@ per question entity (its *anchor*) by:
   :func:`kgbuild.query.choices.npmi`) — a hub that co-occurs with everything (water) has NPMI ≈
   0 with anything and keeps only the base share, however many PMIDs it has;
 
-summed over the anchors (an answer joined to two named entities beats one joined to one). Only
+summed over the anchors (an answer joined to two named entities beats one joined to one), then
+× what the answers' sentences say (:mod:`kgbuild.query.cues`: a direct molecular relation for
+a drug's targets, the question's qualifiers), × :data:`kgbuild.query.generic_chemicals.GENERIC_BASE` for
+a generic chemical when drugs are asked for, and for a mechanism asked with two entities only
+the subject's effects count (:func:`_legs`). Only
 nodes of the asked kind are candidates; the question's own entities never are. Everything is
 array arithmetic over the in-memory graph's incidence rows: a hub anchor with 2,000 neighbours
 costs a few hundred microseconds.
@@ -55,6 +59,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from kgbuild.query.context import evidence_for, make_triple
+from kgbuild.query.cues import SATURATE, cue_factor
+from kgbuild.query.generic_chemicals import GENERIC_BASE, asks_for_drugs, generic_nodes
 from kgbuild.query.graph import Graph
 from kgbuild.query.index import SnapshotIndex
 from kgbuild.query.intent import Intent
@@ -71,6 +77,10 @@ FOCUS_BASE = 0.4
 #: Share of a fact's value kept at confidence 0 (the calibrated P(supported) of its best
 #: evidence row): among facts of equal support, the surer first.
 CONF_BASE = 0.5
+#: Share of a candidate's score kept when none of its sentences states a direct molecular
+#: relation (a target asked of a drug) / names the question's qualifier ("late-onset", "CSF").
+DIRECT_BASE = 0.3
+QUALIFIER_BASE = 0.3
 #: Weight of a shared abstract for an answer no fact joins (ranked after every joined one).
 SAME_ABSTRACT = 0.05
 #: With fewer joined answers than this, answers named in the same abstracts follow them.
@@ -204,9 +214,13 @@ def _ranked(index: SnapshotIndex, graph: Graph, mask: np.ndarray | None, anchors
     n_docs = max(int(index.n_docs), 1)
     excluded = np.array(sorted(barred), np.int64)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-    for q in dict.fromkeys(anchors):
+    legs = _legs(index, intent, anchors)
+    subject = np.zeros(0, np.int64)  # the answers the first anchor's facts reach
+    for j, q in enumerate(dict.fromkeys(anchors)):
         es, others = graph.incident(q)
         keep = support[es] > 0
+        if legs is not None:  # the subject acts on the answer; the answer on the second entity
+            keep &= ~legs[e["rel"][es]] | ((e["head"] if j == 0 else e["tail"])[es] == q)
         if mask is not None:
             keep &= mask[es]
         ruled_out = others[keep & np.isin(e["rel"][es], contra)] if contra else excluded[:0]
@@ -235,15 +249,23 @@ def _ranked(index: SnapshotIndex, graph: Graph, mask: np.ndarray | None, anchors
         s = np.clip(np.minimum(pair_sup, np.minimum(da, db)), 1.0, n_docs - 1e-9)
         npmi = np.log(s * n_docs / (da * db)) / -np.log(s / n_docs)
         score = best * (BASE + np.clip(npmi, 0.0, 1.0)) * (FOCUS_BASE + (1 - FOCUS_BASE) * focus)
+        score = _sentence_cues(index, intent, cand, inv, es, score)
         parts.append((cand, score, es, others, val))
+        if j == 0:
+            subject = cand
     if not parts:
         return []
     cands = np.concatenate([p[0] for p in parts])
     nodes, inv = np.unique(cands, return_inverse=True)
     total = np.zeros(len(nodes))
     np.add.at(total, inv, np.concatenate([p[1] for p in parts]))
+    if asks_for_drugs(intent):  # a metal or a class heading is no drug (query/generic_chemicals.py)
+        total = total * np.where(generic_nodes(index)[nodes], GENERIC_BASE, 1.0)
+    if legs is not None:  # a mechanism step is one of the subject's effects, whatever else
+        total = np.where(np.isin(nodes, subject), total, 0.0)
     # best first; ties by node index, which is CURIE order (nodes are loaded sorted by id)
-    top = np.lexsort((nodes, -total))[:limit]
+    top = np.lexsort((nodes, -total))
+    top = top[total[top] > 0][:limit]
     es = np.concatenate([p[2] for p in parts])
     others = np.concatenate([p[3] for p in parts])
     val = np.concatenate([p[4] for p in parts])
@@ -254,6 +276,34 @@ def _ranked(index: SnapshotIndex, graph: Graph, mask: np.ndarray | None, anchors
         edges = list(zip(val[mine].tolist(), es[mine].tolist(), strict=True))
         out.append(_answer(index, c, float(total[i]), edges, as_of, basis, skip))
     return out
+
+
+def _legs(index: SnapshotIndex, intent: Intent, anchors: list[int]) -> np.ndarray | None:
+    """Per relation code: must its facts run from the subject to the answer (first anchor) and
+    from the answer to the second entity (the rest)? For a kind whose ``directed`` relations
+    name a mechanism's steps, asked with two or more entities ("By what mechanism does
+    metformin affect tau phosphorylation?": metformin → AMPK → tau), else None — a regulator
+    *of* the subject (MYLIP lowers APOE) says nothing of what the subject does."""
+    kind = intent.kind
+    if kind is None or not kind.directed or len(dict.fromkeys(anchors)) < 2:
+        return None
+    return np.array([r in kind.directed for r in index.relations], bool)
+
+
+def _sentence_cues(index: SnapshotIndex, intent: Intent, cand: np.ndarray, inv: np.ndarray,
+                   es: np.ndarray, score: np.ndarray) -> np.ndarray:  # fmt: skip
+    """``score`` × what the candidates' evidence sentences say (:mod:`kgbuild.query.cues`): for
+    a kind with a ``direct`` pattern (a drug's targets), the share of rows stating a direct
+    molecular relation (:data:`DIRECT_BASE` kept without one); per question qualifier
+    ("late-onset", "CSF"), the share of rows naming it (:data:`QUALIFIER_BASE` kept)."""
+    kind = intent.kind
+    if kind is not None and kind.direct is not None:
+        score = score * cue_factor(
+            index, cand, inv, es, score, kind.direct, DIRECT_BASE, near=True, saturate=SATURATE
+        )
+    for q in intent.qualifiers:
+        score = score * cue_factor(index, cand, inv, es, score, q.evidence, QUALIFIER_BASE)
+    return score
 
 
 _MENTION_DOCS: dict[int, tuple[SnapshotIndex, Docs | None]] = {}

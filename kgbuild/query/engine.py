@@ -32,7 +32,7 @@ from kgbuild.query.flight import Flights
 from kgbuild.query.graph import Graph
 from kgbuild.query.index import SnapshotIndex, index_dir_for, open_index
 from kgbuild.query.intent import Intent, infer_answer_type, read_intent, understood, yes_no_pair
-from kgbuild.query.kinds import absent
+from kgbuild.query.kinds import absent, for_anchors
 from kgbuild.query.limits import (
     DEFAULT_K,
     DEFAULT_TOKEN_BUDGET,
@@ -466,8 +466,8 @@ class QueryEngine:
         scores = score_choices(idx, lexical, question_terms, choices, qn, cn, ids, paths, smask,
                                asked)  # fmt: skip
         answer_type = infer_answer_type(intent, [idx.nodes["type"][n] for n in qn])
-        if intent.kind is not None and not intent.kind.applies([idx.nodes["type"][n] for n in qn]):
-            intent.kind = None  # "Which drugs target APP?": targets are asked of a compound
+        if intent.kind is not None:  # "Which drugs target APP?": the drugs, not APP's targets
+            intent.kind = for_anchors(intent.kind, [idx.nodes["type"][n] for n in qn], answer_type)
         answers: list[dict[str, Any]] = []
         asks = answer_type or intent.asked or intent.kind
         if intent.wh and not intent.yes_no and not choices and qn and asks:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from kgbuild.query.cues import Qualifier, read_qualifiers
 from kgbuild.query.kinds import AnswerKind, read_kind
 from kgbuild.query.text import STOPWORDS
 from kgbuild.schema import data_dir
@@ -116,6 +117,9 @@ class Intent:
     #: The finer kind asked for ("which microRNAs", "the side effects of"), if any
     #: (:mod:`kgbuild.query.kinds`).
     kind: AnswerKind | None = None
+    #: Words narrowing the answers to facts whose sentences share them ("late-onset", "CSF";
+    #: :mod:`kgbuild.query.cues`).
+    qualifiers: tuple[Qualifier, ...] = ()
     #: Which reader each of :data:`READ_FIELDS` came from: "rules" or "llm".
     source: dict[str, str] = field(default_factory=lambda: dict.fromkeys(READ_FIELDS, "rules"))
 
@@ -226,6 +230,8 @@ def read_intent(question: str, entity_spans: list[tuple[int, int]] | None = None
     it.cues = cues
     it.asked = list(dict.fromkeys(c.value for c in cues if c.kind == "relation"))
     it.weights = weights_for(it.asked)
+    if it.wh and not it.yes_no:
+        it.qualifiers = read_qualifiers(question)
     return it
 
 

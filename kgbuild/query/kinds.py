@@ -55,6 +55,9 @@ class AnswerKind:
     contra: frozenset[str] = frozenset()
     anchors: frozenset[str] = frozenset()
     fallback: bool = True
+    direct: re.Pattern[str] | None = None
+    inverse: str = ""
+    directed: frozenset[str] = frozenset()
 
     def weight(self, relation: str, asked: float) -> float:
         """A fact's weight for the kind: the kind's own table, else the question's
@@ -89,6 +92,8 @@ def answer_kinds() -> tuple[AnswerKind, ...]:
             re.compile(r["evidence"], re.IGNORECASE) if r.get("evidence") else None,
             frozenset(r.get("stated", [])), frozenset(r.get("contra", [])),
             frozenset(r.get("anchors", [])), bool(r.get("fallback", True)),
+            re.compile(r["direct"], re.IGNORECASE) if r.get("direct") else None,
+            r.get("inverse", ""), frozenset(r.get("directed", [])),
         ))  # fmt: skip
     return tuple(out)
 
@@ -104,6 +109,24 @@ _OF_OK = frozenset({
     "following", "kind", "kinds", "type", "types", "class", "classes", "sort", "sorts", "group",
     "groups",
 })  # fmt: skip
+
+
+def for_anchors(kind: AnswerKind, anchor_kinds: list[str],
+                answer_type: str | None) -> AnswerKind | None:  # fmt: skip
+    """The kind asked of entities of ``anchor_kinds``: ``kind`` when it applies, else its
+    ``inverse`` row ("Which drugs target GSK3B?": the targets are asked of a gene, so the
+    compounds that target it are meant) when that applies and yields the ``answer_type`` asked
+    ("Which genes target …" is no drug question); else None."""
+    if kind.applies(anchor_kinds):
+        return kind
+    other = (
+        next((k for k in answer_kinds() if k.key == kind.inverse), None) if kind.inverse else None
+    )
+    if other is None or not other.applies(anchor_kinds):
+        return None
+    if answer_type and other.types and answer_type not in other.types:
+        return None
+    return other
 
 
 def heads(between: str) -> bool:
