@@ -298,7 +298,7 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None,
         out.print(Text(f"no answer: {it['answer_note']}", style="bold"))
     verdict = rdict.get("verdict")
     if verdict:
-        if line is None:
+        if line != "verdict: " + verdict["line"]:  # not already the answer line
             out.print(Text("verdict: " + verdict["line"], style="bold"))
         if verdict.get("pmids"):
             out.print(Text(f"  PMIDs: {', '.join(verdict['pmids'])}", style="dim"))

@@ -31,6 +31,8 @@ class Predicate:
     cued: frozenset[str]
     cues: re.Pattern[str]
     opposite: frozenset[str]
+    #: Words that make a cued row state the opposite ("reduced" against "increases"), if any.
+    against: re.Pattern[str] | None
     says: str
 
     def reading(self, relation: str, sentence: str) -> str | None:
@@ -41,9 +43,11 @@ class Predicate:
             return "yes"
         if relation in self.opposite:
             return "no"
-        if relation in self.cued and self.cues.search(sentence):
-            return "yes"
-        return None
+        if relation not in self.cued:
+            return None
+        pro = self.cues.search(sentence) is not None
+        con = self.against is not None and self.against.search(sentence) is not None
+        return None if pro == con else "yes" if pro else "no"
 
 
 #: A cue after a hyphen counts ("Abeta-induced"); one running on into a word does not.
@@ -62,8 +66,10 @@ def predicates() -> dict[str, Predicate]:
     out: dict[str, Predicate] = {}
     for r in csv.DictReader(lines, delimiter="\t", quoting=csv.QUOTE_NONE):
         cues = re.compile(_CUE.format(r["cues"]), re.IGNORECASE)
+        con = r["opposite_cues"].strip()
+        against = re.compile(_CUE.format(con), re.IGNORECASE) if con not in ("", "-") else None
         out[r["asked"]] = Predicate(r["asked"], _split(r["states"]), _split(r["cued"]), cues,
-                                    _split(r["opposite"]), r["says"])  # fmt: skip
+                                    _split(r["opposite"]), against, r["says"])  # fmt: skip
     return out
 
 

@@ -162,7 +162,7 @@ def verdict_line(v: dict[str, Any]) -> str:
     opp = ", ".join([f"{r} {n}" for r, n in v["opposite_by_relation"].items()]
                     + ([f"negated {v['negated']}"] if v.get("negated") else []))  # fmt: skip
     if v["answer"] == "no evidence":
-        line = f"no evidence: no served abstract names both {a} and {b}"
+        line = f"no evidence: no served fact joins {a} and {b}"
     elif v["answer"] == "no stated evidence":
         line = f"no stated evidence: no PMID states {claim}"
     elif v["answer"] == "no":
