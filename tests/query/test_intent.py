@@ -163,8 +163,10 @@ def test_yes_no_pair_is_answered_from_its_facts(hub_engine):
     assert v["asserted"] == 6 and v["stated"] == 2
     assert v["by_relation"] == {"co_mentioned": 4, "interacts": 2}
     # the co-mentions are counted, never as the answer
-    assert v["line"] == ("yes: 2 PMIDs state APOE interacts with APP (interacts 2); mentioned "
-                         "together in 6 abstracts (co_mentioned 4, interacts 2)")
+    assert v["line"] == (
+        "yes: 2 PMIDs state APOE interacts with APP (interacts 2); mentioned "
+        "together in 6 abstracts (co_mentioned 4, interacts 2)"
+    )
     assert r.answers == []  # a yes/no question lists no answers
     no = hub_engine.retrieve("Is GENE1 a risk factor for Alzheimer disease?", embed="off")
     assert no.verdict["answer"] == "no evidence"
