@@ -107,12 +107,14 @@ def open_verdict(index: SnapshotIndex, graph: Graph, mask: Any, question: str, l
                  nodes: list[int], intent: Intent,
                  as_of: int | None = None) -> dict[str, Any] | None:  # fmt: skip
     """The verdict of a yes/no question without a linked pair: "not found" naming the words
-    missing from the KG, else the one entity's (:func:`entity_verdict`) when a relation is asked,
-    else None."""
+    missing from the KG, else the one entity's (:func:`entity_verdict`) when a relation other
+    than a bare association is asked, else None."""
     missing = [m for x in links if x.where == "question" and x.node is None
                for m in [missing_phrase(question, x.start, x.end, intent)] if m]  # fmt: skip
     if missing:
         return not_found_verdict(missing, [index.nodes["display"][n] for n in nodes])
-    if len(nodes) == 1 and intent.asked:
+    # "Is ATP associated with (3)H?" names a second entity the linker skipped: a one-entity
+    # reading ("ATP is associated with something") would answer another question
+    if len(nodes) == 1 and set(intent.asked) - {"associates"}:
         return entity_verdict(index, graph, mask, nodes[0], intent, as_of)
     return None
