@@ -110,3 +110,31 @@ def test_ask_prints_the_answer_line_first_and_last_and_json_carries_it(kinds_wh)
     lines = text.strip().splitlines()
     assert lines[-1] == "KG-only answer B. donepezil"
     assert lines.index(lines[-1]) < next(i for i, x in enumerate(lines) if "ranked triples" in x)
+
+
+def test_the_answer_line_of_each_kind_of_question():
+    from kgbuild.query.cli import answer_line
+
+    opts = ["memantine", "donepezil"]
+    assert answer_line({"kg_answer": 1}, opts, 0, True) == "answer (LLM): A. memantine"
+    assert answer_line({"kg_answer": 1}, opts, None, True) == "answer (LLM): (no readable choice)"
+    assert answer_line({"kg_answer": 1}, opts, None, False) == "KG-only answer B. donepezil"
+    assert answer_line({"kg_answer": None}, opts, None, False).startswith("no KG-only answer")
+    assert answer_line({"verdict": {"line": "yes: 1 PMIDs"}}, [], None, False) == (
+        "verdict: yes: 1 PMIDs"
+    )
+    assert answer_line({"answers": [{"id": "x"}]}, [], None, False) is None  # a list answer
+
+
+def test_the_missing_phrase_leaves_out_the_words_understood():
+    from kgbuild.query.intent import read_intent
+    from kgbuild.query.verdict_open import missing_phrase
+
+    q = "Do statins reduce the risk of Alzheimer's disease?"
+    it = read_intent(q)
+    assert missing_phrase(q, 3, q.index(" of"), it) == "statins"
+    q = "Can galantamine cause bradycardia or other cardiac problems?"
+    assert missing_phrase(q, q.index("brady"), len(q) - 1, read_intent(q)) == (
+        "bradycardia or other cardiac problems"
+    )
+    assert missing_phrase("Does it cause harm", 0, 13, read_intent("Does it cause harm")) is None
