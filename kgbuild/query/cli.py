@@ -18,6 +18,7 @@ from rich.table import Table
 from kgbuild.errors import InputError, QueryError, StoreError
 from kgbuild.helptext import examples
 from kgbuild.llm.client import LLMSettings
+from kgbuild.query.adqa import LETTERS
 from kgbuild.query.cli_options import KgOpt, snapshot_ref
 from kgbuild.query.connections import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, IDLE_TIMEOUT_S
 from kgbuild.query.limits import DEFAULT_HOPS, DEFAULT_K, DEFAULT_TOKEN_BUDGET, NO_ENTITY
@@ -155,25 +156,28 @@ def ask(
     if not r.found:
         raise QueryError(NO_ENTITY, snapshot=r.snapshot_id, unlinked="; ".join(r.unlinked()))
     from kgbuild.query.marks import annotate
-    from kgbuild.query.verdict import add_statuses, pair_statuses
+    from kgbuild.query.verdict import add_statuses, status_rows
 
     # the evidence shown: entity spans marked in each sentence; a yes/no pair's statuses
     rdict = data["retrieval"] if a is not None else data
     annotate(engine.for_year(r.as_of_year).state().index, rdict,
              "any" if all_evidence else "asserted")  # fmt: skip
-    if rdict.get("verdict"):
-        add_statuses(rdict["verdict"], pair_statuses(engine.wh, r.snapshot_id,
-                                                     *rdict["verdict"]["pair"]))  # fmt: skip
+    v = rdict.get("verdict")
+    if v and v.get("pair") and len(v["pair"]) == 2:
+        add_statuses(v, status_rows(engine.wh, r.snapshot_id, *v["pair"]))
     from kgbuild.query.curated import add_curations
 
     add_curations(engine.wh.root, rdict)  # each fact's curations (kgbuild.query.curated)
+    line = answer_line(rdict, opts, a.choice if a is not None else None, a is not None)
+    data["answer_line"] = line
     if as_json:
         print_json(data)
         return
-    _print_retrieval(r, rdict)
+    _print_retrieval(r, rdict, line)
     if a is None:
         if not no_llm:
             out.print("[dim](no LLM endpoint configured: retrieval only; see --llm-base-url)[/dim]")
+        _repeat(line)
         return
     answer = data["answer"]
     if opts:
@@ -199,6 +203,34 @@ def ask(
             f"[yellow]truncated: {u.cut} LLM answer(s) over {MAX_ANSWER_CHARS:,} characters "
             "were cut; the rest was not read[/yellow]"
         )
+    _repeat(line)
+
+
+def answer_line(rdict: dict[str, Any], choices: list[str], choice: int | None,
+                llm: bool) -> str | None:  # fmt: skip
+    """The one line that answers the question — a yes/no verdict, the LLM's choice or the
+    KG-only choice — printed first (right after the linking) and again last, where a reader
+    of long tables looks; None for a question that has neither (a "which X" list)."""
+    if choices:
+        if llm:
+            picked = f"{LETTERS[choice]}. {choices[choice]}" if choice is not None else None
+            return f"answer (LLM): {picked or '(no readable choice)'}"
+        kg = rdict.get("kg_answer")
+        return (
+            f"KG-only answer {LETTERS[kg]}. {choices[kg]}"
+            if kg is not None
+            else "no KG-only answer: the snapshot supports no choice over the others"
+        )
+    v = rdict.get("verdict")
+    return f"verdict: {v['line']}" if v else None
+
+
+def _repeat(line: str | None) -> None:
+    """The answer line again, at the very end of the output."""
+    from rich.text import Text
+
+    if line:
+        out.print(Text(line, style="bold"))
 
 
 #: Characters of an LLM's answer printed (``--json`` gives the whole answer read).
@@ -224,7 +256,8 @@ def _basis(answer: dict[str, Any]) -> str:
     return "same abstract only" if basis == "same_abstract" else "asserted fact"
 
 
-def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None) -> None:
+def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None,
+                     line: str | None = None) -> None:  # fmt: skip
     """The retrieval for a person: linking, what the question asks, the answers or the
     yes/no verdict, the ranked facts, and each fact's best sentence with «head» and «tail»
     marked (``rdict``: the JSON with the marked evidence, :func:`kgbuild.query.marks.annotate`).
@@ -247,6 +280,8 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None) -> None:
     )
     if r.unlinked():
         out.print(f"unlinked: {escape('; '.join(r.unlinked()))}")
+    if line:  # the answer first: a reader of the long tables below should not miss it
+        out.print(Text(line, style="bold"))
     it = rdict.get("intent") or {}
     if it.get("asked") or it.get("answer_type") or it.get("yes_no"):
         parts = []
@@ -263,7 +298,8 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None) -> None:
         out.print(Text(f"no answer: {it['answer_note']}", style="bold"))
     verdict = rdict.get("verdict")
     if verdict:
-        out.print(Text("verdict: " + verdict["line"], style="bold"))
+        if line != "verdict: " + verdict["line"]:  # not already the answer line
+            out.print(Text("verdict: " + verdict["line"], style="bold"))
         if verdict.get("pmids"):
             out.print(Text(f"  PMIDs: {', '.join(verdict['pmids'])}", style="dim"))
     if rdict.get("answers"):

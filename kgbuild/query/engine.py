@@ -42,6 +42,7 @@ from kgbuild.query.rank import rank_paths, rank_triples
 from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, validate
 from kgbuild.query.sentences import SENTENCES_PER_CHOICE, SentenceIndex
 from kgbuild.query.verdict import pair_verdict
+from kgbuild.query.verdict_open import open_verdict
 from kgbuild.settings import warehouse_path
 from kgbuild.store.curations import digest as curation_digest
 from kgbuild.store.snapshots import Warehouse
@@ -482,6 +483,8 @@ class QueryEngine:
         verdict = None
         if pair is not None:
             verdict = pair_verdict(idx, graph, mask, *pair, intent, f.as_of_year)
+        elif intent.yes_no and not choices:  # a missing entity, or one entity asked about
+            verdict = open_verdict(idx, graph, mask, question, links, qn, intent, f.as_of_year)
         # the facts behind the answers (or the pair) join the candidates, ranked by answer
         featured: dict[int, float] = {}
         for pos, a in enumerate(answers[:k]):

@@ -162,7 +162,11 @@ def test_yes_no_pair_is_answered_from_its_facts(hub_engine):
     assert v["pair"] == ["NCBIGene:348", "NCBIGene:351"] and v["answer"] == "yes"
     assert v["asserted"] == 6 and v["stated"] == 2
     assert v["by_relation"] == {"co_mentioned": 4, "interacts": 2}
-    assert v["line"].startswith("yes: 6 PMIDs assert APOE–APP")
+    # the co-mentions are counted, never as the answer
+    assert v["line"] == (
+        "yes: 2 PMIDs state APOE interacts with APP (interacts 2); mentioned "
+        "together in 6 abstracts (co_mentioned 4, interacts 2)"
+    )
     assert r.answers == []  # a yes/no question lists no answers
     no = hub_engine.retrieve("Is GENE1 a risk factor for Alzheimer disease?", embed="off")
     assert no.verdict["answer"] == "no evidence"
@@ -202,7 +206,7 @@ def test_ask_shows_answers_marked_sentences_and_exits_2_when_nothing_is_named(hu
     assert ev["marked"].endswith("«Drugamab» treats «Alzheimer disease».")
     assert ev["head_span"] and ev["tail_span"] and ev["status"] == "asserted"
     yn = ask("Does APOE interact with APP?")
-    assert yn.returncode == 0 and "verdict: yes: 6 PMIDs assert APOE–APP" in yn.stdout
+    assert yn.returncode == 0 and "verdict: yes: 2 PMIDs state APOE interacts with APP" in yn.stdout
     for nothing in ("Which drugs treat boredom?", "What is the capital city of France?"):
         bad = ask(nothing)
         assert bad.returncode == 2 and "no entity of this snapshot found" in bad.stderr
