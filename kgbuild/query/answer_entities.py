@@ -19,8 +19,8 @@ per question entity (its *anchor*) by:
 
 summed over the anchors (an answer joined to two named entities beats one joined to one), then
 × what the answers' sentences say (:mod:`kgbuild.query.cues`: a direct molecular relation for
-a drug's targets, the question's qualifiers), × :data:`kgbuild.query.generic_chemicals.GENERIC_BASE` for
-a generic chemical when drugs are asked for, and for a mechanism asked with two entities only
+a drug's targets, the question's qualifiers), × ``generic_chemicals.GENERIC_BASE``
+for a generic chemical when drugs are asked for, and for a mechanism asked with two entities only
 the subject's effects count (:func:`_legs`). Only
 nodes of the asked kind are candidates; the question's own entities never are. Everything is
 array arithmetic over the in-memory graph's incidence rows: a hub anchor with 2,000 neighbours

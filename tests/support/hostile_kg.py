@@ -45,7 +45,13 @@ def build_hostile_kg(root: Path, kg: str = "toy") -> list[SnapshotInfo]:
     ents = [Entity(i, n, t, [n], 2019) for i, n, t in nodes]
     mentions = [
         Mention(f"9{j:03d}", j * 10, j * 10 + len(text), text, "Gene", "Gene", cid, [cid])
-        for cid, text, n in [*MENTIONS, (HOSTILE_ID, f"amyloidosis {IMG}", 2)]
+        # "amyloidosis factor" twice: a form is a trusted key from its second mention on
+        # (kgbuild.query.alias_trust), and the fact's sentence is marked by trusted keys
+        for cid, text, n in [
+            *MENTIONS,
+            (HOSTILE_ID, f"amyloidosis {IMG}", 2),
+            (HOSTILE_ID, "amyloidosis factor", 2),
+        ]
         for j in range(n)
     ]
     text = f"{HOSTILE_TITLE} {HOSTILE_ABSTRACT}"

@@ -80,7 +80,7 @@ MENTIONS = [
     ("NCBIGene:4137", "tau", 4),
     ("MESH:D000109", "ACh", 2),
     ("MESH:D003704", "dementias", 1),
-    ("NCBIGene:999", "ALL", 1),
+    ("NCBIGene:999", "ALL", 2),  # twice: a key needs two trusted mentions (alias_trust)
 ]
 
 

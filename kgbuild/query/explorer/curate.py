@@ -29,7 +29,6 @@ Nothing is written but one line of the warehouse's curation log
 from __future__ import annotations
 
 import hmac
-import os
 import secrets
 import threading
 import time
@@ -41,6 +40,7 @@ from fastapi import FastAPI, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from kgbuild.config import env
 from kgbuild.errors import InputError
 from kgbuild.query.engine import QueryEngine
 from kgbuild.query.gate import Gate
@@ -171,7 +171,7 @@ def new_token() -> str:
 def server_token() -> str:
     """This server's token: the one ``kgbuild serve --workers N`` gave all its workers
     (:data:`TOKEN_ENV`, so a page may post to any of them), else a new one."""
-    given = os.environ.get(TOKEN_ENV, "")
+    given = env(TOKEN_ENV) or ""
     return given if len(given) >= 43 else new_token()
 
 
