@@ -42,6 +42,7 @@ from kgbuild.query.alias_trust import (
 from kgbuild.query.text import STOPWORDS, tokens
 from kgbuild.resolve.junk import is_junk_alias
 from kgbuild.resolve.naming import readable_name
+from kgbuild.resolve.vocabularies import product_names
 
 #: Source ranks (lower = more trusted) and names, stored per key.
 SOURCES = ("mention", "name", "resolution", "alias", "abbreviation")
@@ -254,6 +255,8 @@ def build_aliases(
             c.add(part, i, weight, "name", vocabulary)
         for synonym in entry_terms(str(ents[i][0])):  # "Senile Dementia, Alzheimer Type"
             c.add(synonym, i, 1.0, "name", True)
+        for product in product_names().get(str(ents[i][0]), ()):  # UniProt's reviewed names
+            c.add(product, i, 1.0, "name", True)  # "acetylcholinesterase" → ACHE, "Abeta" → APP
         for a in aliases or ():
             c.add(a, i, 0.5, "alias")
     for name, target, _method in merged:

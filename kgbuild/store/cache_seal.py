@@ -50,7 +50,8 @@ from kgbuild.store.confidence import model_digest
 #: 8: each edge's belief and contested mark (issue 42).
 #: 9: aliases only from trusted mentions, per-node surface forms, readable display names.
 #: 10: each short gene key's tag share in the abstracts that write it (query.tag_share).
-INDEX_VERSION = 10
+#: 11: a gene's reviewed product names (data/gene_product_names.tsv) are its vocabulary keys.
+INDEX_VERSION = 11
 #: The tables' sidecar (it is also the index's description: kg, year, row counts).
 TABLES_SIDECAR = "meta.json"
 #: The BM25 arrays' folder inside an index folder, and its sidecar.
