@@ -17,7 +17,6 @@ import pytest
 
 from kgbuild.store import curations as C
 from tests.query.test_explorer_browser import _until, _wait_entity, browser  # noqa: F401
-from tests.support.hostile_kg import build_hostile_kg
 from tests.support.serve_process import start_serve, stop_server
 
 pytestmark = pytest.mark.slow  # a browser and a kgbuild serve process
@@ -66,9 +65,8 @@ HOSTILE_PAGE = """<!doctype html><html><body>
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    wh = tmp_path_factory.mktemp("curate-browser") / "wh"
-    build_hostile_kg(wh)
+def served(hostile):
+    wh = hostile
     proc, url = start_serve(wh, "--no-embed", timeout_s=60)
     try:
         yield wh, url

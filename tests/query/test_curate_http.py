@@ -12,13 +12,7 @@ import pytest
 from kgbuild.query.explorer.curate import MAX_CURATION_BYTES, RATE_PER_MINUTE
 from kgbuild.store import curations as C
 from tests.support.hostile_kg import build_hostile_kg
-from tests.support.serve_process import start_serve, stop_server
-
-#: A request that first opens an as-of year builds that snapshot's index inside the request
-#: (about 0.6 s on an idle machine, several seconds on a CI box running four test workers on
-#: two cores): wait for it instead of failing on httpx's 5 s default. These tests assert the
-#: answers, not their latency (bench/ready_after_build.py and bench/explorer_views.py time them).
-HTTP = httpx.Client(timeout=60.0)
+from tests.support.serve_process import HTTP, start_serve, stop_server
 
 pytestmark = pytest.mark.slow  # kgbuild serve processes
 
@@ -30,9 +24,8 @@ BODY = {"triple_id": TRIPLE, "pmid": "1002",
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    wh = tmp_path_factory.mktemp("curate-http") / "wh"
-    build_hostile_kg(wh)
+def server(hostile):
+    wh = hostile
     proc, url = start_serve(wh, "--no-embed", timeout_s=60)
     try:
         yield wh, url

@@ -3,7 +3,6 @@ with a hostile abstract in it, then served by a real ``kgbuild serve`` on 127.0.
 grouped by relation with their sentence, statuses and years; as-of views; the neighbourhood;
 bad ids and years refused with a clear 4xx; the page's assets and its Content-Security-Policy."""
 
-import httpx
 import pytest
 
 from kgbuild.query.engine import QueryEngine
@@ -15,23 +14,10 @@ from kgbuild.query.explorer.pages import (
     neighbourhood,
     parse_year,
 )
-from tests.support.hostile_kg import HOSTILE_ID, HOSTILE_SENTENCE, build_hostile_kg
-from tests.support.serve_process import start_serve
-
-#: A request that first opens an as-of year builds that snapshot's index inside the request
-#: (about 0.6 s on an idle machine, several seconds on a CI box running four test workers on
-#: two cores): wait for it instead of failing on httpx's 5 s default. These tests assert the
-#: answers, not their latency (bench/ready_after_build.py and bench/explorer_views.py time them).
-HTTP = httpx.Client(timeout=60.0)
+from tests.support.hostile_kg import HOSTILE_ID, HOSTILE_SENTENCE
+from tests.support.serve_process import HTTP, start_serve
 
 APOE = "NCBIGene:348"
-
-
-@pytest.fixture(scope="module")
-def hostile(tmp_path_factory):
-    root = tmp_path_factory.mktemp("explorer") / "wh"
-    build_hostile_kg(root)
-    return root
 
 
 @pytest.fixture(scope="module")

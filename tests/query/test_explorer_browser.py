@@ -18,7 +18,6 @@ from tests.support.hostile_kg import (
     HOSTILE_PMID,
     HOSTILE_SENTENCE,
     HOSTILE_TITLE,
-    build_hostile_kg,
 )
 from tests.support.serve_process import start_serve
 
@@ -31,9 +30,8 @@ ACHE, DEMENTIA, DONEPEZIL = "NCBIGene:43", "MESH:D003704", "MESH:D000077265"
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    wh = tmp_path_factory.mktemp("explorer-browser") / "wh"
-    build_hostile_kg(wh)
+def served(hostile):
+    wh = hostile
     proc, url = start_serve(wh, "--no-embed", timeout_s=60)
     try:
         yield url

@@ -5,7 +5,6 @@ neighbours before generic hubs — and hostile parameters refused with a clear 4
 a stack trace. The unit tests read the index directly; the served ones talk to a real
 ``kgbuild serve`` on 127.0.0.1 (tests/support/serve_process.py)."""
 
-import httpx
 import pytest
 
 from kgbuild.errors import InputError
@@ -21,27 +20,13 @@ from tests.support.hostile_kg import (
     HOSTILE_PMID,
     HOSTILE_SENTENCE,
     HOSTILE_TITLE,
-    build_hostile_kg,
 )
 from tests.support.query_kg import publish_year
-from tests.support.serve_process import start_serve
-
-#: A request that first opens an as-of year builds that snapshot's index inside the request
-#: (about 0.6 s on an idle machine, several seconds on a CI box running four test workers on
-#: two cores): wait for it instead of failing on httpx's 5 s default. These tests assert the
-#: answers, not their latency (bench/ready_after_build.py and bench/explorer_views.py time them).
-HTTP = httpx.Client(timeout=60.0)
+from tests.support.serve_process import HTTP, start_serve
 
 APOE, AD, ACHE, DEMENTIA = "NCBIGene:348", "MESH:D000544", "NCBIGene:43", "MESH:D003704"
 DONEPEZIL, ACH = "MESH:D000077265", "MESH:D000109"
 BINDS = f"t:{APOE}|binds|{HOSTILE_ID}"
-
-
-@pytest.fixture(scope="module")
-def hostile(tmp_path_factory):
-    root = tmp_path_factory.mktemp("explorer-views") / "wh"
-    build_hostile_kg(root)
-    return root
 
 
 @pytest.fixture(scope="module")
