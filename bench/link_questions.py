@@ -14,22 +14,16 @@ JSON object of the figures.
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import platform
 import statistics
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgbuild.query.index import open_index
+from bench.search_names import run_cases
 from kgbuild.query.link import Linker
-from kgbuild.store.snapshots import Warehouse
 
 CASES = Path(__file__).with_name("link_questions.tsv")
 
@@ -79,18 +73,7 @@ def score(idx, cases, show_misses: bool = False) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--warehouse", default="warehouse")
-    ap.add_argument("--snapshot", default="latest")
-    ap.add_argument("--cases", type=Path, default=CASES)
-    ap.add_argument("--misses", action="store_true")
-    a = ap.parse_args()
-    wh = Warehouse(Path(a.warehouse))
-    with tempfile.TemporaryDirectory(prefix="link-questions-") as tmp:
-        idx = open_index(wh, wh.resolve(a.snapshot), Path(tmp))
-        figures = score(idx, read_cases(a.cases), a.misses)
-    figures.update(snapshot=idx.snapshot_id, machine=f"{platform.machine()} {os.cpu_count()} cores")
-    print(json.dumps(figures, sort_keys=True))
+    run_cases(__doc__.splitlines()[0], CASES, read_cases, score, "link-questions-")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import sys
@@ -86,20 +87,25 @@ def score(idx, cases, show_misses: bool = False) -> dict:
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_cases(description: str, cases: Path, read, score_fn, prefix: str) -> None:
+    """The command line of a bench that scores a case file against one snapshot's query index
+    (built into a temporary folder: the warehouse is only read) and prints ONE JSON line."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--warehouse", default="warehouse")
     ap.add_argument("--snapshot", default="latest")
-    ap.add_argument("--cases", type=Path, default=CASES)
+    ap.add_argument("--cases", type=Path, default=cases)
     ap.add_argument("--misses", action="store_true")
     a = ap.parse_args()
     wh = Warehouse(Path(a.warehouse))
-    with tempfile.TemporaryDirectory(prefix="search-names-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         idx = open_index(wh, wh.resolve(a.snapshot), Path(tmp))
-        figures = score(idx, read_cases(a.cases), a.misses)
-    figures.update(snapshot=idx.snapshot_id, machine=f"{platform.machine()} "
-                   f"{__import__('os').cpu_count()} cores")  # fmt: skip
+        figures = score_fn(idx, read(a.cases), a.misses)
+    figures.update(snapshot=idx.snapshot_id, machine=f"{platform.machine()} {os.cpu_count()} cores")
     print(json.dumps(figures, sort_keys=True))
+
+
+def main() -> None:
+    run_cases(__doc__.splitlines()[0], CASES, read_cases, score, "search-names-")
 
 
 if __name__ == "__main__":
