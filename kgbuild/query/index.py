@@ -59,6 +59,7 @@ from kgbuild.store.cache_seal import (
 )
 from kgbuild.store.curations import digest as curation_digest
 from kgbuild.store.snapshots import Warehouse
+from kgbuild.version import code_version
 
 log = logging.getLogger("kgbuild.query")
 _TABLES = ("nodes", "edges", "evidence", "aliases", "sentences", "sentence_edges")
@@ -471,7 +472,7 @@ def _write(folder: Path, idx: SnapshotIndex) -> Path | None:
             files[f"{name}.arrow"] = entry(data)
         meta = idx.meta()
         write_sidecar(tmp / TABLES_SIDECAR, meta.pop("snapshot_id"), meta.pop("content_hash"),
-                      files, **meta)  # fmt: skip
+                      files, code_version=code_version(), **meta)  # fmt: skip
         try:
             os.replace(tmp, folder)
         except OSError:  # another process published the same index first: theirs is as good
@@ -499,6 +500,12 @@ def _read(folder: Path, manifest: dict[str, Any]) -> SnapshotIndex:
     included)."""
     meta = read_sidecar(folder / TABLES_SIDECAR, manifest["snapshot_id"],
                         manifest["content_hash"])  # fmt: skip
+    if meta.get("code_version") != code_version():
+        # the tables are made by this code from the data tables (gene product names, generic
+        # words, tag-share rules): other code or data, another index — whatever INDEX_VERSION says
+        raise CacheMismatch(
+            f"built by kgbuild {meta.get('code_version')}; this is {code_version()}"
+        )
     tables = {name: read_table(folder, name, meta) for name in _TABLES}
     try:
         idx = SnapshotIndex(

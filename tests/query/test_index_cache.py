@@ -309,3 +309,24 @@ def test_vectors_never_come_from_an_edited_text_cache_or_an_edited_sibling(wh):
     assert vec.timings["vectors_reused"] == 0  # the edited sibling is not trusted
     np.testing.assert_allclose(m, truth, atol=1e-5)
     assert len(m19) == len(vec19.names)
+
+
+def test_an_index_built_by_other_code_or_data_is_rebuilt(wh, caplog):
+    """The index tables are made by this code from its data tables (gene product names, the
+    generic words, the tag-share rule): a cache whose sidecar names another code version —
+    sound bytes, a valid sidecar hash, the current INDEX_VERSION — is rebuilt, not served."""
+    from kgbuild.store.cache_seal import _body_digest
+    from kgbuild.version import code_version
+
+    folder = QueryEngine(wh, "latest", embeddings=False).state().index.path
+    sidecar = folder / "meta.json"
+    body = json.loads(sidecar.read_text())
+    assert body["code_version"] == code_version()
+    body["code_version"] = "0.0.0+older"
+    body["sidecar_sha256"] = _body_digest(body)
+    sidecar.write_text(json.dumps(body))
+    with caplog.at_level(logging.WARNING, logger="kgbuild.query"):
+        QueryEngine(wh, "latest", embeddings=False).state()
+    assert any("rebuilt" in r.getMessage() and "0.0.0+older" in r.getMessage()
+               for r in caplog.records)  # fmt: skip
+    assert json.loads(sidecar.read_text())["code_version"] == code_version()
