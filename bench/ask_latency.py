@@ -45,7 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kgbuild.query.adqa import Question, read_questions  # noqa: E402
+from kgbuild.evaluate.adqa import Question, read_questions  # noqa: E402
 
 DEFAULT_QUESTIONS = [
     ROOT.parent / "shared" / "data" / "dalk" / "adqa" / "medqa_filter.json",

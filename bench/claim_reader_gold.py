@@ -1,4 +1,4 @@
-"""The claim reader of the conflicts view (:mod:`kgbuild.store.claims_read`) against BioRED gold.
+"""The claim reader of the conflicts view (:mod:`kgbuild.belief.claims_read`) against BioRED gold.
 
 BioRED (Luo et al. 2022; ``/work/shared/data/biored``, Train and Dev only) annotates every
 entity mention of 500 abstracts with offsets and IDs, and every related pair of the abstract
@@ -7,7 +7,7 @@ sentence holding a mention of both members of a gold pair, we know the sign the 
 the pair, and can ask: when the reader reads a sign in that sentence, is it the curators' sign?
 
     .venv/bin/python bench/claim_reader_gold.py [--split Dev|Train|both] [--show N]
-    # the LLM reader (kgbuild/store/claims_llm.py), measured the same way
+    # the LLM reader (kgbuild/belief/claims_llm.py), measured the same way
     .venv/bin/python bench/claim_reader_gold.py --reader llm --llm-base-url URL --llm-model M
 
 Unit: a (pair, sentence) — the pair's mentions in one sentence (from the splitter of
@@ -46,11 +46,8 @@ from pathlib import Path
 from typing import Any
 
 from kgbuild.audit.score import wilson
-from kgbuild.extract.sentences import sentence_spans
-from kgbuild.llm.client import LLMClient, LLMSettings
-from kgbuild.settings import warehouse_path
-from kgbuild.store.claims_llm import Question, read_claims
-from kgbuild.store.claims_read import (
+from kgbuild.belief.claims_llm import Question, read_claims
+from kgbuild.belief.claims_read import (
     AFFIRM,
     DENY,
     Claim,
@@ -59,6 +56,9 @@ from kgbuild.store.claims_read import (
     read_claim,
     worth_reading,
 )
+from kgbuild.extract.sentences import sentence_spans
+from kgbuild.llm.client import LLMClient, LLMSettings
+from kgbuild.settings import warehouse_path
 
 DATA = Path("/work/shared/data/biored")
 SIGN = {"Positive_Correlation": "up", "Negative_Correlation": "down"}
@@ -117,9 +117,9 @@ def regex_reader(items: list[tuple[str, Span, Span]]) -> list[Claim | None]:
 
 
 def llm_reader(client: LLMClient, stats: dict[str, Any]) -> Reader:
-    """The LLM reader (:mod:`kgbuild.store.claims_llm`), asked only what ``kgbuild conflicts
+    """The LLM reader (:mod:`kgbuild.belief.claims_llm`), asked only what ``kgbuild conflicts
     --reader llm`` asks: pairs whose text between passes the cue cut (:func:`worth_reading`,
-    the test :func:`~kgbuild.store.claims_read.cue_sql` writes); its cost summed into
+    the test :func:`~kgbuild.belief.claims_read.cue_sql` writes); its cost summed into
     ``stats``."""
 
     def read(items: list[tuple[str, Span, Span]]) -> list[Claim | None]:
@@ -248,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
                                         max_tokens=a.llm_max_tokens)  # fmt: skip
         if not settings.endpoint_configured:
             ap.error("--reader llm needs an endpoint: --llm-base-url or OPENAI_BASE_URL")
-        from kgbuild.query.answer import make_client
+        from kgbuild.llm.options import make_client
 
         client = make_client(settings, warehouse_path(a.warehouse))
     for split in splits:

@@ -1,6 +1,6 @@
 """Blind judging sheet of listed conflicts (``kgbuild conflicts``), its score, filter counts.
 
-The measure of :mod:`kgbuild.store.conflicts` (issue 42, item 3): of the conflicts it lists, how
+The measure of :mod:`kgbuild.belief.conflicts` (issue 42, item 3): of the conflicts it lists, how
 many really disagree, as a judge reads the two sides' sentences? Target: >= 80% of 50.
 
     # draw: a seeded uniform sample of the snapshot's listed conflicts
@@ -10,7 +10,7 @@ many really disagree, as a judge reads the two sides' sentences? Target: >= 80% 
     .venv/bin/python bench/conflicts_sample.py --score sheet.csv --key key/conflicts_key.json
     # how many conflicts of each kind each filter and each claim template contributes
     .venv/bin/python bench/conflicts_sample.py --warehouse DIR --measure
-    # draw from the conflicts the LLM reader lists (kgbuild/store/claims_llm.py; answers
+    # draw from the conflicts the LLM reader lists (kgbuild/belief/claims_llm.py; answers
     # cached in the warehouse's llm_cache.sqlite)
     .venv/bin/python bench/conflicts_sample.py --warehouse DIR --reader llm \\
         --llm-base-url URL --llm-model M --out sheet.csv --key key/conflicts_key.json
@@ -44,11 +44,9 @@ from pathlib import Path
 from typing import Any
 
 from kgbuild.audit.score import wilson
-from kgbuild.llm.client import LLMClient, LLMSettings
-from kgbuild.store import catalog
-from kgbuild.store.claims_llm import claims_of, read_snapshot
-from kgbuild.store.claims_read import TEMPLATES
-from kgbuild.store.conflicts import (
+from kgbuild.belief.claims_llm import claims_of
+from kgbuild.belief.claims_read import TEMPLATES
+from kgbuild.belief.conflicts import (
     DEFAULT_FILTERS,
     KINDS,
     CitedRow,
@@ -56,6 +54,9 @@ from kgbuild.store.conflicts import (
     ConflictFilters,
     fetch_conflicts,
 )
+from kgbuild.llm.client import LLMClient, LLMSettings
+from kgbuild.reader.claims_snapshot import read_snapshot
+from kgbuild.store import catalog
 from kgbuild.store.snapshots import Warehouse
 
 FORMAT = "kgbuild-conflicts-sheet/1"
@@ -201,7 +202,7 @@ def measure(con: Any, sid: str) -> list[dict[str, Any]]:
 def _client(ap: argparse.ArgumentParser, a: argparse.Namespace, root: Path) -> LLMClient:
     """The LLM client of ``--reader llm`` (the key from the environment only), caching in the
     warehouse; an argparse error (exit 2) when no endpoint is configured."""
-    from kgbuild.query.answer import make_client
+    from kgbuild.llm.options import make_client
 
     settings = LLMSettings.from_env(base_url=a.llm_base_url, model=a.llm_model,
                                     max_tokens=a.llm_max_tokens)  # fmt: skip

@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgbuild.query.index import open_index
+from kgbuild.search.index import open_index
 from kgbuild.store import curations as C
 from kgbuild.store.snapshots import Warehouse
 

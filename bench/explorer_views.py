@@ -16,7 +16,7 @@ worst wall time per view are reported:
 With ``--browser`` it also times the page itself in headless Chromium: from setting the
 address to the view's ``data-state="ready"`` (everything fetched and drawn).
 
-Then the neighbourhood rule (:mod:`kgbuild.query.explorer.hubs`) is measured on the index:
+Then the neighbourhood rule (:mod:`kgbuild.serve.explorer.hubs`) is measured on the index:
 over the :data:`TOP` nodes of highest degree, the mean share of their 30 drawn neighbours that
 are among the 2 % of nodes found in the most abstracts, by support alone (the old order) and
 by the specific-first rule.
@@ -43,8 +43,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kgbuild.query.engine import QueryEngine  # noqa: E402
-from kgbuild.query.explorer.hubs import hub_share, ranked_neighbours  # noqa: E402
-from kgbuild.query.explorer.pages import NEIGHBOURS, _edges_of  # noqa: E402
+from kgbuild.serve.explorer.hubs import hub_share, ranked_neighbours  # noqa: E402
+from kgbuild.serve.explorer.pages import NEIGHBOURS, _edges_of  # noqa: E402
 from tests.support.serve_process import start_serve, stop_server  # noqa: E402
 
 ENTITIES = ["MESH:D000544", "NCBIGene:351", "NCBIGene:348", "MESH:D014867"]

@@ -26,7 +26,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kgbuild.query import vectors  # noqa: E402
+from kgbuild.search import vectors  # noqa: E402
 
 
 def unit(m: np.ndarray) -> np.ndarray:

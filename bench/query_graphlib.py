@@ -1,5 +1,5 @@
 """Which graph library for the query stage: the same retrieval graph work on a DALK-size
-snapshot with igraph, rustworkx, networkx and kgbuild's scipy.sparse CSR (kgbuild/query/graph.py).
+snapshot with igraph, rustworkx, networkx and kgbuild's scipy.sparse CSR (kgbuild/search/graph.py).
 
     python bench/query_graphlib.py [--warehouse ./warehouse] [--questions FILE ...]
 
@@ -36,10 +36,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kgbuild.query.adqa import read_questions  # noqa: E402
+from kgbuild.evaluate.adqa import read_questions  # noqa: E402
 from kgbuild.query.engine import QueryEngine  # noqa: E402
 from kgbuild.query.explore import HUB_DEGREE, explore  # noqa: E402
-from kgbuild.query.graph import Graph, _pagerank_numpy, personalized_pagerank  # noqa: E402
+from kgbuild.search.graph import Graph, _pagerank_numpy, personalized_pagerank  # noqa: E402
 
 QUESTIONS = [ROOT.parent / "shared/data/dalk/adqa/medqa_filter.json",
              ROOT.parent / "shared/data/dalk/adqa/medmcqa_filter.json"]  # fmt: skip

@@ -45,7 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kgbuild.query.adqa import read_questions  # noqa: E402
+from kgbuild.evaluate.adqa import read_questions  # noqa: E402
 from kgbuild.query.engine import QueryEngine  # noqa: E402
 from kgbuild.query.limits import NO_ENTITY  # noqa: E402
 

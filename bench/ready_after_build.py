@@ -2,7 +2,7 @@
 
 A newcomer ran ``make build`` then ``kgbuild serve`` and waited 126 s (node vectors), then
 25–28 s for a first ``kgbuild ask``, then 7–9 s for each as-of year the explorer opened. The
-build now leaves what those need in the warehouse (:mod:`kgbuild.query.ready`); this measures
+build now leaves what those need in the warehouse (:mod:`kgbuild.search.ready`); this measures
 the user's path on a warehouse exactly as a build left it. Each run starts from its own copy
 of ``--warehouse`` (so every run is a *first* serve and a *first* ask), never writes into it:
 

@@ -6,7 +6,7 @@
 Reads an existing warehouse and never writes to it (the query index goes to a temporary
 folder). For each case of ``--cases`` (query, expected IDs "|"-separated, kind):
 
-- ``top1`` / ``top5``: ``kgbuild entities QUERY`` (:func:`kgbuild.query.entities.find_entities`)
+- ``top1`` / ``top5``: ``kgbuild entities QUERY`` (:func:`kgbuild.search.entities.find_entities`)
   lists an expected ID first / among its first five;
 - ``linker_top1``: the dictionary linker ``kgbuild ask`` uses for named entities
   (:meth:`kgbuild.query.link.Linker.link_names`, embedding fallback off: the dictionary's own
@@ -33,9 +33,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgbuild.query.entities import find_entities
-from kgbuild.query.index import open_index
 from kgbuild.query.link import Linker
+from kgbuild.search.entities import find_entities
+from kgbuild.search.index import open_index
 from kgbuild.store.snapshots import Warehouse
 
 CASES = Path(__file__).with_name("search_names.tsv")

@@ -1,4 +1,4 @@
-"""What the short-key tag-share rule (:mod:`kgbuild.query.tag_share`) changes on a snapshot.
+"""What the short-key tag-share rule (:mod:`kgbuild.search.tag_share`) changes on a snapshot.
 
     python bench/tag_share.py [--warehouse ./warehouse] [--snapshot latest]
 
@@ -24,9 +24,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.search_names import CASES, read_cases
-from kgbuild.query.index import _tag_shares, open_index
-from kgbuild.query.tag_share import MIN_TAG_SHARE, judged_forms
-from kgbuild.query.text import key
+from kgbuild.search.index import _tag_shares, open_index
+from kgbuild.search.tag_share import MIN_TAG_SHARE, judged_forms
+from kgbuild.search.text import key
 from kgbuild.store.snapshots import Warehouse
 
 

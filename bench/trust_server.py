@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.hostile_scenario import BASE_ENV, CLI, build, good_corpus  # noqa: E402
-from kgbuild.query.connections import (  # noqa: E402
+from kgbuild.serve.connections import (  # noqa: E402
     BODY_TIMEOUT_S,
     HEADER_TIMEOUT_S,
     IDLE_TIMEOUT_S,

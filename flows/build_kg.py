@@ -43,9 +43,9 @@ from flows.common import (
 from kgbuild.errors import InputError
 from kgbuild.pipeline.build import YearReport, build_kg
 from kgbuild.pipeline.spec import BuildSpec
-from kgbuild.query.ready import make_ready
 from kgbuild.report import markdown_table, snapshot_ids
 from kgbuild.report.artifacts import build_report, chart_markdown
+from kgbuild.search.ready import make_ready
 from kgbuild.store.snapshots import Warehouse
 
 
@@ -133,7 +133,7 @@ def build_year(
 def make_ready_task(spec: BuildSpec, snapshots: list[str]) -> list[str]:
     """Each snapshot's query index and node vectors, oldest first (the head's every-evidence
     index too), so the first ``serve``, ``ask`` or as-of year after the flow reads them
-    (:mod:`kgbuild.query.ready`; what is there and vouched for is only read)."""
+    (:mod:`kgbuild.search.ready`; what is there and vouched for is only read)."""
     return [m.line() for m in make_ready(spec.warehouse_dir, snapshots, get_run_logger().info)]
 
 

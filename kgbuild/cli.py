@@ -24,11 +24,13 @@ from kgbuild.evaluate.cli import eval_app
 from kgbuild.extract.caps import CHUNK_SIZE
 from kgbuild.helptext import examples
 from kgbuild.query import cli as query_cli
-from kgbuild.query import conflicts_cli, entities_cli
-from kgbuild.query.cli_options import KgOpt, kg_name
+from kgbuild.reader import conflicts_cli
 from kgbuild.reader.cli import reader_app
 from kgbuild.reader.curations_cli import curations_app
+from kgbuild.search import entities_cli
+from kgbuild.serve import cli as serve_cli
 from kgbuild.settings import warehouse_path
+from kgbuild.store.cli_options import KgOpt, kg_name
 from kgbuild.store.lock import DEFAULT_WAIT_S
 from kgbuild.store.snapshots import Warehouse
 from kgbuild.store.sql_output import print_json
@@ -54,9 +56,9 @@ app = typer.Typer(
 app.add_typer(
     eval_app, name="eval", help="Quality on gold files: relations, NER, question answering (ADQA)."
 )
-# Query stage (kgbuild/query/cli.py): ask a question, serve the HTTP API.
+# Ask a question (kgbuild/query/cli.py), serve the HTTP API and explorer (kgbuild/serve/cli.py).
 app.command(epilog=query_cli.ASK_EXAMPLES)(query_cli.ask)
-app.command(epilog=query_cli.SERVE_EXAMPLES)(query_cli.serve)
+app.command(epilog=serve_cli.SERVE_EXAMPLES)(serve_cli.serve)
 app.command(epilog=entities_cli.ENTITIES_EXAMPLES)(entities_cli.entities)
 app.command("conflicts", help=conflicts_cli.HELP, epilog=conflicts_cli.EPILOG)(
     conflicts_cli.conflicts
@@ -225,7 +227,7 @@ def build(
     """Build a KG year by year and publish one snapshot per year."""
     from kgbuild.pipeline.build import build_kg
     from kgbuild.pipeline.spec import BuildSpec
-    from kgbuild.query.ready import Readier
+    from kgbuild.search.ready import Readier
 
     spec = BuildSpec.resolve(
         source=source,

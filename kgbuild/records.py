@@ -162,7 +162,7 @@ class Evidence:
     tail_text: str = ""
     #: How much this one piece of evidence supports the triple (0–1): by method and by how
     #: its endpoints were grounded: a prior, the fallback of the calibrated model for a method it
-    #: was not fitted on (``kg_edges.confidence`` is the model's, :mod:`kgbuild.store.confidence`).
+    #: was not fitted on (``kg_edges.confidence`` is the model's, :mod:`kgbuild.belief.confidence`).
     confidence: float = 0.0
     #: The stored triple reads the extractor's claim backwards ("A is caused by B" stored as
     #: B causes A): ``head_text``/``tail_text`` follow the triple, so the claim as written is

@@ -4,7 +4,7 @@ Why: ``Evidence.confidence`` is a hand-set prior and its noisy-OR across documen
 for every well-cited edge; a confidence should be a probability — of 100 facts at 0.8, about 80
 hold. The label is a judged row's ``triple_supported`` (the stored triple, read by its IDs, is
 stated by the sentence); the features come from the snapshot by ``evidence_id``
-(:func:`kgbuild.store.confidence.row_features_sql`), never from the sheet, which stays blind.
+(:func:`kgbuild.belief.confidence.row_features_sql`), never from the sheet, which stays blind.
 
 Model: L2-penalised logistic regression fitted by Newton-Raphson / IRLS (McCullagh & Nelder
 1989, §4.4; ridge penalty as in le Cessie & van Houwelingen 1992), deterministic, numpy only.
@@ -29,8 +29,7 @@ from typing import Any
 import numpy as np
 
 from kgbuild.audit.sheet import read_sheet
-from kgbuild.errors import InputError
-from kgbuild.store.confidence import (
+from kgbuild.belief.confidence import (
     EPISTEMIC,
     FEATURE_SET,
     FEATURES,
@@ -42,6 +41,7 @@ from kgbuild.store.confidence import (
     predict,
     row_features_sql,
 )
+from kgbuild.errors import InputError
 from kgbuild.store.snapshots import Warehouse
 
 __all__ = ["confidence_sql", "fit", "predict"]  # predict/confidence_sql live in the store
@@ -76,7 +76,7 @@ def irls(x: np.ndarray, y: np.ndarray, l2: float = L2) -> np.ndarray:
 def fit(
     rows: Sequence[Mapping[str, Any]], labels: Sequence[bool], l2: float = L2
 ) -> dict[str, Any]:
-    """A model (see :mod:`kgbuild.store.confidence`) from feature rows and their labels."""
+    """A model (see :mod:`kgbuild.belief.confidence`) from feature rows and their labels."""
     names = list(FEATURES)
     y = np.asarray(labels, dtype=float)
     beta = irls(design(names, rows), y, l2)
@@ -312,7 +312,7 @@ def calibration_by_year(
     """The calibration of the belief's inputs year by year (issue 42): for each snapshot year
     of ``sid``'s lineage, the judged rows that snapshot holds, scored with the probabilities
     that year's snapshot gives them (its support, so its ``log_support``) — what
-    ``belief_at(year)`` is built from (:mod:`kgbuild.store.belief`). A year whose snapshot
+    ``belief_at(year)`` is built from (:mod:`kgbuild.belief.history`). A year whose snapshot
     holds none of the judged rows is left out."""
     years = wh.query(
         "SELECT s.as_of_year, arg_min(s.snapshot_id, l.distance) FROM snapshot_lineage l "

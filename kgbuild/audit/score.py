@@ -165,8 +165,8 @@ def calibration(
     The sheet itself stays blind: no probability is ever written into it. When there is no
     snapshot or model to read, ``{"skipped": why}`` — precision does not depend on it."""
     from kgbuild.audit.calibrate import calibration_of_sheet
+    from kgbuild.belief.confidence import load_model
     from kgbuild.errors import KgbuildError
-    from kgbuild.store.confidence import load_model
 
     try:
         model = load_model(model_path)

@@ -23,9 +23,9 @@ import typer
 from rich.console import Console
 
 from kgbuild.errors import InputError
+from kgbuild.evaluate import adqa_cli
 from kgbuild.evaluate.bootstrap import N_RESAMPLES, SEED
 from kgbuild.helptext import examples
-from kgbuild.query import cli as query_cli
 from kgbuild.settings import load_settings, warehouse_path
 
 eval_app = typer.Typer(
@@ -81,8 +81,8 @@ def _check_limit(limit: int | None) -> None:
         raise InputError("--limit must be at least 1", limit=limit)
 
 
-# ADQA question answering (kgbuild/query/cli.py).
-eval_app.command("adqa", epilog=query_cli.ADQA_EXAMPLES)(query_cli.adqa)
+# ADQA question answering (kgbuild/evaluate/adqa_cli.py).
+eval_app.command("adqa", epilog=adqa_cli.ADQA_EXAMPLES)(adqa_cli.adqa)
 
 
 @eval_app.command(

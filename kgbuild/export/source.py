@@ -10,7 +10,7 @@ across runs.
 The graph queries (:func:`node_rows`, :func:`edge_rows`) export what ``kg_edges`` serves (issue
 24: triples with asserted, not-refuted evidence) and read that evidence once, in triple order —
 support, evidence count, PMIDs, the first supporting sentences and the calibrated confidence of
-``kg_edges`` (:mod:`kgbuild.store.confidence`: the best row's probability).
+``kg_edges`` (:mod:`kgbuild.belief.confidence`: the best row's probability).
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from kgbuild.errors import StoreError
-from kgbuild.store import catalog
-from kgbuild.store.confidence import (
+from kgbuild.belief.confidence import (
     confidence_sql,
     load_model,
     row_features_sql,
     triple_support_sql,
 )
+from kgbuild.errors import StoreError
+from kgbuild.store import catalog
 from kgbuild.store.edges import STAGED, stage_edges
 
 #: DuckDB's working memory for an export; it spills to a temp folder beyond this.

@@ -37,7 +37,7 @@ Span = tuple[int, int]
 
 #: Prior support of one piece of evidence by extraction method, and the factor for how each
 #: endpoint was grounded; kept on each evidence row as a prior (the calibrated model of
-#: :mod:`kgbuild.store.confidence` gives ``kg_edges.confidence``; this is its fallback for a
+#: :mod:`kgbuild.belief.confidence` gives ``kg_edges.confidence``; this is its fallback for a
 #: method the model was not fitted on). Priors are kgbuild's choice, documented, not fitted.
 METHOD_PRIOR = {"generative": 0.7, "pairwise": 0.7, "cooccurrence": 0.3}
 GROUNDING_FACTOR = {"exact": 1.0, "alias": 1.0, "abbreviation": 0.95, "fuzzy": 0.9, "free": 0.8}

@@ -17,12 +17,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from kgbuild.llm.cache import ResponseCache
 from kgbuild.llm.client import LLMClient, LLMSettings
+from kgbuild.llm.options import make_client
 from kgbuild.query import llm as qllm
-from kgbuild.query.adqa import LETTERS
 from kgbuild.query.context import build_context, render_triple
 from kgbuild.query.engine import QueryEngine, Retrieval, engine_for
+from kgbuild.query.entity_lists import LETTERS
 from kgbuild.query.intent import Intent
 from kgbuild.query.limits import DEFAULT_K, DEFAULT_TOKEN_BUDGET
 from kgbuild.query.link import Link
@@ -77,18 +77,6 @@ class Answer:
             "truncated": u.cut > 0,
             "retrieval": self.retrieval.to_dict(),
         }
-
-
-def make_client(settings: LLMSettings, warehouse: Path | None) -> LLMClient:
-    """The one client, caching in ``<warehouse>/llm_cache.sqlite`` (in memory only if the
-    warehouse folder is missing or not writable: a reader never creates a warehouse)."""
-    cache = None
-    if warehouse is not None and Path(warehouse).is_dir():
-        try:
-            cache = ResponseCache(Path(warehouse) / "llm_cache.sqlite")
-        except Exception:  # sqlite3.OperationalError, OSError: read-only warehouse
-            cache = None
-    return LLMClient(settings, cache)
 
 
 def answer_question(

@@ -61,10 +61,10 @@ import scipy.sparse as sp
 from kgbuild.query.context import evidence_for, make_triple
 from kgbuild.query.cues import SATURATE, cue_factor
 from kgbuild.query.generic_chemicals import GENERIC_BASE, asks_for_drugs, generic_nodes
-from kgbuild.query.graph import Graph
-from kgbuild.query.index import SnapshotIndex
 from kgbuild.query.intent import Intent
 from kgbuild.query.kinds import AnswerKind, kind_edges, kind_nodes
+from kgbuild.search.graph import Graph
+from kgbuild.search.index import SnapshotIndex
 from kgbuild.store.snapshots import Warehouse
 
 log = logging.getLogger("kgbuild.query")

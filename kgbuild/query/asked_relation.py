@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import math
 
-from kgbuild.query.graph import Graph
-from kgbuild.query.index import SnapshotIndex
 from kgbuild.query.intent import Intent
+from kgbuild.search.graph import Graph
+from kgbuild.search.index import SnapshotIndex
 
 #: PMIDs at which a fact's support counts in full.
 SATURATE = 50

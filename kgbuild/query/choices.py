@@ -5,7 +5,7 @@ associates amyloid-beta", 2,388 PMIDs), which touches every choice alike. A choi
 here by how *specific* the snapshot's evidence is to the question and that choice:
 
 - **lexical** — the choice's terms' log lift in the sentences the question retrieves
-  (:meth:`kgbuild.query.sentences.SentenceIndex.lift`; Clark et al. 2016's PMI solver), so a
+  (:meth:`kgbuild.search.sentences.SentenceIndex.lift`; Clark et al. 2016's PMI solver), so a
   choice that is a phrase, not a node, is scored too;
 - **graph** — for each question entity, its most specific direct edge to one of the choice's
   nodes, by normalized PMI of the pair's documents (Bouma 2009: NPMI = PMI / −log p(a, b),
@@ -39,8 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from kgbuild.query.index import SnapshotIndex
-from kgbuild.query.sentences import SENTENCES_PER_CHOICE, SentenceIndex
+from kgbuild.search.index import SnapshotIndex
+from kgbuild.search.sentences import SENTENCES_PER_CHOICE, SentenceIndex
 
 #: Weight of the graph evidence beside the lexical lift (both are in nats-like units: a lift
 #: of 1 is e× the background rate, an NPMI of 1 is perfect co-occurrence).

@@ -3,10 +3,7 @@ kgbuild/annotate/eval_cli.py; defined here so the query stage owns its interface
 
 from __future__ import annotations
 
-import json
-import os
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -15,15 +12,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from kgbuild.errors import InputError, QueryError, StoreError
+from kgbuild.errors import InputError, QueryError
 from kgbuild.helptext import examples
-from kgbuild.llm.client import LLMSettings
-from kgbuild.query.adqa import LETTERS
-from kgbuild.query.cli_options import KgOpt, snapshot_ref
-from kgbuild.query.connections import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, IDLE_TIMEOUT_S
+from kgbuild.llm.options import BaseUrl, MaxTokens, Model, llm_settings
+from kgbuild.query.entity_lists import LETTERS
 from kgbuild.query.limits import DEFAULT_HOPS, DEFAULT_K, DEFAULT_TOKEN_BUDGET, NO_ENTITY
 from kgbuild.query.llm import MAX_ANSWER_CHARS
 from kgbuild.settings import warehouse_path
+from kgbuild.store.cli_options import KgOpt, snapshot_ref
 from kgbuild.store.sql_output import print_json
 
 if TYPE_CHECKING:
@@ -49,23 +45,12 @@ AllEvidence = Annotated[
     typer.Option("--all-evidence", help="Use every evidence row (hypotheses, negated, "
                  "background…), not only asserted ones"),
 ]  # fmt: skip
-BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint")]
-Model = Annotated[str | None, typer.Option(help="LLM model")]
-MaxTokens = Annotated[int | None, typer.Option(help="Completion token cap")]
 
 #: The ``--help`` examples of the commands below (their epilogs, given where they are mounted).
 ASK_EXAMPLES = examples(
     'kgbuild ask "Does APOE interact with APP in Alzheimer\'s disease?" --no-llm',
     'kgbuild ask "What is a risk factor of Alzheimer\'s?" --choices "APOE;APP"',
     'kgbuild ask "Does APOE regulate APP?" --no-llm --kind Gene --as-of 2015',
-)
-SERVE_EXAMPLES = examples(
-    "kgbuild serve --port 8000",
-    "kgbuild serve --snapshot alzheimers@2020 --host 0.0.0.0 --workers 2",
-)
-ADQA_EXAMPLES = examples(
-    "kgbuild eval adqa ../shared/data/dalk/adqa/medqa_ner.json --limit 50",
-    "kgbuild eval adqa ../shared/data/dalk/adqa/medqa_ner.json --years 2019-2020",
 )
 
 
@@ -76,10 +61,6 @@ def _table(title: str, cols: list[str], rows: list[list[Any]]) -> Table:
     for r in rows:
         t.add_row(*("" if v is None else escape(str(v)) for v in r))
     return t
-
-
-def _settings(base_url: str | None, model: str | None, max_tokens: int | None) -> LLMSettings:
-    return LLMSettings.from_env(base_url=base_url, model=model, max_tokens=max_tokens)
 
 
 def _filters(
@@ -134,7 +115,7 @@ def ask(
     opts = choices.split(";") if choices else []
     if choices is not None and not all(c.strip() for c in opts):
         raise InputError('empty choice in --choices (separate choices with ";")')
-    settings = _settings(llm_base_url, llm_model, llm_max_tokens)
+    settings = llm_settings(llm_base_url, llm_model, llm_max_tokens)
     use_llm = not no_llm and settings.endpoint_configured
     from kgbuild.query.engine import QueryEngine
 
@@ -142,7 +123,8 @@ def ask(
     f = _filters(relation, kind, min_support, min_confidence, as_of, all_evidence)
     options = {"k": k, "hops": hops, "token_budget": token_budget, "embed": embed, "filters": f}
     if use_llm:
-        from kgbuild.query.answer import answer_question, make_client
+        from kgbuild.llm.options import make_client
+        from kgbuild.query.answer import answer_question
 
         client = make_client(settings, engine.wh.root)
         try:
@@ -383,254 +365,3 @@ def timing_line(timings: dict[str, float]) -> str:
                       if k != "total_ms")  # fmt: skip
     total = timings.get("total_ms", 0.0)
     return f"retrieval took {total:.1f} ms" + (f" ({steps} ms)" if steps else "")
-
-
-def serve(
-    snapshot: Snapshot = "latest",
-    kg: KgOpt = None,
-    host: Annotated[str, typer.Option(help="Interface to listen on")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port")] = 8000,
-    embed: Annotated[bool, typer.Option(help="Load the embedding fallback")] = True,
-    workers: Annotated[int, typer.Option(help="Server processes (each holds the index)")] = 1,
-    all_evidence: AllEvidence = False,
-    max_connections: Annotated[
-        int | None,
-        typer.Option(
-            help="Most open connections per worker (at it, the longest idle are closed)",
-            show_default="the descriptor limit less headroom",
-        ),
-    ] = None,
-    idle_timeout: Annotated[
-        float, typer.Option(help="Seconds a connection may send nothing (new or keep-alive)")
-    ] = IDLE_TIMEOUT_S,
-    header_timeout: Annotated[
-        float, typer.Option(help="Seconds until a request's headers are complete")
-    ] = HEADER_TIMEOUT_S,
-    body_timeout: Annotated[
-        float, typer.Option(help="Seconds from the headers until the body is complete")
-    ] = BODY_TIMEOUT_S,
-    llm_base_url: BaseUrl = None,
-    llm_model: Model = None,
-    llm_max_tokens: MaxTokens = None,
-    index_dir: IndexDir = None,
-    warehouse: Warehouse = None,
-) -> None:
-    """Serve a read-only JSON API: POST /retrieve, POST /ask, GET /entities?q=, GET /health."""
-    t0 = time.perf_counter()
-
-    def progress(step: str) -> None:  # what start-up is doing, as it does it (issue 41)
-        err.print(f"kgbuild serve: [{time.perf_counter() - t0:.1f}s] {step}", markup=False,
-                  highlight=False, soft_wrap=True)  # fmt: skip
-
-    snapshot = snapshot_ref(warehouse, snapshot, kg)  # --kg: that KG's (one line if they differ)
-    import uvicorn
-
-    from kgbuild.query.connections import Guard, GuardedConfig
-    from kgbuild.query.engine import QueryEngine
-    from kgbuild.query.server import SERVE_ENV, create_app
-    from kgbuild.store.snapshots import Warehouse as StoreWarehouse
-
-    if not 0 < port < 65536:
-        raise InputError("port must be between 1 and 65535", port=port)
-    if not 1 <= workers <= 16:
-        raise InputError("workers must be between 1 and 16", workers=workers)
-    try:
-        guard = Guard(max_connections, idle_timeout, header_timeout, body_timeout)
-    except ValueError as exc:
-        raise InputError(str(exc)) from exc
-    # resolved once, to one KG for good: a KG built into this warehouse later is never served
-    ref = StoreWarehouse(warehouse_path(warehouse)).pin(snapshot)
-    progress(f"opening snapshot {ref} (its query index is built on the first open, then read)")
-    engine = QueryEngine(warehouse_path(warehouse), ref, index_dir, embeddings=embed,
-                         background_reload=True, all_evidence=all_evidence)  # fmt: skip
-    idx = engine.state().index
-    progress(f"index {'read' if 'load_s' in idx.timings else 'built'}: {idx.kg}@"
-             f"{idx.as_of_year}, {idx.n_nodes:,} nodes, {idx.n_edges:,} triples, "
-             f"{len(idx.sentences['pmid']):,} sentences")  # fmt: skip
-    engine.prepare(progress)
-    settings = _settings(llm_base_url, llm_model, llm_max_tokens)
-    if workers == 1:
-        config = GuardedConfig(create_app(engine, settings), guard=guard, host=host, port=port,
-                               log_level="warning", access_log=False)  # fmt: skip
-    else:
-        llm = {"base_url": llm_base_url, "model": llm_model, "max_tokens": llm_max_tokens}
-        from kgbuild.query.explorer.curate import TOKEN_ENV, new_token
-
-        os.environ[TOKEN_ENV] = new_token()  # one curation token for every worker
-        os.environ[SERVE_ENV] = json.dumps({
-            "warehouse": str(engine.wh.root), "snapshot": ref, "embed": embed,
-            "index_dir": str(engine.index_dir), "llm": {k: v for k, v in llm.items() if v},
-            "all_evidence": all_evidence,
-        })  # fmt: skip
-        config = GuardedConfig("kgbuild.query.server:app_from_env", guard=guard, factory=True,
-                               host=host, port=port, workers=workers, log_level="warning",
-                               access_log=False)  # fmt: skip
-    sock = config.listening_socket()  # before "ready" is said: clients can connect at once
-    idx = engine.state().index
-    err.print(f"kgbuild serve: {idx.kg}@{idx.as_of_year} snapshot {idx.snapshot_id} "
-              f"(follows {ref}; {idx.n_nodes:,} nodes, {idx.n_edges:,} triples) ready in "
-              f"{time.perf_counter() - t0:.1f}s on http://{host}:{port} "
-              f"(LLM: {'on' if settings.endpoint_configured else 'off'}, "
-              f"{workers} worker{'s' if workers > 1 else ''})", highlight=False,
-              soft_wrap=True)  # fmt: skip
-    if workers == 1:
-        uvicorn.Server(config).run(sockets=[sock])
-        return
-    from uvicorn.supervisors import Multiprocess
-
-    del engine  # the workers open their own (from the index this process cached)
-    Multiprocess(config, sockets=[sock]).run()
-
-
-def adqa(
-    files: Annotated[list[Path], typer.Argument(help="ADQA files: MedQA, MedMCQA, MMLU, QA4MRE")],
-    snapshot: Snapshot = "latest",
-    years: Annotated[str | None, typer.Option(help="Every yearly snapshot, e.g. 2011-2020")] = None,
-    kg: KgOpt = None,
-    k: K = DEFAULT_K,
-    hops: Hops = DEFAULT_HOPS,
-    embed: Embed = "mentions",
-    llm: Annotated[bool, typer.Option("--llm", help="Answer with the LLM (accuracy)")] = False,
-    llm_entities: Annotated[bool, typer.Option(help="LLM names question entities")] = True,
-    rerank: Annotated[bool, typer.Option(help="LLM reranks the triples (DALK)")] = True,
-    llm_base_url: BaseUrl = None,
-    llm_model: Model = None,
-    llm_max_tokens: MaxTokens = None,
-    replay_entities: Annotated[
-        bool,
-        typer.Option(
-            "--replay-entities",
-            help="Retrieve from the recorded question entities (DALK's *_ner.json 'entity' "
-            "field) instead of linking the question text",
-        ),
-    ] = False,
-    limit: Annotated[int | None, typer.Option(help="First N questions of each file")] = None,
-    out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Write JSON, TSV and PNG here")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
-    index_dir: IndexDir = None,
-    warehouse: Warehouse = None,
-) -> None:
-    """ADQA (DALK): retrieval figures per subset without an LLM, accuracy with one (--llm),
-    against one snapshot or each yearly snapshot (--years: DALK Figure 3)."""
-    from kgbuild.query.adqa import read_questions
-    from kgbuild.query.answer import make_client
-    from kgbuild.query.engine import QueryEngine
-    from kgbuild.query.evaluate import DALK_REPORTED, RETRIEVAL_FIGURES, evaluate, year_chart
-    from kgbuild.store.snapshots import Warehouse as StoreWarehouse
-
-    questions = []
-    for f in files:
-        qs = read_questions(f)
-        questions += qs[:limit] if limit is not None else qs
-    wh = StoreWarehouse(warehouse_path(warehouse)).require().root  # before the LLM cache opens
-    client = None
-    if llm:
-        settings = _settings(llm_base_url, llm_model, llm_max_tokens)
-        if not settings.endpoint_configured:
-            raise InputError(
-                "--llm needs an endpoint: --llm-base-url or OPENAI_BASE_URL / OPENAI_API_KEY"
-            )
-        client = make_client(settings, wh)
-    refs = [snapshot_ref(warehouse, snapshot, kg)]  # --kg: that KG's; with --years, its years
-    if years:
-        lo, _, hi = years.partition("-")
-        hi = hi or lo
-        if not all(y.isascii() and y.isdigit() and len(y) == 4 for y in (lo, hi)) or lo > hi:
-            raise InputError("use --years FROM-TO, e.g. 2011-2020", years=years)
-        name = QueryEngine.kg_of(wh, refs[0])
-        refs = [f"{name}@{y}" for y in range(int(lo), int(hi or lo) + 1)]
-    results, rows = [], []
-    try:
-        for ref in refs:
-            try:
-                engine = QueryEngine(wh, ref, index_dir)
-            except StoreError as exc:  # a year after the newest snapshot
-                if not years:
-                    raise
-                err.print(f"{ref}: {exc}; skipped", markup=False, highlight=False)
-                continue
-            idx = engine.state().index
-            if years and str(idx.as_of_year) != ref.rsplit("@", 1)[1]:
-                err.print(
-                    f"{ref}: no snapshot of that year (nearest earlier: {idx.as_of_year}); skipped"
-                )
-                continue
-            t0 = time.perf_counter()
-            res = evaluate(
-                engine,
-                questions,
-                k=k,
-                hops=hops,
-                embed=embed,
-                client=client,
-                llm_entities=llm_entities,
-                rerank=rerank,
-                replay_entities=replay_entities,
-            )
-            res.update(year=idx.as_of_year, kg=idx.kg, seconds=round(time.perf_counter() - t0, 2))
-            results.append(res)
-            for s, fig in res["subsets"].items():
-                rows.append({"year": idx.as_of_year, "subset": s, **fig})
-            if not as_json:
-                _print_eval(res, RETRIEVAL_FIGURES, DALK_REPORTED if client else None)
-    finally:
-        if client is not None:
-            client.close()
-    report = {"runs": results} if years else results[0]
-    if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "adqa.json").write_text(json.dumps(report, indent=1, sort_keys=True))
-        llm_cols = ["accuracy", "accuracy_without_kg", "unparsed"] if client else []
-        cols = ["year", "subset", *RETRIEVAL_FIGURES, *llm_cols]
-        lines = ["\t".join(cols)] + [
-            "\t".join("" if r.get(c) is None else str(r.get(c)) for c in cols) for r in rows
-        ]
-        (out_dir / "adqa_by_year.tsv").write_text("\n".join(lines) + "\n")
-        if years:
-            figs = ("hit_gold", "hit_wrong", "kg_accuracy",
-                    *(["accuracy", "accuracy_without_kg"] if client else []))  # fmt: skip
-            year_chart(rows, out_dir / "adqa_by_year.png", figs)
-        err.print(f"wrote {out_dir}")
-    if as_json:
-        print_json(report)
-
-
-def _print_eval(
-    res: dict[str, Any], figures: tuple[str, ...], reported: dict[str, dict[str, float]] | None
-) -> None:
-    subsets = list(res["subsets"])
-    cols = ["figure", *subsets]
-    rows = [[f, *(res["subsets"][s].get(f) for s in subsets)] for f in figures]
-    if reported is not None:
-        cols.append("AVG")
-        rows = [[*r, ""] for r in rows]
-        rows.append(
-            [
-                "accuracy with the KG (ours)",
-                *(res["subsets"][s].get("accuracy") for s in subsets),
-                res.get("AVG"),
-            ]
-        )
-        rows.append(
-            [
-                "accuracy, same LLM alone",
-                *(res["subsets"][s].get("accuracy_without_kg") for s in subsets),
-                res.get("AVG_without_kg"),
-            ]
-        )
-        rows.append(
-            ["unparsed (counted wrong)", *(res["subsets"][s].get("unparsed") for s in subsets), ""]
-        )
-        for name, figs in reported.items():
-            rows.append([f"{name} (reported)", *(figs.get(s) for s in subsets), figs["AVG"]])
-    out.print(
-        _table(
-            f"ADQA on {res['kg']}@{res['year']} ({res['snapshot']}), k={res['k']}, "
-            f"hops={res['hops']}, embed={res['embed']}"
-            f"{', replayed entities' if res.get('replay_entities') else ''}, {res['seconds']}s",
-            cols,
-            rows,
-        )
-    )

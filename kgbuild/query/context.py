@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgbuild.llm.tokens import estimate_tokens
-from kgbuild.query.index import SnapshotIndex
 from kgbuild.query.limits import DEFAULT_K, DEFAULT_TOKEN_BUDGET
+from kgbuild.search.index import SnapshotIndex
 
 #: Evidence sentences shown per triple, and the longest shown (characters; longer are cut).
 EVIDENCE_PER_TRIPLE = 2
@@ -49,7 +49,7 @@ class ContextTriple:
     score: float
     reasons: tuple[str, ...]
     evidence: tuple[Evidence, ...]
-    #: The fact's belief in this snapshot (:mod:`kgbuild.store.belief`; 0 in older indexes).
+    #: The fact's belief in this snapshot (:mod:`kgbuild.belief.history`; 0 in older indexes).
     belief: float = 0.0
     #: Why the literature disagrees about it ("negated", "opposite_direction"; issue 42), or
     #: "" — a contested fact is served with the mark, never hidden.

@@ -27,9 +27,9 @@ from functools import cache
 
 import numpy as np
 
-from kgbuild.query.index import SnapshotIndex
-from kgbuild.query.text import key
 from kgbuild.schema import data_dir
+from kgbuild.search.index import SnapshotIndex
+from kgbuild.search.text import key
 
 QUALIFIERS_TOML = "question_qualifiers.toml"
 #: Evidence rows read per fact (its first rows: the index keeps one best sentence per PMID).
@@ -80,7 +80,7 @@ MIN_KEY = 3
 
 
 def alias_keys(index: SnapshotIndex) -> dict[int, tuple[str, ...]]:
-    """Node → its name's and aliases' keys (:func:`kgbuild.query.text.key` form), longest
+    """Node → its name's and aliases' keys (:func:`kgbuild.search.text.key` form), longest
     first (one pass over the names and the alias table per opened index)."""
     got = _ALIAS_KEYS.get(id(index))
     if got is None or got[0] is not index:

@@ -1,7 +1,7 @@
 """The query engine: a snapshot held in memory, retrieval for one question, and reloading.
 
 :class:`QueryEngine` resolves a snapshot reference (``latest``, an id, ``KG@YEAR``), opens its
-index (:mod:`kgbuild.query.index`) and answers :meth:`~QueryEngine.retrieve` calls from memory.
+index (:mod:`kgbuild.search.index`) and answers :meth:`~QueryEngine.retrieve` calls from memory.
 It never keeps a DuckDB connection: each catalog read opens and closes one. A reference that can
 move (``latest``, ``KG@YEAR``) is re-resolved when the catalog file changed — checked with one
 ``stat`` at most every :data:`REFRESH_S` seconds — so a long-lived process serves a newly
@@ -28,9 +28,6 @@ from kgbuild.query.asked_relation import relation_terms
 from kgbuild.query.choices import asks_for_exception, kg_answer, score_choices, sentence_dict
 from kgbuild.query.context import build_context
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
-from kgbuild.query.flight import Flights
-from kgbuild.query.graph import Graph
-from kgbuild.query.index import SnapshotIndex, index_dir_for, open_index
 from kgbuild.query.intent import Intent, infer_answer_type, read_intent, understood, yes_no_pair
 from kgbuild.query.kinds import absent, for_anchors
 from kgbuild.query.limits import (
@@ -40,9 +37,12 @@ from kgbuild.query.limits import (
 from kgbuild.query.link import EMBED_MODES, Link, Linker, unique_nodes
 from kgbuild.query.rank import rank_paths, rank_triples
 from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, validate
-from kgbuild.query.sentences import SENTENCES_PER_CHOICE, SentenceIndex
 from kgbuild.query.verdict import pair_verdict
 from kgbuild.query.verdict_open import open_verdict
+from kgbuild.search.flight import Flights
+from kgbuild.search.graph import Graph
+from kgbuild.search.index import SnapshotIndex, index_dir_for, open_index
+from kgbuild.search.sentences import SENTENCES_PER_CHOICE, SentenceIndex
 from kgbuild.settings import warehouse_path
 from kgbuild.store.curations import digest as curation_digest
 from kgbuild.store.snapshots import Warehouse
@@ -138,8 +138,8 @@ class QueryEngine:
     def _vectors(self, index: SnapshotIndex) -> Any:
         if not self.use_embeddings or self.embedding_error:
             return None
-        from kgbuild.query.vectors import NodeVectors
         from kgbuild.resolve.embed import Embedder
+        from kgbuild.search.vectors import NodeVectors
 
         try:
             if self._embedder is None:

@@ -21,9 +21,9 @@ from itertools import combinations, pairwise
 
 import numpy as np
 
-from kgbuild.query.graph import Graph
-from kgbuild.query.index import SnapshotIndex
-from kgbuild.query.text import is_content, tokens
+from kgbuild.search.graph import Graph
+from kgbuild.search.index import SnapshotIndex
+from kgbuild.search.text import is_content, tokens
 
 #: A node with more distinct neighbours than this is a hub (see module docstring). On the DALK
 #: snapshot 14 of 11,877 nodes are hubs (AD 2,286; amyloid-beta 2,039; mouse App 1,008 …).

@@ -27,7 +27,7 @@ _GROUPS = {
     "intervention": "therapy intervention agent compound medication exposure administration "
     "supplementation",
 }
-#: Normalized one-word keys (singular, lower case: :func:`kgbuild.query.text.key`).
+#: Normalized one-word keys (singular, lower case: :func:`kgbuild.search.text.key`).
 GENERIC_WORDS = frozenset(w for words in _GROUPS.values() for w in words.split())
 
 

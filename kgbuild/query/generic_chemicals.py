@@ -10,7 +10,7 @@ singular ("Donepezil", "Valproic Acid"; MeSH Descriptor Record "Entry Term" conv
 NLM). The rule is data and arithmetic, not a list of names: the elements' MeSH descriptors
 (``data/chemical_elements.tsv``, IUPAC 2022 × MeSH), the molecule and ion names of
 ``data/chemical_formulas.tsv`` (IUPAC Red Book 2005), and a plural last word of a MeSH
-descriptor's heading (:func:`kgbuild.query.text.singular`).
+descriptor's heading (:func:`kgbuild.search.text.singular`).
 
 Such answers keep :data:`GENERIC_BASE` of their score when the question asks for drugs,
 compounds or inhibitors (:data:`DRUG_WORDS`); a question asking for chemicals or metals is left
@@ -26,10 +26,10 @@ from functools import cache
 
 import numpy as np
 
-from kgbuild.query.index import SnapshotIndex
 from kgbuild.query.intent import Intent
-from kgbuild.query.text import key, singular, tokens
 from kgbuild.schema import data_dir
+from kgbuild.search.index import SnapshotIndex
+from kgbuild.search.text import key, singular, tokens
 
 #: Share of its score a generic chemical keeps as the answer to a drug question.
 GENERIC_BASE = 0.3

@@ -24,8 +24,8 @@ from typing import Any
 
 from kgbuild.query.cues import Qualifier, read_qualifiers
 from kgbuild.query.kinds import AnswerKind, read_kind
-from kgbuild.query.text import STOPWORDS
 from kgbuild.schema import data_dir
+from kgbuild.search.text import STOPWORDS
 
 CUES_TSV = "question_cues.tsv"
 RELATIONS_TSV = "question_relations.tsv"

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from kgbuild.query.index import SnapshotIndex
 from kgbuild.schema import data_dir
+from kgbuild.search.index import SnapshotIndex
 
 KINDS_TOML = "answer_kinds.toml"
 #: The words that open a question asking for entities of a kind ("how" for a mechanism).

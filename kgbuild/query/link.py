@@ -1,7 +1,7 @@
 """Question → KG nodes: a dictionary linker, an embedding fallback, and LLM-named entities.
 
 1. **Dictionary** (no model, ~0.1 ms): leftmost-longest match of the question's normalized
-   tokens against the snapshot's alias dictionary (:mod:`kgbuild.query.aliases`), never across
+   tokens against the snapshot's alias dictionary (:mod:`kgbuild.search.aliases`), never across
    punctuation; one-token keys of ≤ 4 characters must match the question's own spelling.
 2. **Embedding fallback**: text the dictionary left unlinked — a whole choice, a phrase of the
    question, an entity an LLM named — is embedded (all-MiniLM-L6-v2, the resolution stage's
@@ -11,7 +11,7 @@
    a snapshot", ``tests/fixtures/query/link_audit.tsv``).
 3. **LLM entities** (optional, :mod:`kgbuild.query.llm`): ≤ 5 names (WTS), linked whole by the
    dictionary, then by spelling (:meth:`Linker.spelled`: "alzhiemer", "memantin" — the search's
-   fuzzy match, :mod:`kgbuild.query.entities`), then by embedding, then by the dictionary
+   fuzzy match, :mod:`kgbuild.search.entities`), then by embedding, then by the dictionary
    matches inside them. MiniLM does not repair a misspelt drug name; a character ratio does.
 
 Question and choice links are kept apart (``where`` = ``question`` or ``choice:<i>``), and
@@ -25,15 +25,15 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from kgbuild.query.aliases import SEP, SHORT_KEY, display_parts
 from kgbuild.query.generic import generic_blocked
 from kgbuild.query.mirna import MicroRNA, find_mirnas
-from kgbuild.query.tag_share import share_blocked
-from kgbuild.query.text import STOPWORDS, Token, is_content, key, tokenize
+from kgbuild.search.aliases import SEP, SHORT_KEY, display_parts
+from kgbuild.search.tag_share import share_blocked
+from kgbuild.search.text import STOPWORDS, Token, is_content, key, tokenize
 
 if TYPE_CHECKING:
-    from kgbuild.query.index import SnapshotIndex
-    from kgbuild.query.vectors import NodeVectors
+    from kgbuild.search.index import SnapshotIndex
+    from kgbuild.search.vectors import NodeVectors
 
 #: Cosine at or above which an embedded mention links to its nearest node name (measured on
 #: ADQA: see module docstring).
@@ -122,7 +122,7 @@ class Linker:
 
     def _spelling(self, text: str, exact: bool) -> tuple[int, float] | None:
         """(node, score) of :meth:`spelled`."""
-        from kgbuild.query.entities import searcher
+        from kgbuild.search.entities import searcher
 
         if len(key(text).replace(" ", "")) < SPELLING_MIN_CHARS:
             return None
@@ -133,9 +133,9 @@ class Linker:
         return None
 
     def _accept(self, row: int, k: str, surface: str) -> bool:
-        """The short-key rule of :mod:`kgbuild.query.aliases`; a generic English word
+        """The short-key rule of :mod:`kgbuild.search.aliases`; a generic English word
         (:mod:`kgbuild.query.generic`) only as a frequent mention; a short gene key only when
-        the abstracts that write it often tag it so (:mod:`kgbuild.query.tag_share`)."""
+        the abstracts that write it often tag it so (:mod:`kgbuild.search.tag_share`)."""
         if " " not in k and generic_blocked(k, self._source[row], float(self._weight[row])):
             return False
         if share_blocked(self.index.aliases, row):  # "CSF": rarely the gene where written

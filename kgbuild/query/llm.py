@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgbuild.llm.client import LLMClient, LLMError, LLMRequest, LLMResult
-from kgbuild.query.adqa import LETTERS, clean_name, parse_entity_list
+from kgbuild.query.entity_lists import LETTERS, clean_name, parse_entity_list
 from kgbuild.query.prompts import load
-from kgbuild.query.text import key
+from kgbuild.search.text import key
 
 MAX_QUESTION_ENTITIES = 5
 #: Characters of one step's answer read (about 2,000 tokens: 2–8 times what each step's

@@ -4,7 +4,7 @@ The query index keeps each (triple, PMID)'s best sentence but not the mention of
 spans are found again the way the linker finds names in a question: the sentence's normalized
 tokens (case, Greek letters, possessives and plurals folded: "Alzheimer disease" finds
 "Alzheimer's disease", "Abeta" finds "Aβ") against the node's keys in the snapshot's alias
-dictionary (``kgbuild.query.aliases``: every surface form PubTator linked to it, its name and
+dictionary (``kgbuild.search.aliases``: every surface form PubTator linked to it, its name and
 display name), never across punctuation; the longest match wins, then the first. One token
 lookup per n-gram, no regex per alias: Alzheimer's disease has about a thousand. A long
 sentence is cut around the spans (:func:`excerpt`), so a terminal line
@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from kgbuild.query.aliases import SEP, SHORT_KEY, display_parts
-from kgbuild.query.index import SnapshotIndex
-from kgbuild.query.text import key, tokenize
+from kgbuild.search.aliases import SEP, SHORT_KEY, display_parts
+from kgbuild.search.index import SnapshotIndex
+from kgbuild.search.text import key, tokenize
 
 OPEN, CLOSE = "«", "»"
 #: Answers whose facts' sentences are marked (the ten shown; the rest keep plain sentences).

@@ -28,9 +28,9 @@ import numpy as np
 
 from kgbuild.query.choices import ChoiceScore, npmi
 from kgbuild.query.explore import PATHS_PER_PAIR, Candidates
-from kgbuild.query.graph import personalized_pagerank
-from kgbuild.query.index import SnapshotIndex
 from kgbuild.query.intent import Intent
+from kgbuild.search.graph import personalized_pagerank
+from kgbuild.search.index import SnapshotIndex
 
 QUESTION_SEED = 1.0
 CHOICE_SEED = 0.5

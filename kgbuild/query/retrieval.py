@@ -12,7 +12,6 @@ from typing import Any
 from kgbuild.errors import InputError
 from kgbuild.query.context import ContextTriple
 from kgbuild.query.explore import Filters
-from kgbuild.query.index import SnapshotIndex
 from kgbuild.query.limits import (
     MAX_CHOICE_CHARS,
     MAX_CHOICES,
@@ -25,6 +24,7 @@ from kgbuild.query.limits import (
 )
 from kgbuild.query.link import Link, unique_nodes
 from kgbuild.query.rank import KeptPath
+from kgbuild.search.index import SnapshotIndex
 
 
 @dataclass(slots=True)

@@ -19,10 +19,10 @@ from __future__ import annotations
 from typing import Any
 
 from kgbuild.query.context import evidence_for, make_triple
-from kgbuild.query.graph import Graph
-from kgbuild.query.index import SnapshotIndex
 from kgbuild.query.intent import Intent
 from kgbuild.query.predicates import Predicate, predicate_for
+from kgbuild.search.graph import Graph
+from kgbuild.search.index import SnapshotIndex
 from kgbuild.store.snapshots import Warehouse
 
 #: A relation weighing at least this much for the question states what was asked (ranking).

@@ -15,12 +15,12 @@ import re
 from typing import Any
 
 from kgbuild.query.context import evidence_for, make_triple
-from kgbuild.query.graph import Graph
-from kgbuild.query.index import SnapshotIndex
 from kgbuild.query.intent import QUESTION_WORDS, Intent, tables
 from kgbuild.query.predicates import predicate_for
-from kgbuild.query.text import STOPWORDS
 from kgbuild.query.verdict import MAX_FACTS, MAX_PMIDS, decide, read_rows
+from kgbuild.search.graph import Graph
+from kgbuild.search.index import SnapshotIndex
+from kgbuild.search.text import STOPWORDS
 
 #: Partners named in a one-entity verdict's line.
 MAX_PARTNERS = 5

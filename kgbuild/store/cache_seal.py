@@ -40,7 +40,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from kgbuild.store.confidence import model_digest
+from kgbuild.belief.confidence import model_digest
 
 #: Bump when the cache's layout or meaning changes: older caches are then rebuilt, never read.
 #: 5: every cached file has its SHA-256 in a sidecar naming the snapshot (issue 40).

@@ -16,7 +16,7 @@ SQL a user gets (see README "Exploring with SQL"):
 - ``triples_diff(a, b)``: added / removed triples between two snapshots;
 - ``belief_of(sid)``, ``belief_at(year[, kg])``, ``belief_history(triple_id[, kg])``: each
   fact's asserted / hedged / negated evidence and belief as the KG stood in a year
-  (:mod:`kgbuild.store.belief`); ``lineage_years([kg])``: the head lineage's year → snapshot.
+  (:mod:`kgbuild.belief.history`); ``lineage_years([kg])``: the head lineage's year → snapshot.
 
 Part paths are stored relative to the warehouse (``parts/<table>/<id>.parquet``), so a moved or
 copied warehouse reads its own parts. They are resolved against the warehouse folder *only*:
@@ -39,11 +39,11 @@ from typing import Any
 
 import duckdb
 
+from kgbuild.belief.confidence import load_model, model_digest
+from kgbuild.belief.conflicts import define_conflict_views
+from kgbuild.belief.history import define_belief_views
 from kgbuild.errors import Busy, NoWarehouse, StoreError
 from kgbuild.records import SCHEMAS
-from kgbuild.store.belief import define_belief_views
-from kgbuild.store.confidence import load_model, model_digest
-from kgbuild.store.conflicts import define_conflict_views
 from kgbuild.store.curations import define_log, prepare_connection
 from kgbuild.store.edges import edges_macro_sql
 from kgbuild.store.retractions import define_retraction_views, evidence_status_sql
@@ -59,7 +59,7 @@ from kgbuild.store.retractions import define_retraction_views, evidence_status_s
 #: 7: one display name per node (issue 41): ``entity_names_at``, ``kg_nodes``; kg_edges'
 #: head_name/tail_name are display names.
 #: 8: belief over time (issue 42): belief_of, belief_at, belief_history, lineage_years;
-#: conflicts_at, conflicts (kgbuild.store.conflicts); the retractions table: a retracted
+#: conflicts_at, conflicts (kgbuild.belief.conflicts); the retractions table: a retracted
 #: paper's evidence reads 'retracted' (kg_edges_all's n_retracted), retracted_at,
 #: retractions_diff (kgbuild.store.retractions).
 #: 9: kg_edges' SQL from kgbuild.store.edges (the same query; the export stages its parts).

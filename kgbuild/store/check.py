@@ -254,7 +254,7 @@ def part_leftovers(root: Path, referenced: Collection[str]) -> list[Leftover]:
 
 def _cache_fate(sid: str, all_evidence: bool, vectors: bool = False) -> str:
     """Who rebuilds a cache that does not verify: the reader that next opens it (each verifies
-    before use; see :mod:`kgbuild.query.index`)."""
+    before use; see :mod:`kgbuild.search.index`)."""
     who = f"the next `kgbuild serve`/`ask` on snapshot {sid}"
     if all_evidence:
         who += " that reads every evidence row (--all-evidence, or a request's all_evidence)"

@@ -2,8 +2,8 @@
 
 A fact is a triple (head, relation, tail). Its support is the number of distinct PMIDs of its
 served evidence (what ``kg_edges`` counts); its belief and status are those of
-:mod:`kgbuild.store.belief` (asserted / hedged / negated …), ``contested`` when the
-``conflicts`` view lists it (:mod:`kgbuild.store.conflicts`). Between snapshot A and
+:mod:`kgbuild.belief.history` (asserted / hedged / negated …), ``contested`` when the
+``conflicts`` view lists it (:mod:`kgbuild.belief.conflicts`). Between snapshot A and
 snapshot B a fact is
 
 - *added* (a triple of B only) or *removed* (of A only),

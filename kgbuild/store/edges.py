@@ -2,7 +2,7 @@
 
 The catalog's macros (:func:`kgbuild.store.catalog.rebuild_views`) compute an edge's figures in
 one query: its evidence aggregated per triple (``ev``), the calibrated model's best row
-(``conf``: :mod:`kgbuild.store.confidence`) and the endpoints' display names (``ent``), joined
+(``conf``: :mod:`kgbuild.belief.confidence`) and the endpoints' display names (``ent``), joined
 to the triples. That is right for a query of a few edges, but at 1M triples a single plan holds
 three 1M-row relations side by side, and which of them DuckDB builds hash tables on is the
 optimizer's choice: when a LEFT JOIN was added to every evidence read (retracted papers), it
@@ -20,7 +20,7 @@ from typing import Any
 
 import duckdb
 
-from kgbuild.store.confidence import edge_confidence_sql
+from kgbuild.belief.confidence import edge_confidence_sql
 
 #: Evidence statuses counted per edge by ``kg_edges_all`` (kgbuild.extract.epistemics.STATUSES,
 #: 'unclassified' for rows of parts written before statuses existed, 'retracted', 'curated_out':

@@ -8,8 +8,8 @@ serving it: they are the KG as the literature stood then, and a snapshot never c
 
 Where the exclusion goes: every reader that means "served" decides it from the status of
 ``evidence_status_at`` — ``served_evidence_at`` (``kg_edges``), the confidence model's served rows
-and its ``support`` feature (:mod:`kgbuild.store.confidence`), the export's evidence stream
-(:mod:`kgbuild.export.source`), the belief model (:mod:`kgbuild.store.belief`). Filtering
+and its ``support`` feature (:mod:`kgbuild.belief.confidence`), the export's evidence stream
+(:mod:`kgbuild.export.source`), the belief model (:mod:`kgbuild.belief.history`). Filtering
 ``served_evidence_at`` alone would leave those four serving the paper (and the export would stop
 on evidence of a triple it no longer lists). So a retracted paper's rows get the status
 :data:`RETRACTED` in ``evidence_status_at`` (:func:`evidence_status_sql`): none of them is

@@ -8,7 +8,7 @@ set, type names, thresholds) — everything scoring needs. ``relation_verifier.j
 where it came from (training command, digests of the gold files, hyper-parameters, the dev
 figures) and the ``sha256`` of the ``.npz``, checked on every load: a file changed by hand, cut
 short or swapped refuses to load with one clear error, as does a file of another format or
-feature set (the house rule of ``data/confidence_model.json``, :mod:`kgbuild.store.confidence`).
+feature set (the house rule of ``data/confidence_model.json``, :mod:`kgbuild.belief.confidence`).
 
 The ``.npz`` is written byte-for-byte reproducibly: members in sorted order, stored (not
 deflated: zlib's output may differ between builds of zlib), with a fixed 1980-01-01 timestamp,

@@ -9,9 +9,7 @@ import numpy as np
 import pytest
 
 from kgbuild.audit.calibrate import cross_validate, fit, reliability
-from kgbuild.errors import ConfigError
-from kgbuild.pipeline.build import build_kg
-from kgbuild.store.confidence import (
+from kgbuild.belief.confidence import (
     EPISTEMIC,
     FEATURE_SET,
     FEATURES,
@@ -21,6 +19,8 @@ from kgbuild.store.confidence import (
     predict,
     row_features_sql,
 )
+from kgbuild.errors import ConfigError
+from kgbuild.pipeline.build import build_kg
 from kgbuild.store.snapshots import Warehouse
 from tests.audit.test_audit import fill, kgbuild
 

@@ -171,7 +171,7 @@ def test_quality_of_a_snapshot_and_of_a_dalk_style_tsv(warehouse, tmp_path):
     assert free["support"] == 1 and free["methods"] == ["reader"]
     # the edge's confidence is its served row's: the reader's calibrated probability
     from kgbuild.audit.calibrate import feature_rows
-    from kgbuild.store.confidence import load_model, predict
+    from kgbuild.belief.confidence import load_model, predict
     from kgbuild.store.snapshots import Warehouse
 
     wh = Warehouse(warehouse)

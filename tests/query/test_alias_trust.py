@@ -1,5 +1,5 @@
 """Aliases and search keys come only from mentions the pipeline trusts, and the "also called"
-list carries no other concept's abbreviation nor junk tokens (kgbuild.query.alias_trust), on
+list carries no other concept's abbreviation nor junk tokens (kgbuild.search.alias_trust), on
 a real snapshot written to DuckDB and read back through the query index."""
 
 from pathlib import Path
@@ -7,13 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgbuild.query.alias_trust import acronym_ok, head_final_forms, is_acronym, trusted
-from kgbuild.query.aliases import SEP, build_aliases, ortholog_nodes
-from kgbuild.query.entities import find_entities
-from kgbuild.query.explorer.pages import _aliases
-from kgbuild.query.index import open_index
 from kgbuild.records import Entity, Mention
 from kgbuild.resolve.vocabularies import installed
+from kgbuild.search.alias_trust import acronym_ok, head_final_forms, is_acronym, trusted
+from kgbuild.search.aliases import SEP, build_aliases, ortholog_nodes
+from kgbuild.search.entities import find_entities
+from kgbuild.search.index import open_index
+from kgbuild.serve.explorer.pages import _aliases
 from kgbuild.store.snapshots import Warehouse
 from tests.support.query_kg import EDGES_2019, publish_year
 

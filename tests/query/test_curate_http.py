@@ -1,6 +1,6 @@
 """The explorer's curation write endpoint against a real ``kgbuild serve`` on 127.0.0.1: only a
 same-origin request of this server's page, with its token, a JSON body within bounds and a
-known label, is stored (kgbuild/query/explorer/curate.py); every other gets a clear 4xx and
+known label, is stored (kgbuild/serve/explorer/curate.py); every other gets a clear 4xx and
 leaves the warehouse's curation log as it was. A stored "does not state it" takes the sentence
 out of what the server serves, without a restart."""
 
@@ -9,7 +9,7 @@ import time
 import httpx
 import pytest
 
-from kgbuild.query.explorer.curate import MAX_CURATION_BYTES, RATE_PER_MINUTE
+from kgbuild.serve.explorer.curate import MAX_CURATION_BYTES, RATE_PER_MINUTE
 from kgbuild.store import curations as C
 from tests.support.hostile_kg import build_hostile_kg
 from tests.support.serve_process import HTTP, start_serve, stop_server

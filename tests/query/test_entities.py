@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from kgbuild.errors import InputError
-from kgbuild.query.entities import find_entities
-from kgbuild.query.index import open_index
 from kgbuild.records import Entity, Mention
+from kgbuild.search.entities import find_entities
+from kgbuild.search.index import open_index
 from kgbuild.store.snapshots import Warehouse
 from tests.support.query_kg import EDGES_2019, publish_year
 

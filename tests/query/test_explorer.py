@@ -1,4 +1,4 @@
-"""The explorer's data (kgbuild/query/explorer): read from a real snapshot index of the toy KG
+"""The explorer's data (kgbuild/serve/explorer): read from a real snapshot index of the toy KG
 with a hostile abstract in it, then served by a real ``kgbuild serve`` on 127.0.0.1 — facts
 grouped by relation with their sentence, statuses and years; as-of views; the neighbourhood;
 bad ids and years refused with a clear 4xx; the page's assets and its Content-Security-Policy."""
@@ -6,7 +6,7 @@ bad ids and years refused with a clear 4xx; the page's assets and its Content-Se
 import pytest
 
 from kgbuild.query.engine import QueryEngine
-from kgbuild.query.explorer.pages import (
+from kgbuild.serve.explorer.pages import (
     BadYear,
     ExplorerData,
     UnknownEntity,

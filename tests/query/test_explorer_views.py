@@ -9,10 +9,10 @@ import pytest
 
 from kgbuild.errors import InputError
 from kgbuild.query.engine import QueryEngine
-from kgbuild.query.explorer.facts import MAX_PAGE, fact_page, parse_query
-from kgbuild.query.explorer.hubs import hub_share, ranked_neighbours
-from kgbuild.query.explorer.pages import ExplorerData, _edges_of, neighbourhood
 from kgbuild.records import Entity
+from kgbuild.serve.explorer.facts import MAX_PAGE, fact_page, parse_query
+from kgbuild.serve.explorer.hubs import hub_share, ranked_neighbours
+from kgbuild.serve.explorer.pages import ExplorerData, _edges_of, neighbourhood
 from kgbuild.store.snapshots import Warehouse
 from tests.support.hostile_kg import (
     HOSTILE_ABSTRACT,

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from kgbuild.query.generic import generic_blocked
-from kgbuild.query.index import open_index
 from kgbuild.query.link import Linker
 from kgbuild.query.mirna import find_mirnas
-from kgbuild.query.tag_share import tag_shares
+from kgbuild.search.index import open_index
+from kgbuild.search.tag_share import tag_shares
 from kgbuild.store.snapshots import Warehouse
 from tests.support.link_kg import AD, APP, GENERIC_MIR, MIR132, PSEN1, build_link_kg
 

@@ -1,6 +1,6 @@
 """Issue 41 item 6: a question's texts are embedded without torch, to the same vectors.
 
-:mod:`kgbuild.query.numpy_encoder` runs the bundled MiniLM (a BERT sentence model) with numpy:
+:mod:`kgbuild.search.numpy_encoder` runs the bundled MiniLM (a BERT sentence model) with numpy:
 its vectors must be sentence-transformers' (same tokenizer file, same weights), whatever the
 text — markup, odd spacing, a text longer than the model's 256 tokens — and a ``kgbuild ask``
 whose choice needs the embedding fallback must not import torch at all. Models it does not
@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from kgbuild.query.engine import QueryEngine
-from kgbuild.query.numpy_encoder import numpy_encoder, read_safetensors
 from kgbuild.resolve.embed import DEFAULT_MODEL, Embedder
+from kgbuild.search.numpy_encoder import numpy_encoder, read_safetensors
 
 ROOT = Path(__file__).resolve().parents[2]
 

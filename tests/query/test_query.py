@@ -10,12 +10,12 @@ import sys
 
 import pytest
 
+from kgbuild.belief.confidence import model_digest
 from kgbuild.errors import InputError, StoreError
 from kgbuild.query import engine as engine_mod
 from kgbuild.query.engine import QueryEngine, retrieve
 from kgbuild.query.explore import Filters
-from kgbuild.query.text import key, tokenize
-from kgbuild.store.confidence import model_digest
+from kgbuild.search.text import key, tokenize
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import ROOT
 from tests.support.query_kg import build_query_kg, publish_year

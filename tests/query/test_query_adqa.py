@@ -10,12 +10,13 @@ import sys
 import pytest
 
 from kgbuild.errors import InputError
+from kgbuild.evaluate.adqa import read_questions
 from kgbuild.llm.cache import ResponseCache
 from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.query import llm as qllm
-from kgbuild.query.adqa import parse_entity_list, read_questions
+from kgbuild.query.entity_lists import parse_entity_list
 from kgbuild.query.link import LINK_THRESHOLD
-from kgbuild.query.text import key
+from kgbuild.search.text import key
 from tests.conftest import FIXTURES, ROOT, shared
 from tests.support.replay_qa_server import serve_replay_qa
 

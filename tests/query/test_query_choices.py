@@ -12,8 +12,8 @@ import pytest
 from kgbuild.query.choices import ChoiceScore, asks_for_exception, kg_answer, npmi
 from kgbuild.query.engine import QueryEngine
 from kgbuild.query.explore import Filters
-from kgbuild.query.index import open_index
-from kgbuild.query.sentences import SentenceIndex, terms
+from kgbuild.search.index import open_index
+from kgbuild.search.sentences import SentenceIndex, terms
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import FIXTURES, ROOT
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from kgbuild.query.engine import QueryEngine
 from kgbuild.query.explore import Filters
-from kgbuild.query.index import open_index
 from kgbuild.records import Entity, Evidence, Triple
+from kgbuild.search.index import open_index
 from kgbuild.store.snapshots import Warehouse
 from tests.support.query_kg import EDGES_2019, EDGES_2020, NODES, publish_year
 

@@ -4,10 +4,10 @@ question must end with a parsed choice or be counted wrong — never dropped, ne
 
 import pytest
 
+from kgbuild.evaluate.adqa import read_questions
+from kgbuild.evaluate.adqa_run import evaluate
 from kgbuild.llm.client import LLMClient, LLMSettings
-from kgbuild.query.adqa import read_questions
 from kgbuild.query.engine import QueryEngine
-from kgbuild.query.evaluate import evaluate
 from tests.llm.test_local_llm import smollm2  # noqa: F401  (the module-scoped server fixture)
 from tests.query.test_query_adqa import FILES
 from tests.support.query_kg import build_query_kg

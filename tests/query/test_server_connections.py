@@ -262,7 +262,7 @@ def test_malformed_requests_are_logged_once_not_once_each(server):
 OVERCOMMITTED = """
 import resource, sys
 import uvicorn
-from kgbuild.query.connections import Guard, GuardedConfig
+from kgbuild.serve.connections import Guard, GuardedConfig
 
 class Overcommitted(Guard):
     def serve(self, *args, **kwargs):
@@ -335,7 +335,7 @@ def test_the_socket_accepts_connections_before_the_server_loop_runs():
     """`serve` says "ready" once its socket exists; a client that connects on that line must get
     through (the kernel queues it) even though uvicorn's loop has not started: with a socket that
     was only bound, the docs' `curl` after `serve … &` was refused under CI load (exit 7)."""
-    from kgbuild.query.connections import GuardedConfig
+    from kgbuild.serve.connections import GuardedConfig
 
     async def app(scope, receive, send):  # never served: no loop runs in this test
         raise AssertionError

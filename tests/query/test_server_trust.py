@@ -170,7 +170,7 @@ def test_health_stays_instant_while_heavy_requests_are_bounded(loaded):
     busy = [r for r in results if r[0] == 503]
     assert busy and all(r[1] == "1" and "server busy" in r[2] for r in busy)
     assert min(r[3] for r in busy) < 2  # the overflow is turned away at once…
-    from kgbuild.query.gate import LIMITS
+    from kgbuild.serve.gate import LIMITS
 
     assert max(r[3] for r in busy) < LIMITS["retrieve"].wait_s + 5  # …the queue after its wait
     assert set(statuses) <= {200, 503} and statuses.count(200) >= 2  # nothing crashed

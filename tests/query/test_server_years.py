@@ -39,10 +39,10 @@ SERVER = """
 import json, sys, threading, time
 import uvicorn
 from kgbuild.query import engine as engine_module
-from kgbuild.query.connections import GuardedConfig
+from kgbuild.serve.connections import GuardedConfig
 from kgbuild.query.engine import QueryEngine
-from kgbuild.query.gate import Limit
-from kgbuild.query.server import create_app
+from kgbuild.serve.gate import Limit
+from kgbuild.serve.server import create_app
 
 wh, index_dir, port, log, load_s = sys.argv[1:6]
 running, queued, wait_s = int(sys.argv[6]), int(sys.argv[7]), float(sys.argv[8])

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from kgbuild.pipeline.state import KGState
-from kgbuild.query.aliases import build_aliases
 from kgbuild.resolve.entities import AliasIndex
 from kgbuild.resolve.junk import is_junk_alias
+from kgbuild.search.aliases import build_aliases
 
 JUNK = [
     "Abeta and tau",

@@ -148,9 +148,9 @@ def test_unknown_argument_is_refused(layers):
 
 def test_no_module_reads_the_environment_on_its_own():
     """Settings come through kgbuild.settings (which reads via kgbuild.config.env); the only
-    other touch is the query CLI handing its resolved options to the uvicorn worker process."""
+    other touch is the serve command handing its resolved options to the uvicorn worker process."""
     root = Path(__file__).resolve().parents[2]
-    allowed = {Path("kgbuild/config.py"), Path("kgbuild/query/cli.py")}
+    allowed = {Path("kgbuild/config.py"), Path("kgbuild/serve/cli.py")}
     offenders = []
     for path in sorted((root / "kgbuild").rglob("*.py")) + sorted((root / "flows").rglob("*.py")):
         rel = path.relative_to(root)

@@ -12,9 +12,9 @@ from __future__ import annotations
 import duckdb
 import pytest
 
+from kgbuild.belief.confidence import confidence_sql, load_model, row_features_sql
+from kgbuild.belief.history import SYSTEMATIC_ERROR
 from kgbuild.records import Entity, Triple
-from kgbuild.store.belief import SYSTEMATIC_ERROR
-from kgbuild.store.confidence import confidence_sql, load_model, row_features_sql
 from kgbuild.store.snapshots import Warehouse
 from tests.cli.test_diff import (
     AD,

@@ -16,21 +16,21 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from kgbuild.cli import app
-from kgbuild.llm.cache import ResponseCache
-from kgbuild.llm.client import LLMClient, LLMSettings
-from kgbuild.records import Document, Entity, SnapshotCounts
-from kgbuild.store.claims_llm import (
+from kgbuild.belief.claims_llm import (
     ANSWER_TOKENS,
     Question,
-    estimate_snapshot,
     marked,
     parse_answer,
     read_claims,
 )
-from kgbuild.store.claims_read import read_claim
-from kgbuild.store.conflict_list import list_conflicts
-from kgbuild.store.conflicts import DEFAULT_FILTERS
+from kgbuild.belief.claims_read import read_claim
+from kgbuild.belief.conflicts import DEFAULT_FILTERS
+from kgbuild.cli import app
+from kgbuild.llm.cache import ResponseCache
+from kgbuild.llm.client import LLMClient, LLMSettings
+from kgbuild.reader.claims_snapshot import estimate_snapshot
+from kgbuild.reader.conflict_list import list_conflicts
+from kgbuild.records import Document, Entity, SnapshotCounts
 from kgbuild.store.snapshots import Warehouse
 from tests.store.test_conflicts import _mentions
 from tests.support.scripted_llm_server import ScriptedLLM, serve

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pytest
 
+from kgbuild.belief.claims_llm import OPTIONS
 from kgbuild.llm.cache import ResponseCache
 from kgbuild.llm.client import LLMClient, LLMSettings
-from kgbuild.store.claims_llm import OPTIONS
-from kgbuild.store.conflict_list import list_conflicts
+from kgbuild.reader.conflict_list import list_conflicts
 from tests.llm.test_local_llm import smollm2  # noqa: F401  (the module-scoped server fixture)
 from tests.store.test_claims_llm import built  # noqa: F401  (the planted warehouse)
 

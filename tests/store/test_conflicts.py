@@ -15,10 +15,7 @@ import duckdb
 import pytest
 
 from bench import conflicts_sample
-from kgbuild.query import conflicts_cli
-from kgbuild.records import Document, Entity, Evidence, Mention, SnapshotCounts, Triple
-from kgbuild.store import catalog
-from kgbuild.store.claims_read import (
+from kgbuild.belief.claims_read import (
     pieces_sql,
     question_sql,
     read_claim,
@@ -28,15 +25,18 @@ from kgbuild.store.claims_read import (
     worth_reading,
     worth_reading_sql,
 )
-from kgbuild.store.conflict_list import list_conflicts
-from kgbuild.store.conflicts import (
+from kgbuild.belief.conflicts import (
     DEFAULT_FILTERS,
     define_conflict_views,
     fetch_conflicts,
 )
-from kgbuild.store.conflicts import (
+from kgbuild.belief.conflicts import (
     contested_triples as contested,
 )
+from kgbuild.reader import conflicts_cli
+from kgbuild.reader.conflict_list import list_conflicts
+from kgbuild.records import Document, Entity, Evidence, Mention, SnapshotCounts, Triple
+from kgbuild.store import catalog
 from kgbuild.store.snapshots import Warehouse
 
 

@@ -11,9 +11,9 @@ import shutil
 import pytest
 
 from kgbuild.errors import InputError, StoreError
-from kgbuild.query.index import open_index
 from kgbuild.reader.curated import write as export_judged
 from kgbuild.reader.judged import fact, load
+from kgbuild.search.index import open_index
 from kgbuild.store import curations as C
 from kgbuild.store.snapshots import Warehouse
 from kgbuild.store.sql import confined

@@ -46,7 +46,7 @@ def build_hostile_kg(root: Path, kg: str = "toy") -> list[SnapshotInfo]:
     mentions = [
         Mention(f"9{j:03d}", j * 10, j * 10 + len(text), text, "Gene", "Gene", cid, [cid])
         # "amyloidosis factor" twice: a form is a trusted key from its second mention on
-        # (kgbuild.query.alias_trust), and the fact's sentence is marked by trusted keys
+        # (kgbuild.search.alias_trust), and the fact's sentence is marked by trusted keys
         for cid, text, n in [
             *MENTIONS,
             (HOSTILE_ID, f"amyloidosis {IMG}", 2),

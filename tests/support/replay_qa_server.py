@@ -58,7 +58,7 @@ def _key(question: str, choices: list[str]) -> str:
 def load_recordings(paths: Iterable[Path]) -> dict[str, dict[str, Any]]:
     """(question, choices) → recorded item (ADQA repeats some question stems with other
     choices, so the choices are part of the key; the first file that has it wins)."""
-    from kgbuild.query.adqa import parse_item
+    from kgbuild.evaluate.adqa import parse_item
 
     index: dict[str, dict[str, Any]] = {}
     for path in paths:
