@@ -15,7 +15,7 @@ whose ``modules.json`` is Transformer → Pooling (mean or CLS) [→ Normalize],
 :func:`numpy_encoder` returns None for anything else, and the caller loads sentence-transformers
 as before. The vectors are the same computation in float32 — same tokenizer file, same
 weights — and agree with sentence-transformers' within 3e-7 on ADQA's choices
-(``tests/query/test_numpy_encoder.py`` compares them); they are normalized whatever the
+(``tests/search/test_numpy_encoder.py`` compares them); they are normalized whatever the
 model's last module, as :class:`~kgbuild.resolve.embed.Embedder` normalizes.
 """
 

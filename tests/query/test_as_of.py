@@ -16,8 +16,8 @@ from kgbuild.query.explore import Filters
 from kgbuild.records import Document, Entity, SnapshotCounts, Triple
 from kgbuild.store.diff import diff_snapshots
 from kgbuild.store.snapshots import Warehouse
+from tests.belief import test_conflicts as tc
 from tests.cli.test_diff import APOE, build_diff_kg
-from tests.store import test_conflicts as tc
 from tests.support.serve_process import start_serve
 
 QUESTION = "Is APOE associated with Alzheimer's disease and APP?"
@@ -48,7 +48,7 @@ def test_as_of_reads_that_years_snapshot_its_support_and_belief(wh_root):
 
 @pytest.fixture(scope="module")
 def conflict_root(tmp_path_factory: pytest.TempPathFactory):
-    """The planted documents of tests/store/test_conflicts.py, published as two years: 2014
+    """The planted documents of tests/belief/test_conflicts.py, published as two years: 2014
     (alpha raises beta, one paper) and 2020 (papers of 2015–2018: alpha lowers beta too)."""
     root = tmp_path_factory.mktemp("asof-conflicts") / "wh"
     w = Warehouse(root).writer("toy")

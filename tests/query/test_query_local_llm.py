@@ -8,8 +8,8 @@ from kgbuild.evaluate.adqa import read_questions
 from kgbuild.evaluate.adqa_run import evaluate
 from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.query.engine import QueryEngine
+from tests.evaluate.test_query_adqa import FILES
 from tests.llm.test_local_llm import smollm2  # noqa: F401  (the module-scoped server fixture)
-from tests.query.test_query_adqa import FILES
 from tests.support.query_kg import build_query_kg
 
 pytestmark = pytest.mark.slow  # a real local LLM (llama.cpp)

@@ -15,8 +15,8 @@ from kgbuild.belief.claims_llm import OPTIONS
 from kgbuild.llm.cache import ResponseCache
 from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.reader.conflict_list import list_conflicts
+from tests.belief.test_claims_llm import built  # noqa: F401  (the planted warehouse)
 from tests.llm.test_local_llm import smollm2  # noqa: F401  (the module-scoped server fixture)
-from tests.store.test_claims_llm import built  # noqa: F401  (the planted warehouse)
 
 pytestmark = pytest.mark.slow  # a real local LLM (llama.cpp)
 

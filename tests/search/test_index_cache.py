@@ -21,7 +21,7 @@ import pytest
 from kgbuild.query.engine import QueryEngine
 from kgbuild.serve.server import lookup_entities
 from kgbuild.store.check import QUERY_CACHE, check_warehouse
-from tests.query.test_server_trust import _stop
+from tests.serve.test_server_trust import _stop
 from tests.support.serve_process import start_serve
 
 PLANTED = "iron oxide"

@@ -152,7 +152,7 @@ def test_a_stale_foreign_or_damaged_cache_is_refused_once_and_made_again(built, 
 
 def test_a_few_names_are_encoded_without_loading_torch(built: Path, tmp_path: Path) -> None:
     """A small KG's names (or a year's few new ones) go through the numpy encoder: the same
-    vectors (``tests/query/test_numpy_encoder.py``) without a 3–20 s torch import."""
+    vectors (``tests/search/test_numpy_encoder.py``) without a 3–20 s torch import."""
     wh = _copy(built, tmp_path)
     folders = _folders(wh)
     truth = _matrix(folders[2020])

@@ -1,5 +1,5 @@
 """Curation in a real browser (Debian's Chromium through Playwright, as
-tests/query/test_explorer_browser.py) against a real ``kgbuild serve`` on 127.0.0.1:
+tests/serve/test_explorer_browser.py) against a real ``kgbuild serve`` on 127.0.0.1:
 
 - a curator clicks "does not state it" under a fact's sentence: the fact shows the curation at
   once, the warehouse's log holds it, and once the server has reloaded, the page counts one
@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from kgbuild.store import curations as C
-from tests.query.test_explorer_browser import _until, _wait_entity, browser  # noqa: F401
+from tests.serve.test_explorer_browser import _until, _wait_entity, browser  # noqa: F401
 from tests.support.serve_process import start_serve, stop_server
 
 pytestmark = pytest.mark.slow  # a browser and a kgbuild serve process

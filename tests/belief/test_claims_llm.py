@@ -32,7 +32,7 @@ from kgbuild.reader.claims_snapshot import estimate_snapshot
 from kgbuild.reader.conflict_list import list_conflicts
 from kgbuild.records import Document, Entity, SnapshotCounts
 from kgbuild.store.snapshots import Warehouse
-from tests.store.test_conflicts import _mentions
+from tests.belief.test_conflicts import _mentions
 from tests.support.scripted_llm_server import ScriptedLLM, serve
 
 #: Sentences the templates do not read (checked below), the LLM does.
