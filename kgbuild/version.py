@@ -25,7 +25,7 @@ def code_version() -> str:
     for path in files:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
-    for dist in VOCABULARIES:  # another vocabulary release checks IDs differently (issue 24)
+    for dist in VOCABULARIES:  # another vocabulary release checks IDs differently
         digest.update(f"{dist}=={_installed_version(dist)}".encode())
     return f"{__version__}+{digest.hexdigest()}"
 

@@ -309,7 +309,7 @@ def calibration_of_sheet(
 def calibration_by_year(
     wh: Warehouse, sid: str, model: Mapping[str, Any], labels: Mapping[str, bool]
 ) -> list[dict[str, Any]]:
-    """The calibration of the belief's inputs year by year (issue 42): for each snapshot year
+    """The calibration of the belief's inputs year by year: for each snapshot year
     of ``sid``'s lineage, the judged rows that snapshot holds, scored with the probabilities
     that year's snapshot gives them (its support, so its ``log_support``) — what
     ``belief_at(year)`` is built from (:mod:`kgbuild.belief.history`). A year whose snapshot

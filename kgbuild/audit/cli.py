@@ -183,7 +183,7 @@ def calibration_table(c: dict[str, Any], title: str = "") -> Table | str:
     if c.get("not_in_snapshot"):
         t.caption += f"; {c['not_in_snapshot']} judged rows not in the snapshot"
     years = c.get("by_year") or []
-    if len(years) > 1:  # the belief's inputs, year by year (issue 42)
+    if len(years) > 1:  # the belief's inputs, year by year
         t.caption += "\nby as-of year (rows that year's snapshot holds, its probabilities): " + (
             "; ".join(f"{r['year']}: n {r['n']}, predicted {r['mean_predicted']:.2f}, "
                       f"observed {r['observed']:.2f}, Brier {r['brier']:.3f}" for r in years)

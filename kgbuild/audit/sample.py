@@ -84,7 +84,7 @@ def draw(
 
 
 def _records_orientation(wh: Warehouse, sid: str) -> bool:
-    """Whether the snapshot's evidence records ``claim_reversed`` (built by kgbuild ≥ issue 16)."""
+    """Whether the snapshot's evidence records ``claim_reversed`` (older snapshots do not)."""
     cols = [r[0] for r in wh.query("DESCRIBE SELECT * FROM evidence_at(?)", [sid])]
     return "claim_reversed" in cols
 

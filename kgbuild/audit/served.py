@@ -1,7 +1,7 @@
 """What the KG serves by default, audited: precision and recall of the asserted evidence.
 
 ``kg_edges`` and the query module serve evidence whose epistemic status is ``asserted`` (and that
-an optional LLM verification pass did not refute; issue 24). A judged sheet is drawn uniformly
+an optional LLM verification pass did not refute). A judged sheet is drawn uniformly
 from *all* evidence rows, so one sheet measures both sides of that filter, the way a curator
 would ask it:
 

@@ -1,4 +1,4 @@
-"""An LLM claim reader: what a sentence, as written, states between two mentions (issue 42).
+"""An LLM claim reader: what a sentence, as written, states between two mentions.
 
 The template reader (:mod:`kgbuild.belief.claims_read`) is precise but narrow: it reads 3–4%
 of the sentences holding a signed pair, so a corpus lists too few conflicts to judge. This

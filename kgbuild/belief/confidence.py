@@ -1,4 +1,4 @@
-"""Evidence features and the calibrated confidence model applied to them (issue 24, item 4).
+"""Evidence features and the calibrated confidence model applied to them.
 
 Why here, in ``store``: ``kg_edges`` (:mod:`kgbuild.store.catalog`) computes an edge's
 confidence in SQL, and the store may not import :mod:`kgbuild.audit`, where the model is fitted
@@ -142,7 +142,7 @@ def row_features_sql(sid: str, extra: tuple[str, ...] = (), triples: str | None 
     (:func:`triple_support_sql`, or ``triples``: a table an export made of it beforehand) and
     ``documents_at``. Unclassified rows count as asserted: that is how ``kg_edges`` serves them.
 
-    Issue 28: the triples and their support are one relation, joined once (two 1M-row hash
+    The triples and their support are one relation, joined once (two 1M-row hash
     tables beside an export's sort did not fit its memory), and the support scans the evidence
     itself rather than the CTE ``e`` (a CTE read twice is buffered whole by DuckDB)."""
     cols = ",\n  ".join(f"{sql} AS {name}" for name, (sql, _) in FEATURES.items())

@@ -17,7 +17,7 @@ Without an LLM, per subset (each a share of its questions unless said otherwise)
   1/#choices; ``kg_accuracy_ci``: its Wilson 95% interval — a subset of 150–200 questions
   cannot tell 31% from 35% (±7 points), so a change is read against the interval, not the
   point;
-- ``evidence_gold`` vs ``evidence_wrong`` (issue 26): questions whose context holds a sentence
+- ``evidence_gold`` vs ``evidence_wrong``: questions whose context holds a sentence
   that mentions the gold choice, against the mean over the wrong choices — a sentence mentions
   a choice when it holds ⌈2/3⌉ of the choice's index terms (all of a one- or two-term choice);
 - ``retrieval_p50_ms`` / ``retrieval_p95_ms``: retrieval time per question.

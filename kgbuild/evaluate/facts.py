@@ -1,6 +1,6 @@
 """``kgbuild eval facts``: does the query side answer the questions a researcher asks?
 
-A fact-retrieval benchmark built from a gold file's relations (issue 41, item 5):
+A fact-retrieval benchmark built from a gold file's relations:
 
 1. the file's abstracts are copied **without their relation lines** (the entity annotation
    lines stay: they are the mentions PubTator would give) and built into a KG with the default

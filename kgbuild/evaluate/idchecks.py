@@ -1,4 +1,4 @@
-"""The ingestion ID checks measured against curated gold (issue 39, item 2).
+"""The ingestion ID checks measured against curated gold.
 
 Why: :func:`kgbuild.resolve.mislinked.unlink_slice` takes an annotator's ID away from a
 mention, or changes it, when a rule says the ID is wrong. In a build of BioCreative V CDR or

@@ -1,6 +1,6 @@
 """``kgbuild eval judgments``: every judgment the pipeline makes about a fact, against gold.
 
-Why (issue 39): each judgment — is this ID right for this mention, does this sentence state a
+Why: each judgment — is this ID right for this mention, does this sentence state a
 relation between these two, is it negated or hedged, how likely is it true — was a rule tuned
 on a few hundred rows and never measured against the expert gold that BioRED and BC5CDR hold.
 One harness measures them all, so that a change to a rule is measured by the same numbers that

@@ -39,7 +39,7 @@ FALLBACK_CATEGORY = "biolink:NamedThing"
 METHOD_PROVENANCE: dict[str, tuple[str, str]] = {
     "generative": ("knowledge_assertion", "text_mining_agent"),
     "pairwise": ("knowledge_assertion", "text_mining_agent"),
-    # the trained relation verifier (issue 39): a model's reading of the text
+    # the trained relation verifier: a model's reading of the text
     "classifier": ("knowledge_assertion", "text_mining_agent"),
     # the sentence reader's own readings (kgbuild.reader)
     "reader": ("knowledge_assertion", "text_mining_agent"),

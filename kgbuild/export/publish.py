@@ -1,8 +1,8 @@
 """Publishing an export folder whole: staged beside its target, sealed by a manifest, swapped in.
 
 Why: writing file by file into ``OUT/<format>/`` meant an export killed while overwriting an
-older one left new nodes beside old edges and old metadata — a set that looked complete
-(issue 23). Now each format is written into a fresh staging folder beside its target (same file
+older one left new nodes beside old edges and old metadata — a set that looked complete.
+Now each format is written into a fresh staging folder beside its target (same file
 system), every file is hashed into ``kgbuild-export.json`` (written last), and the staging folder
 takes the target's place in one step: Linux ``renameat2(RENAME_EXCHANGE)`` swaps the two
 folders atomically; elsewhere the old folder is renamed aside, the new one renamed in, and the

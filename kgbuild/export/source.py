@@ -69,9 +69,9 @@ def stream(
 
 
 #: Graph nodes: every endpoint of a served triple (DALK Table 1's #nodes, of the graph
-#: ``kg_edges`` serves: issue 24), with its entity row when there is one (an endpoint without one
+#: ``kg_edges`` serves), with its entity row when there is one (an endpoint without one
 #: keeps its id as name and no kind; nothing is dropped). ``name`` is the node's display name
-#: (issue 41: ``entity_names_at``), the one SQL, ask and serve show.
+#: (``entity_names_at``), the one SQL, ask and serve show.
 NODES_SQL = """
 WITH served AS (
     SELECT head_id, tail_id FROM triples_at($sid)
@@ -87,8 +87,8 @@ FROM ends e LEFT JOIN entity_names_at($sid) n USING (id) JOIN deg USING (id)
 ORDER BY e.id
 """
 
-#: Triples served by default (at least one asserted, not-refuted evidence row: ``kg_edges``,
-#: issue 24) with their endpoints' kinds, in an export order (``{order}``).
+#: Triples served by default (at least one asserted, not-refuted evidence row: ``kg_edges``)
+#: with their endpoints' kinds, in an export order (``{order}``).
 TRIPLES_SQL = """
 WITH ent AS (SELECT id, type FROM entities_at($sid))
 SELECT t.triple_id, t.head_id, coalesce(h.type, '') AS head_kind, t.relation,
@@ -108,7 +108,7 @@ def evidence_sql(order: str) -> str:
     row with the calibrated model's probability (``confidence``, as ``kg_edges`` computes it).
     Only the columns the edge figures need; the sort spills to disk, so memory stays bounded.
 
-    Issue 28: one read of the evidence (the feature query carries the columns the edges need,
+    One read of the evidence (the feature query carries the columns the edges need,
     not a second read joined back on ``evidence_id``) and one join of the triples, which come
     with their support from :data:`TRIPLES_TABLE` (:func:`prepare_triples`), made before this
     query runs: each of those was a 1M-row hash table that, beside the sort, did not fit an

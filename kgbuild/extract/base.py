@@ -161,7 +161,7 @@ class LLMExtractor:
             for nid, name in claims.free_nodes.items():
                 free.setdefault(nid, Entity(nid, name, "", [name], doc.year))
         out.free_nodes = list(free.values())
-        score_claims(out.triples, out.evidence, docs, mentions)  # the verifier reads (issue 39)
+        score_claims(out.triples, out.evidence, docs, mentions)  # the verifier reads
         return out
 
     def _read_doc(

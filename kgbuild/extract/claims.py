@@ -5,7 +5,7 @@ oriented as DALK Table 11 / ``data/type_pair_relations.tsv`` says (symmetric →
 oriented → the metaedge's source kind first, directed → as stated) and get their metaedge; other
 predicates are kept lower-cased as written (canonicalization is the resolution stage's job).
 
-Two rules keep what the abstract *tells* a model out of the KG (issue 23; see
+Two rules keep what the abstract *tells* a model out of the KG (trust boundary; see
 :mod:`kgbuild.extract.guard`): a document with instruction-like text has every LLM claim
 rejected as ``prompt_injection_suspected`` (an obedient model follows an instruction wherever
 it cites its evidence), and a claim is kept only with an evidence sentence that holds both
@@ -117,7 +117,7 @@ class DocClaims:
             return
         if tail[:3].lower() == "by " and not relation.lower().rstrip().endswith(" by"):
             # "caspase-1 | secreted | by RPE cells" is the passive "secreted by": the agent is
-            # the tail only in name (issue 16 audit, seed 1607)
+            # the tail only in name (DALK audit, seed 1607)
             relation, tail = f"{relation.rstrip()} by", tail[3:].strip()
         h, t = self.grounder.ground(head), self.grounder.ground(tail)
         for g, name, which in ((h, head, "head"), (t, tail, "tail")):
@@ -235,7 +235,7 @@ class DocClaims:
 
         Why a single sentence first: the closest pair of mentions may straddle a boundary
         ("… Abeta. Tau …") while another sentence states the claim whole; a run of sentences
-        cannot be read as stating it (epistemic status ``not_in_sentence``, issue 24)."""
+        cannot be read as stating it (epistemic status ``not_in_sentence``)."""
         hs, ts = _in_one_sentence(*spans, self.sentences) or _closest(*spans)
         h, t = ends
         text = self.doc.text
@@ -243,7 +243,7 @@ class DocClaims:
         s_start = max((a for a, _ in self.sentences if a <= lo), default=0)
         s_end = min((b for _, b in self.sentences if b >= hi), default=len(text))
         p = self.prov
-        # what the sentence does with the claim (issue 24): every row keeps its status
+        # what the sentence does with the claim: every row keeps its status
         # (endpoints in the claim's own order: the direction check reads the raw predicate)
         raw = ((ts, hs), (tail, head)) if reversed_ else ((hs, ts), (head, tail))
         status, cue = classify(
@@ -317,7 +317,7 @@ def _in_one_sentence(
     """The closest pair of spans (one of ``a``, one of ``b``) that lie in one sentence, the
     closest over all sentences (ties: the first sentence); None if no sentence holds both.
     Spans are put in their sentence by bisection, so a dense abstract costs n log n, not
-    sentences × mentions (issue 23's hostile abstracts)."""
+    sentences × mentions (a hostile abstract may be dense by design)."""
     starts = [s0 for s0, _ in sentences]
 
     def by_sentence(spans: tuple[Span, ...]) -> dict[int, list[Span]]:

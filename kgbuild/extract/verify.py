@@ -1,4 +1,4 @@
-"""The optional LLM verification pass (issue 24, item 3): does the sentence state the stored triple?
+"""The optional LLM verification pass: does the sentence state the stored triple?
 
 Extraction keeps a claim when its two endpoints ground and one sentence names both; whether the
 sentence *states* the relationship, in that direction, between the concepts the triple's IDs

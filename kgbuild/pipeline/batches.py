@@ -1,4 +1,4 @@
-"""A year slice handed out in bounded batches of records, read as a stream (issue 17).
+"""A year slice handed out in bounded batches of records, read as a stream (bounded build memory).
 
 :meth:`Corpus.slices <kgbuild.sources.corpus.Corpus.slices>` hands out whole year slices, and a
 local corpus reads every requested year's records before the first slice: a build's memory then

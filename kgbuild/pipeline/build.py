@@ -123,7 +123,7 @@ def _config(
         # the sentence reader decides what is served (its weights' digest)
         "reader": reader_ref(),
         "resolution": {"embed_model": options.embed_model},
-        # issue 42: whether papers retracted after they were built are looked for
+        # whether papers retracted after they were built are looked for
         "retractions": check_mode(corpus),
         **corpus.config(),
     }

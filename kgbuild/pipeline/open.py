@@ -26,7 +26,7 @@ def open_corpus(
     """``pubmed`` → the live E-utilities corpus (query + years + annotator); else a local path.
     ``send_ncbi_key`` False: ``eutils_url`` came from a file, and gets no ``NCBI_API_KEY``."""
     if source != "pubmed":
-        # the warehouse (``cache_dir``'s parent) is output: never read as input (issue 23)
+        # the warehouse (``cache_dir``'s parent) is output: never read as input
         return LocalCorpus(Path(source), years, default_year, max_doc_chars, cache_dir.parent)
     if not query:
         raise InputError("--source pubmed needs --query (or a --domain with a query)")

@@ -15,7 +15,7 @@ cached under the search's record count, so a year whose count changed is fetched
 (A year whose count is unchanged while its PMIDs changed keeps its cached pages: clear
 ``warehouse/raw/pubmed`` to force a full re-download.)
 
-Retractions (issue 42): the refresh also asks PubMed again which papers of the head snapshot are
+Retractions: the refresh also asks PubMed again which papers of the head snapshot are
 now retracted (:func:`kgbuild.pipeline.retractions.recheck`); the next year built records them
 and stops serving them. The plan lists those the head does not record yet. When no year is to
 be built, the last year is built again (reason ``papers retracted``; ``build_kg``'s

@@ -1,4 +1,4 @@
-"""Which PMIDs a lineage has built, kept in DuckDB rather than a Python dict (issue 17).
+"""Which PMIDs a lineage has built, kept in DuckDB rather than a Python dict (bounded build memory).
 
 Cross-year dedupe (an e-pub/print pair in consecutive year files is built once, in its first
 year) needs, for every PMID of a new record, the first record's file, year and text digest.

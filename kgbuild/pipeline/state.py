@@ -51,7 +51,7 @@ class KGState:
     cost_usd: float = 0.0
     #: Non-human gene ID → form → stored mentions so far: the ortholog vote reads it, so an ID's
     #: human gene is decided on the corpus up to the batch at hand, the same in a build run in
-    #: one go and in one resumed from a snapshot (:mod:`kgbuild.resolve.orthologs`, issue 24).
+    #: one go and in one resumed from a snapshot (:mod:`kgbuild.resolve.orthologs`).
     gene_forms: dict[str, Counter[str]] = field(default_factory=dict)
     #: Frequent surface form → the concept owning it, refreshed every slice (node naming).
     _owners: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -61,7 +61,7 @@ class KGState:
         self.forms[cid][m.text] += 1
         self.kinds[cid][m.hetionet_type or ""] += 1
         self.first_year.setdefault(cid, year)
-        if spreads(m.id_check):  # only forms that passed the vocabulary check (issue 24)
+        if spreads(m.id_check):  # only forms that passed the vocabulary check
             self.resolver.observe_form(m.text, cid, m.hetionet_type or "")
 
     def observe_gene_forms(self, mentions: list[Mention]) -> None:
@@ -84,13 +84,13 @@ class KGState:
         kinds = self.kinds.get(node_id)
         return most_frequent(kinds) if kinds else None
 
-    # ---- node naming (issue 16: preferred name, never another concept's form) -------------
+    # ---- node naming (preferred name, never another concept's form) -----------------------
     def entity(self, cid: str) -> Entity:
         """Name by :func:`kgbuild.resolve.naming.node_name`; kind = most frequent kind."""
         forms, kinds = self.forms[cid], self.kinds[cid]
         kind = most_frequent(kinds)
         name = node_name(cid, forms, kind, self._owners, reference())
-        # issue 24: no "X and Y"; issue 41: shown cleaned ('"amyloid-beta' → "amyloid-beta")
+        # no "X and Y" (names no one concept); shown cleaned ('"amyloid-beta' → "amyloid-beta")
         aliases = sorted({clean_alias(f) for f in forms if not is_junk_alias(f)} - {""})
         return Entity(cid, name, kind, aliases, self.first_year[cid], display_name(cid, name))
 
@@ -125,7 +125,7 @@ class KGState:
         st = cls()
         with catalog.connect(wh.catalog_path, read_only=True) as con:
             # One row per (concept, form, kind), in order of first mention: the state is the KG's
-            # size, not the corpus's (issue 17), and observes forms in the order a build did.
+            # size, not the corpus's (bounded memory), and observes forms in the order a build did.
             for cid, text, kind, n, year, n_alias in con.execute(
                 "SELECT concept_id, text, hetionet_type, count(*), min(year),"
                 "  count(*) FILTER (WHERE spreads) FROM ("

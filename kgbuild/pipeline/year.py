@@ -1,4 +1,4 @@
-"""One year slice folded into the KG state in bounded batches (DALK §3.1 time slices; issue 17).
+"""One year slice folded into the KG state in bounded batches (DALK §3.1 time slices).
 
 The year is processed in three passes over its batches, so that memory holds one batch (plus
 the KG's node and edge state) while the result is exactly what folding the whole slice at once
@@ -88,7 +88,7 @@ def fold_year(
         sink.add("rejections", result.rejections)
         sink.add("llm_calls", result.calls)
         sink.add("abbreviations", result.abbreviations)
-        for e in result.evidence:  # the species of a non-human gene endpoint (issue 24)
+        for e in result.evidence:  # the species of a non-human gene endpoint
             if e.pmid in species_docs:
                 spans = ((e.head_start, e.head_end), (e.tail_start, e.tail_end))
                 e.species = evidence_species(species_docs[e.pmid], spans)
@@ -138,7 +138,7 @@ def _ingest(
     """Pass 1, batch by batch, handing each batch's documents on to extraction (which needs
     nothing of the state, so it may run while later batches are still being read)."""
     for ys in batches:
-        ys = unlink_slice(ys, gene_forms=state.gene_forms)  # IDs checked (issues 16, 24)
+        ys = unlink_slice(ys, gene_forms=state.gene_forms)  # annotator IDs checked
         state.observe_gene_forms(ys.mentions)  # the ortholog vote's tally, as stored
         species_docs.update(species_documents(ys.mentions))
         for m in ys.mentions:

@@ -130,7 +130,7 @@ def answer_question(
         chosen = qllm.rerank(client, question, choices, facts, k, usage)
         if chosen:
             kept = chosen
-    # the index the retrieval read: an as-of question's is that year's snapshot's (issue 42)
+    # the index the retrieval read: an as-of question's is that year's snapshot's
     idx = engine.for_year(r.as_of_year).state().index if r.as_of_year else engine.state().index
     edge_of = {tid: i for i, tid in enumerate(idx.edges["triple_id"])} if kept else {}
     ranked = [

@@ -2,7 +2,7 @@
 
 "Which drugs treat Alzheimer's disease?" is answered by compounds joined to Alzheimer's
 disease, best first. In a co-occurrence KG the compounds most joined to it are metal, lipid,
-copper, cholesterol and water (issue 41); the drugs are further down. So a candidate is scored
+copper, cholesterol and water (on the DALK KG); the drugs are further down. So a candidate is scored
 per question entity (its *anchor*) by:
 
 - **the asked relation first**: the best of the pair's facts, each worth its relation's weight
@@ -33,7 +33,7 @@ the fact is read across sentences — BC5CDR's chemical-induced diseases often a
 same way over those rows, each with its sentence and that sentence's status; negated and
 refuted rows never make an answer. Then entities merely *named in the same abstracts*
 (``same_abstract``, no sentence). The tiers are kept in that order rather than merged: served
-evidence is what the KG stands behind (issue 24), and a user reads the status of what follows.
+evidence is what the KG stands behind, and a user reads the status of what follows.
 On the dev splits, a row of each status joins a pair the gold file relates this often
 (``bench/status_vs_gold.py``, rows of the kind pairs the file relates): see
 docs/querying.md — hedged, background and cross-sentence rows are pair evidence close to

@@ -1,6 +1,6 @@
 """What the snapshot says about each choice: a score, its reasons, its facts and its sentences.
 
-Issue 26: ranking by raw support rewarded what every abstract says ("Alzheimer's disease
+Why: ranking by raw support rewarded what every abstract says ("Alzheimer's disease
 associates amyloid-beta", 2,388 PMIDs), which touches every choice alike. A choice is scored
 here by how *specific* the snapshot's evidence is to the question and that choice:
 
@@ -170,7 +170,7 @@ def score_choices(
         cs.sentences = lexical.search(qids, cids or sorted(term_sets[i]), SENTENCES_PER_CHOICE,
                                       sentence_mask, sq)  # fmt: skip
         # a choice the question itself names ("Does APOE interact with APP?", choice APOE) is
-        # scored by its facts with the question's *other* entities, not dropped (issue 41)
+        # scored by its facts with the question's *other* entities, not dropped
         mine = set(choice_nodes[i])
         cset = (mine - qset) or mine
         # … and no choice is scored by its facts with the slot another choice fills: TREM2's

@@ -51,7 +51,7 @@ class ContextTriple:
     evidence: tuple[Evidence, ...]
     #: The fact's belief in this snapshot (:mod:`kgbuild.belief.history`; 0 in older indexes).
     belief: float = 0.0
-    #: Why the literature disagrees about it ("negated", "opposite_direction"; issue 42), or
+    #: Why the literature disagrees about it ("negated", "opposite_direction"), or
     #: "" — a contested fact is served with the mark, never hidden.
     contested: str = ""
 

@@ -64,7 +64,7 @@ class _State:
     linker: Linker
     graphs: dict[Filters, tuple[Graph, np.ndarray]] = field(default_factory=dict)
     sentence_masks: dict[Filters, np.ndarray] = field(default_factory=dict)
-    #: The same snapshot over every evidence row (issue 24), opened on first request (once,
+    #: The same snapshot over every evidence row, opened on first request (once,
     #: however many requests ask for it at once).
     everything: Flights[bool, _State] = field(default_factory=Flights)
 
@@ -84,7 +84,7 @@ class QueryEngine:
         embedder: Any = None,
     ) -> None:
         self.wh = Warehouse(warehouse_path(Path(warehouse) if warehouse else None))
-        # Pinned once (issue 23): an engine opened on ``latest`` follows that KG only, never a
+        # Pinned once: an engine opened on ``latest`` follows that KG only, never a
         # KG built into the same warehouse later; a blank reference is an error, not "latest".
         self.ref, sid = self.wh.pinned("latest" if snapshot is None else snapshot)
         self.index_dir = index_dir_for(self.wh.root, index_dir)
@@ -191,7 +191,7 @@ class QueryEngine:
         return out
 
     def for_year(self, year: int) -> QueryEngine:
-        """The engine of the KG as it stood in ``year`` (issue 42: ``ask --as-of``, ``/retrieve``
+        """The engine of the KG as it stood in ``year`` (``ask --as-of``, ``/retrieve``
         ``as_of``): the snapshot of that year in this snapshot's lineage — its support, belief,
         statuses and contested marks, not today's facts filtered by first year — or this engine
         when that is its own snapshot. A year before the first snapshot or after this one is an
@@ -349,7 +349,7 @@ class QueryEngine:
               question_terms: tuple[list[int], np.ndarray], choices: list[str],
               embed: str) -> tuple[list[Link], int, Intent]:  # fmt: skip
         """Dictionary links of the question and choices, then at most one batched embedding
-        call for what is left (issue 26: encoding cost 48.7 ms of a 50 ms median, one call
+        call for what is left (encoding cost 48.7 ms of a 50 ms median, one call
         per choice). The budget: with ``embed="mentions"`` a choice is embedded only when
         neither the dictionary nor the sentence index finds anything for it; ``all`` also
         embeds the question's unlinked phrases; ``off`` embeds nothing.

@@ -47,7 +47,7 @@ class Filters:
     min_support: int = 0
     min_confidence: float = 0.0
     as_of_year: int | None = None
-    #: Use every evidence row, not only asserted ones (issue 24): selects the snapshot's
+    #: Use every evidence row, not only asserted ones: selects the snapshot's
     #: all-evidence index rather than masking edges, so it is not part of ``active``.
     all_evidence: bool = False
 

@@ -1,4 +1,4 @@
-"""What a question asks, read by the LLM when one is configured (issue 41), merged over the
+"""What a question asks, read by the LLM when one is configured, merged over the
 rule reader's reading (:mod:`kgbuild.query.intent`).
 
 The rules read cue words: "Which chemicals are bad for hepatitis?" has none, so nothing is

@@ -6,7 +6,7 @@
   KG's global hubs.
 - **Paths** (RoK): bucketed by how many question entities they hold (more first), then by the
   mean PageRank of their nodes; ≤ 5 kept per entity pair (DALK's cap).
-- **Triples** (issue 26): a weighted sum of relevance (PageRank of both endpoints, linked
+- **Triples**: a weighted sum of relevance (PageRank of both endpoints, linked
   endpoints — a question entity counts twice a choice entity —, being on a kept path),
   *specificity* (the pair's normalized PMI, discounted for pairs seen once or twice, and only
   for a fact that reaches the question,
@@ -14,7 +14,7 @@
   ≈ 0 whatever its support — hubs are context, not evidence), what the triple says about the
   choices (the standing of the best-scored choice it bears on, :mod:`kgbuild.query.choices`)
   and calibrated confidence; plus, when the question asks a relation, the fact's weight for
-  it and whether it stands behind a ranked answer (issue 41). Raw support is no longer a
+  it and whether it stands behind a ranked answer. Raw support is no longer a
   weight. Ties break by triple id, so
   the order is a function of the snapshot and the question only.
 """
@@ -41,7 +41,7 @@ W_PATH = 0.10
 W_SPECIFIC = 0.25
 W_CHOICE = 0.25
 W_CONFIDENCE = 0.10
-#: Added when the question asks a relation (issue 41): × the fact's relation weight for it
+#: Added when the question asks a relation: × the fact's relation weight for it
 #: (:mod:`kgbuild.query.intent`), so "treats" facts lead "Which drugs treat …?"; and for the
 #: facts behind the ranked answers / the asked pair, × their standing. Without either the
 #: scores are as before.

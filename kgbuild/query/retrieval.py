@@ -43,7 +43,7 @@ class Retrieval:
     choice_support: list[float]
     kg_answer: int | None
     diagnostics: dict[str, Any]
-    #: Per choice: score, lexical lift, graph NPMI, reasons, facts and sentences (issue 26).
+    #: Per choice: score, lexical lift, graph NPMI, reasons, facts and sentences.
     choice_scores: list[dict[str, Any]] = field(default_factory=list)
     #: Evidence sentences in the context, each with what it was found for and its PMID.
     sentences: list[dict[str, Any]] = field(default_factory=list)
@@ -62,7 +62,7 @@ class Retrieval:
     @property
     def found(self) -> bool:
         """Something in the snapshot bears on the question: a linked entity or, for a choice
-        that names no node, evidence sentences (issue 26). A question's own BM25 sentences do
+        that names no node, evidence sentences. A question's own BM25 sentences do
         not count: nearly any words find some, and a question that names nothing in the
         snapshot is told so (exit 2), not shown unrelated sentences."""
         return any(x.node is not None for x in self.links) or any(

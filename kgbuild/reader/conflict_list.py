@@ -1,4 +1,4 @@
-"""``list_conflicts``: a snapshot's conflicts as a report (``kgbuild conflicts``, issue 42).
+"""``list_conflicts``: a snapshot's conflicts as a report (``kgbuild conflicts``).
 
 Apart from :mod:`kgbuild.belief.conflicts` because it opens the catalog, and the catalog
 imports that module for its views (one import direction only)."""

@@ -1,4 +1,4 @@
-"""``kgbuild conflicts``: facts the literature disagrees on, both sides cited (issue 42, item 3).
+"""``kgbuild conflicts``: facts the literature disagrees on, both sides cited.
 
 A module of its own so ``kgbuild/cli.py`` registers it in one line
 (``app.command("conflicts", …)(conflicts_cli.conflicts)``); it imports nothing of

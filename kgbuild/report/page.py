@@ -198,7 +198,7 @@ _CHANGE_TITLES = {
 
 
 def _changes(f: SnapshotFigures) -> str:
-    """``kgbuild diff`` of the previous year → this one, as the report tells it (issue 42)."""
+    """``kgbuild diff`` of the previous year → this one, as the report tells it."""
     c = f.changes
     if c is None:
         return '<h3>What changed this year</h3><p class="note">The first yearly snapshot.</p>'

@@ -6,7 +6,7 @@ relation, the number of distinct relation strings, how many node strings each co
 over (worst offenders listed), how many nodes Alzheimer's disease's own surface forms end up in,
 and the support histogram (distinct PMIDs per triple).
 
-Shares cannot tell a right ID from a wrong one (issue 16), so a snapshot's report also gives:
+Shares cannot tell a right ID from a wrong one, so a snapshot's report also gives:
 the share of triples whose kinds and relation are a Hetionet metaedge (stricter than the
 relation *name*), the mentions whose annotator ID was taken away at ingestion and the triple
 endpoints that are free because of it (a fall of the ID share for a good reason), the
@@ -54,7 +54,7 @@ def _histogram(support: list[int]) -> dict[str, int]:
 
 #: Methods whose relation is a model's judgment (an LLM's or the trained relation verifier's).
 #: A co-occurrence edge's relation is a label chosen by its kind pair, not extracted: it never
-#: counts as a Hetionet-typed relation (issue 39: "Hetionet relation share 100%" for a KG in
+#: counts as a Hetionet-typed relation (else "Hetionet relation share 100%" for a KG in
 #: which no relation was extracted).
 MODEL_METHODS = frozenset({"generative", "pairwise", "classifier"})
 #: Relations that say only that two concepts were named together.
@@ -131,7 +131,7 @@ def snapshot_quality(wh: Warehouse, snapshot_id: str) -> dict[str, Any]:
 
 
 def vocabulary_figures(wh: Warehouse, sid: str) -> dict[str, Any]:
-    """Issue 24: annotator IDs checked against their vocabularies (per vocabulary: IDs and
+    """Annotator IDs checked against their vocabularies (per vocabulary: IDs and
     mentions checked, kept, dropped, uncheckable) and the gene mentions moved to their human
     ortholog. Snapshots built before the check have no ``id_check`` column: no table."""
     cols = {r[0] for r in wh.query("DESCRIBE SELECT * FROM mentions_at(?)", [sid])}
@@ -152,7 +152,7 @@ def vocabulary_figures(wh: Warehouse, sid: str) -> dict[str, Any]:
 
 
 def epistemic_figures(wh: Warehouse, sid: str) -> dict[str, Any]:
-    """Issue 24: the share of evidence rows per epistemic status (``unclassified``: rows of parts
+    """The share of evidence rows per epistemic status (``unclassified``: rows of parts
     written before statuses existed) and the share of triples that ``kg_edges`` serves (with
     at least one asserted, not-refuted evidence row)."""
     rows = dict(wh.query("SELECT epistemic, count(*) FROM evidence_status_at(?) GROUP BY 1", [sid]))
@@ -193,7 +193,7 @@ def _precision_figures(wh: Warehouse, sid: str) -> dict[str, Any]:
     )[0]  # fmt: skip
     removed = [u for d in details if (u := unlinked_form(d))]
     ids = {cid for _, cid in removed}
-    # forms that lost an ID: the reviewed table's and every automatic rule's (issue 16)
+    # forms that lost an ID: the reviewed table's and every automatic rule's
     forms = set(banned_forms()) | {form for form, _ in removed}
     freed = wh.query(
         # distinct nodes: one freed endpoint read in several triples is one node

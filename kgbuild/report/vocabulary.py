@@ -1,4 +1,4 @@
-"""The vocabulary check's figures per vocabulary (issue 24), for `kgbuild quality`.
+"""The vocabulary check's figures per vocabulary, for `kgbuild quality`.
 
 Why here: the check runs at ingestion (:mod:`kgbuild.resolve.idcheck`) and leaves its verdict
 on every mention (``Mention.id_check``); reading a snapshot's mentions back is the report

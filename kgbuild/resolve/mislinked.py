@@ -5,10 +5,10 @@ PubTator tagged as the gene PICK1 becomes a claim about PICK1. :func:`unlink_sli
 linked mention through rules 1–9 (:mod:`kgbuild.resolve.mislinkrules`: a reviewed table, an
 eponym, a family plural or stem, a class word, a form sharing no word with its ID's reference
 names, a normal function; rules 4–5 *relink* a Greek-letter isoform or a defined short form)
-and then rule 10, the **vocabulary check** (issue 24; :mod:`kgbuild.resolve.idcheck`): the form
+and then rule 10, the **vocabulary check** (:mod:`kgbuild.resolve.idcheck`): the form
 against its ID's own names in real vocabularies, the verdict left in ``Mention.id_check``.
 
-**Remove on strong evidence only; else mark suspect (issue 39).** Measured on a build of
+**Remove on strong evidence only; else mark suspect.** Measured on a build of
 BioCreative V CDR train+dev, where experts linked every mention, the vocabulary check removed
 13.8% of the curated IDs, 2,604 of 18,841 ("FK506" → Tacrolimus, "nephropathy" → Kidney
 Diseases), and with the curated forms held out of the reference rule 8 removed 415 more
@@ -75,7 +75,7 @@ __all__ = [
 PROBLEM_KIND = "mislinked_id"
 RELINK_KIND = "relinked_id"
 VOCABULARY_KIND = "vocabulary_mismatch"
-#: A problem row that removes nothing: the vocabulary check could not confirm the ID (issue 39).
+#: A problem row that removes nothing: the vocabulary check could not confirm the ID.
 SUSPECT_KIND = "suspect_id"
 #: A mention written like an abbreviation (a short form in parentheses is looked up).
 _SHORT = re.compile(r"[A-Za-z0-9-]{1,6}")
@@ -97,7 +97,7 @@ RULES = (
     ("defines it as the short form", "short_form"),
     ("is a reviewed name of", "gene_name"),
 )
-#: Rules whose evidence is weak (issue 39): measured on curated gold with the gold's own forms
+#: Rules whose evidence is weak: measured on curated gold with the gold's own forms
 #: held out of the reference, "shares no word with any reference name" removed 415 of CDR's
 #: curated IDs ("thrombosis", "neutropenia", "cirrhosis" → Fibrosis): vocabularies leave out
 #: right forms. BioRED's curators link a family's name to one member 33 times ("MMPs" → MMP1,

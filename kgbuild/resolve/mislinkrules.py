@@ -1,8 +1,8 @@
 """Rules 1–9 of the ingestion ID checks: a reviewed table and automatic rules that read the
 form, its ID's reference names and the text around it (:mod:`kgbuild.resolve.mislinked` runs
 them, then the vocabulary check of rule 10). Each rule is one the blind audits of the replayed
-DALK build found stored as a wrong triple (issues 16, 24); issue 39 measured each on curated
-gold (:mod:`kgbuild.evaluate.idchecks`).
+DALK build found stored as a wrong triple; each is measured on curated gold
+(:mod:`kgbuild.evaluate.idchecks`).
 
 1. **curated** — ``data/mislinked_forms.tsv`` lists (ID, normalized form) with action
    ``unlink``: reviewed lines, seeded from :mod:`kgbuild.resolve.mixed`'s candidates on DALK's
@@ -18,7 +18,7 @@ gold (:mod:`kgbuild.evaluate.idchecks`).
    GSK3B, "IL-1beta" → IL1B, "S100beta" → S100B) while the tagger linked another isoform
    (GSK3A, IL1A, S100A1): the mention takes the symbol's gene. In DALK's corpus this moved 285
    mentions (GSK3beta alone 108); since rule 5 relinks those whose long form the abstract
-   defines, 142 are left to it. Issue 39: only within the family (BioRED's "TGF-beta1"
+   defines, 142 are left to it. Only within the family (BioRED's "TGF-beta1"
    linked to LTBP1 is no isoform confusion), and not when the abstract defines the form as
    something the target is not called ("thyroid hormone beta receptor (TRbeta)" is no TRB);
 5. **long form** (*relinks*) — a short form takes the ID of its long form defined in the same

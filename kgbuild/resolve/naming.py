@@ -55,7 +55,7 @@ def node_name(
     if preferred:
         return preferred
     ranked = by_frequency(forms)
-    ranked = [f for f in ranked if not is_junk_alias(f)] or ranked  # never "X and Y" (issue 24)
+    ranked = [f for f in ranked if not is_junk_alias(f)] or ranked  # never "X and Y"
     known = ref.known_forms(cid)
     if known:
         for f in ranked:
@@ -69,7 +69,7 @@ def node_name(
 
 def display_name(cid: str, name: str) -> str:
     """The one name a person reads for node ``cid`` everywhere (SQL views, ask, serve, exports,
-    report), computed once at build time and stored in ``entities.display_name`` (issue 41).
+    report), computed once at build time and stored in ``entities.display_name``.
 
     The rule, so a reader can predict it:
 

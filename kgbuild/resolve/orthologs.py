@@ -1,4 +1,4 @@
-"""One node per gene across species: a non-human gene ID takes its human ortholog (issue 24).
+"""One node per gene across species: a non-human gene ID takes its human ortholog.
 
 Why: PubTator normalizes a gene mention to the gene of the species the abstract is about, so
 amyloid beta was five nodes on DALK's corpus — NCBIGene:351 (human APP), 11820 (mouse App),

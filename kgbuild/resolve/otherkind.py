@@ -1,6 +1,6 @@
 """Does a form name, word for word, a concept of another kind than its ID?
 
-Why (issue 39): a form that matches none of its ID's names is weak evidence against the ID —
+Why: a form that matches none of its ID's names is weak evidence against the ID —
 vocabularies leave out many right forms (CDR's curators link "nephropathy" to Kidney Diseases,
 "FK506" to Tacrolimus) — but a form that *is* the name of a concept of an incompatible kind is
 strong evidence: "alphaB-crystallin" is MeSH's alpha-Crystallin B Chain and HGNC's CRYAB

@@ -20,7 +20,7 @@ treats, symptom relief → palliates; association of any strength and a bare "ha
 "leads to", "results from") → ``causes``, with its direction. Hetionet names ``causes`` only for
 Compound → Side Effect (CcSE); between Gene, Compound and Disease it is an open predicate. It used
 to be folded into ``associates``, which is undirected, so a claim read backwards ("AD causes
-Abeta") looked as right as the true one; a precision audit (issue 16) found such rows, so the
+Abeta") looked as right as the true one; a precision audit of the DALK build found such rows, so the
 direction is kept. A negated predicate ("does not bind", "lacks") asserts no edge at all:
 :func:`negation_cue` finds it and the extractor rejects the claim with that reason.
 
@@ -221,7 +221,7 @@ def _lookup(key: str) -> tuple[str, bool, str]:
         if method != "open":
             return relation, not reverse, method
     if len(words) > 1 and words[-1] in ("from", "via", "through"):  # "isolated from Y", "is
-        # produced via Y": Y is the source (issue 16 audit, seed 1608)
+        # produced via Y": Y is the source (DALK audit, seed 1608)
         relation, reverse, method = _lookup(" ".join(words[:-1]))
         if method != "open" and relation == "produces":
             return relation, not reverse, method
@@ -263,12 +263,12 @@ def canonical_relation(
         relation, reverse, method = _lookup(normalize_predicate(raw))
     if relation in _DISEASE_TAIL and head_kind != tail_kind:
         # a label ("AD mouse_model X") has no reliable direction; the disease is what is
-        # modelled or indicated, so it is the tail (issue 16 audit, seed 1603)
+        # modelled or indicated, so it is the tail (DALK audit, seed 1603)
         subject = tail_kind if reverse else head_kind
         if subject == "Disease":
             reverse = not reverse
     if relation == "isa" and head_kind and tail_kind and head_kind != tail_kind:
-        # a disease is no protein: "X is a Y" needs one kind (issue 16 audit, seed 1606)
+        # a disease is no protein: "X is a Y" needs one kind (DALK audit, seed 1606)
         relation, method = "related_to", "kind"
     allowed = None
     options = relations_for(head_kind, tail_kind) if head_kind and tail_kind else []

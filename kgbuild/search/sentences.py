@@ -2,7 +2,7 @@
 say about each choice.
 
 Graph facts only reach a choice that is a node; a choice that is a phrase ("alteration of
-consciousness", "NMDA receptor inhibition") is found in the sentences instead (issue 26). Each
+consciousness", "NMDA receptor inhibition") is found in the sentences instead. Each
 distinct served evidence sentence of the snapshot is one document of a BM25 index (bm25s,
 Lù 2024: Lucene's BM25 over sparse matrices; DuckDB's FTS extension downloads itself at run
 time and fails offline). Terms are the linker's normalized tokens (:func:`kgbuild.search.text.

@@ -5,7 +5,7 @@ are saved as ``vectors-<model>.npy`` in the snapshot's index folder, with a side
 (``vectors-<model>.seal.json``: the snapshot's content hash, the model, a hash of the names in
 row order and the file's SHA-256; :mod:`kgbuild.store.cache_seal`). A re-open reads one array,
 after checking those, and never imports torch; a file the sidecar does not vouch for is
-recomputed (one log line says why), never used (issue 40). Recomputing takes each name's
+recomputed (one log line says why), never used. Recomputing takes each name's
 vector from another snapshot's vectors file of the same model that its sidecar vouches for
 (the names read from that snapshot's verified nodes table), so a new yearly snapshot encodes
 only its new names; the rest go through the model itself. The Embedder's SQLite text cache is
@@ -13,10 +13,10 @@ not read here: nothing could vouch for a row of it (a vector edited in it would 
 The model loads only when a text must be encoded (a new question's phrase, a new name), on the
 first such call, or at a server's start (``QueryEngine.prepare``). A question's texts go through
 :mod:`kgbuild.search.numpy_encoder` where it reproduces the model (the bundled MiniLM): the same
-vectors without importing torch, which cost a ``kgbuild ask`` process 3–20 s (issue 41). Query
+vectors without importing torch, which cost a ``kgbuild ask`` process 3–20 s. Query
 texts are remembered in memory only (no disk write on the request path).
 
-Nearest-node search (issue 26): an exact inner-product search (one matrix product, FAISS's
+Nearest-node search: an exact inner-product search (one matrix product, FAISS's
 interface, FAISS not imported) up to :data:`ANN_MIN_NODES` names, FAISS's HNSW graph (Malkov &
 Yashunin 2018) above it, where a brute force product over every name grows with the KG. The
 HNSW graph is built in memory from the ``.npy`` vectors (one thread, so the same vectors give
@@ -255,7 +255,7 @@ class NodeVectors:
     def _query_model(self) -> Any:
         """What encodes query texts: :mod:`kgbuild.search.numpy_encoder` when it reproduces the
         configured model (no torch: 0.1–0.3 s to load, against 3–20 s for sentence-transformers'
-        imports, issue 41), else the sentence-transformers model the node names went through."""
+        imports), else the sentence-transformers model the node names went through."""
         t0 = time.perf_counter()
         model: Any = None
         if (env(QUERY_ENCODER_ENV) or "auto") != "torch":
@@ -302,7 +302,7 @@ class ExactIP:
     """Exact inner-product search by one matrix product, with FAISS's ``add``/``search``
     interface: below :data:`ANN_MIN_NODES` rows it is what ``faiss.IndexFlatIP`` computes (2 ms
     for the DALK KG's 5,000 names), without importing FAISS (0.05 s of a ``kgbuild ask``
-    process, issue 41). Ties go to the lowest row."""
+    process). Ties go to the lowest row."""
 
     def __init__(self, matrix: np.ndarray) -> None:
         self.m = np.ascontiguousarray(matrix, dtype=np.float32)

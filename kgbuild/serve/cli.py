@@ -67,7 +67,7 @@ def serve(
     """Serve a read-only JSON API: POST /retrieve, POST /ask, GET /entities?q=, GET /health."""
     t0 = time.perf_counter()
 
-    def progress(step: str) -> None:  # what start-up is doing, as it does it (issue 41)
+    def progress(step: str) -> None:  # what start-up is doing, as it does it
         err.print(f"kgbuild serve: [{time.perf_counter() - t0:.1f}s] {step}", markup=False,
                   highlight=False, soft_wrap=True)  # fmt: skip
 

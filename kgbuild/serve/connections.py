@@ -1,4 +1,4 @@
-"""Connection hygiene for ``kgbuild serve`` (issue 40, class 3): every connection has a deadline
+"""Connection hygiene for ``kgbuild serve``: every connection has a deadline
 for what its client owes next, and a process never holds more connections than it has file
 descriptors for.
 

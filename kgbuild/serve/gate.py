@@ -4,7 +4,7 @@ more wait briefly, and the rest are turned away at once (503 with ``Retry-After`
 Why: FastAPI runs a synchronous handler in anyio's thread pool (40 threads). Sixty heavy
 requests at once (4,000-character questions with ``embed=all``, each encoding ~150 phrases)
 filled it, 40 threads fought over the GIL and two cores, and ``/health`` — queued behind them
-in the same pool — waited about a minute (issue 23). With a gate per kind, the heavy work that
+in the same pool — waited about a minute. With a gate per kind, the heavy work that
 runs is the work the cores can finish, a client that cannot be served soon learns it at once
 (and can retry or go elsewhere), and the event loop stays free to answer ``/health``.
 

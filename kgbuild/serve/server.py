@@ -86,7 +86,7 @@ class FilterBody(BaseModel):
     min_support: int = Field(0, ge=0, le=1_000_000)
     min_confidence: float = Field(0.0, ge=0.0, le=1.0)
     as_of_year: int | None = Field(None, ge=1000, le=9999)
-    #: Every evidence row, not only asserted ones (issue 24).
+    #: Every evidence row, not only asserted ones (hedged, negated, background…).
     all_evidence: bool = False
 
 
@@ -101,7 +101,7 @@ class RetrieveBody(BaseModel):
     token_budget: int = Field(DEFAULT_TOKEN_BUDGET, ge=MIN_TOKEN_BUDGET, le=MAX_TOKEN_BUDGET)
     embed: str = Field("mentions", pattern="^(mentions|all|off)$")
     filters: FilterBody = Field(default_factory=FilterBody)
-    #: Answer with the KG as it stood in this year: that year's snapshot (issue 42); the same
+    #: Answer with the KG as it stood in this year: that year's snapshot; the same
     #: as ``filters.as_of_year``, which older clients send.
     as_of: int | None = Field(None, ge=1000, le=9999)
     timings: bool = True
@@ -285,7 +285,7 @@ def create_app(
         await _open_year(body)
         return await gate["ask"].run(_ask, body, client)
 
-    add_explorer(app, engine, gate["entities"], years)  # the browser page at / (issue 41)
+    add_explorer(app, engine, gate["entities"], years)  # the browser page at /
     add_curation(app, engine, gate["entities"])  # curators mark sentences from the page
     app.add_middleware(BodyLimit)
     return app

@@ -8,7 +8,7 @@ are recorded as a warning rather than silently mixed in.
 Valid JSON can still have the wrong shape (a ``passages`` that is a string, a text that is a
 number, absurd nesting). Every field is read through a checked accessor: a document whose
 structure is unusable ends ``rejected`` with the reason, a bad annotation is a ``problems`` row,
-and the rest of the file and corpus builds. Numbers are checked too (issue 23): a JSON integer
+and the rest of the file and corpus builds. Numbers are checked too: a JSON integer
 of thousands of digits, ``NaN``/``Infinity``/``1e5`` where an id or offset belongs, or a year
 written in superscripts or outside 1800..next year reject their document (or annotation) with
 the value in the reason. A file is parsed whole, so one over :data:`MAX_JSON_BYTES` is refused

@@ -1,5 +1,5 @@
 """BioC XML reader (the BioC DTD: ``collection/document/passage/annotation``), as BioRED ships
-its test split (``Test.BioC.XML``) and PubTator3 its downloads (issue 40: such a file beside a
+its test split (``Test.BioC.XML``) and PubTator3 its downloads (such a file beside a
 ``.pubtator`` file used to be skipped without a word).
 
 Each ``<document>`` becomes the object the same document is in BioC-JSON and goes through

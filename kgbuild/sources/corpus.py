@@ -178,7 +178,7 @@ CURATED = "curated"
 class CuratedAnnotations(MentionRewrite):
     """A corpus whose annotations were made by curators (the gold files ``kgbuild eval`` reads):
     every mention's ``annotator`` is :data:`CURATED`, so the vocabulary check of annotator IDs
-    and the ortholog step (issue 24), which exist because a *tagger's* IDs cannot be taken on
+    and the ortholog step, which exist because a *tagger's* IDs cannot be taken on
     trust, leave them as the curators linked them — an evaluation measures extraction against
     the gold entities, not a second opinion on them."""
 

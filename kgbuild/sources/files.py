@@ -2,12 +2,12 @@
 
 A source folder may hold a symlink to a system file, a FIFO (opening one for reading waits for
 a writer forever), a device, a multi-GB file without a newline, or the warehouse a previous
-build wrote into it (``--source .`` with the default ``./warehouse``). So (issue 23): the walk
+build wrote into it (``--source .`` with the default ``./warehouse``). So the walk
 never follows a link out of the folder and never enters a warehouse; a file is opened only if
 it is a regular file (checked again on the open descriptor, so a file swapped for a FIFO after
 the walk is refused too, not waited on); and files are read in blocks of :data:`CHUNK_BYTES`,
 lines cut to a cap, so memory never follows one file's size. Nothing in the folder is passed
-over in silence (issue 40): a folder named like a corpus file, a file of no corpus format and a
+over in silence: a folder named like a corpus file, a file of no corpus format and a
 link of any name leading out or nowhere each come back with the reason they are not read, and
 CR, CRLF and LF are each one line break, in any mix (:func:`line_breaks`).
 """
@@ -73,7 +73,7 @@ def blocks(fh: BinaryIO, utf16: bool = False) -> Iterator[bytes]:
 
 
 def line_breaks(chunks: Iterable[bytes], seen: Counter[str] | None = None) -> Iterator[bytes]:
-    """The stream with every line break as LF: CRLF, a lone CR and LF, in any mix (issue 40: a
+    """The stream with every line break as LF: CRLF, a lone CR and LF, in any mix (a
     file mixing them, split on LF, kept each lone CR inside a line, and every title ran on into
     its abstract). A CR ending one block and an LF starting the next are one CRLF, not a break
     and an empty line (which would end a document early): the CR is held back until the next
@@ -144,7 +144,7 @@ def walk(
 ) -> list[tuple[Path, Refusal | None]]:
     """Every entry under ``root``, sorted, each with why it is skipped (None: read it): the
     files whose name is ``wanted`` are read, and nothing else in the folder is passed over in
-    silence (issue 40). Folders in ``exclude`` and folders that look like a warehouse are not
+    silence. Folders in ``exclude`` and folders that look like a warehouse are not
     entered (a build's output is never its input). A symlink is read only if it is ``wanted``
     and resolves to a regular file inside ``root`` that the walk does not read anyway (so
     once); a link leading out of ``root`` (or into an excluded folder), a broken link and

@@ -12,7 +12,7 @@ reason, and so do records whose own year is out of range. The folder is walked a
 :func:`kgbuild.sources.files.walk` does: no link followed out of it, no FIFO or device opened
 (each is one rejected record with a problem row), no warehouse read as input. Every other entry
 of the folder (a file of no corpus format, a folder named ``2018.pubtator``) is one rejected
-record too, read with the first year like any file that is never opened (issue 40).
+record too, read with the first year like any file that is never opened.
 """
 
 from __future__ import annotations

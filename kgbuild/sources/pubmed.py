@@ -13,7 +13,7 @@ into months, and months into days, and pages each slice.
 ESearch is asked for ``retmode=json`` (count, WebEnv and query key are plain keys and errors come
 as ``esearchresult.ERROR``); EFetch answers PubMed XML, parsed by :mod:`.pubmed_xml`.
 
-Retractions after the fact (issue 42): ingest rejects a record PubMed already marks retracted,
+Retractions after the fact: ingest rejects a record PubMed already marks retracted,
 but a paper built years ago can be retracted since. :func:`retracted_pmids` asks ESearch which
 of a list of PMIDs now carry the publication type "Retracted Publication"
 (``(1[uid] OR 2[uid] …) AND "Retracted Publication"[pt]``), a batch of ids per request, POSTed.

@@ -8,12 +8,12 @@ The reader never raises on content: each undecodable byte, malformed line or str
 becomes a Problem attached to its record (or to a placeholder record when no document owns it).
 Line endings and byte-order marks (UTF-8, UTF-16) are normalized before lines are split: CR,
 CRLF and LF are each one line break, in any mix (a CR-only file read as one line would lose all
-but its first record; a lone CR in an LF file glued each title to its abstract, issue 40), and
+but its first record; a lone CR in an LF file glued each title to its abstract), and
 a BOM glued to the first PMID makes a second, bogus one. :func:`count_records` counts record
 starts in the raw bytes independently of the parser, so a reader that loses a record is caught
 (see :func:`kgbuild.sources.local.read_slices`).
 
-A file is read in blocks, never whole (issue 23): a newline-free multi-GB file costs one line cap
+A file is read in blocks, never whole: a newline-free multi-GB file costs one line cap
 (:data:`MAX_LINE_BYTES`) of memory and ends as one rejected record, and UTF-16 and CR-only files
 are converted block by block. Offsets are checked as text before ``int()`` sees them (5,000
 digits, ``NaN``, ``1e5``, superscripts are problem rows naming the value), and a PMID that names
@@ -59,7 +59,7 @@ MAX_LINE_BYTES = 8 << 20
 @dataclass(frozen=True, slots=True)
 class Layout:
     """How a PubTator file must be read: its encoding, and the notes that become problem rows
-    of its first record (issue 11: CR-only files, UTF-16, BOMs; issue 40: mixed line ends)."""
+    of its first record (CR-only files, UTF-16, BOMs, mixed line ends)."""
 
     utf16: bool
     notes: tuple[str, ...]

@@ -20,7 +20,7 @@ OFFSET_REPAIR_WINDOW = 64
 #: Longest title + abstract built (``--max-doc-chars``, :mod:`kgbuild.settings`).
 MAX_DOCUMENT_CHARS = settings.MAX_DOCUMENT_CHARS
 #: C0 control characters other than tab and line feed (NUL, BEL, ESC, a CR left in BioC text…):
-#: no abstract means them, and they reach prompts, exports and terminals (issue 40).
+#: no abstract means them, and they reach prompts, exports and terminals.
 CONTROL_CHARS = re.compile("[\x00-\x08\x0b-\x1f]")
 
 

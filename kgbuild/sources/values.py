@@ -1,8 +1,8 @@
 """Numbers, years and identifiers from untrusted files, checked before anything uses them.
 
 Each helper returns the value or says why it is unusable, so a reader turns a bad value into a
-rejected record or a ``problems`` row rather than a traceback that stops the whole build
-(issue 23). What the checks guard against: Python's ``int()`` takes any run of Unicode decimal
+rejected record or a ``problems`` row rather than a traceback that stops the whole build.
+What the checks guard against: Python's ``int()`` takes any run of Unicode decimal
 digits but raises past 4,300 of them; ``str.isdigit()`` is True for superscripts (``²⁰¹⁵``)
 that ``int()`` refuses; JSON gives ``NaN``, ``Infinity``, ``-0.0`` and ``1e5`` where an integer
 belongs; Arrow and DuckDB columns hold int64; and a publication year of 0000 or 9999 would
@@ -101,7 +101,7 @@ def pmid_problem(pmid: str) -> str | None:
 def normal_pmid(pmid: str) -> str:
     """``pmid`` as PubMed writes it: a PMID of ASCII digits without its leading zeros
     (``0091000001`` → ``91000001``), so two spellings of one record are one document and the
-    second a ``duplicate`` (issue 40). Anything else (an id that is not a number, all zeros,
+    second a ``duplicate``. Anything else (an id that is not a number, all zeros,
     a sign, 5,000 digits) is returned as given, for :func:`pmid_problem` to judge."""
     text = pmid.strip()
     if len(text) > 1 and text[0] == "0" and _DIGITS.match(text) and text.strip("0"):

@@ -43,11 +43,11 @@ from typing import Any
 from kgbuild.belief.confidence import model_digest
 
 #: Bump when the cache's layout or meaning changes: older caches are then rebuilt, never read.
-#: 5: every cached file has its SHA-256 in a sidecar naming the snapshot (issue 40).
-#: 6: nodes' display names read from ``entities.display_name``, aliases cleaned (issue 41).
+#: 5: every cached file has its SHA-256 in a sidecar naming the snapshot.
+#: 6: nodes' display names read from ``entities.display_name``, aliases cleaned.
 #: 7: each evidence row keeps its epistemic status (``refuted`` when the verifier said no), so
-#: answers read from every evidence row say how their sentence states the fact (issue 41).
-#: 8: each edge's belief and contested mark (issue 42).
+#: answers read from every evidence row say how their sentence states the fact.
+#: 8: each edge's belief and contested mark.
 #: 9: aliases only from trusted mentions, per-node surface forms, readable display names.
 #: 10: each short gene key's tag share in the abstracts that write it (query.tag_share).
 #: 11: a gene's reviewed product names (data/gene_product_names.tsv) are its vocabulary keys.

@@ -10,7 +10,8 @@ SQL a user gets (see README "Exploring with SQL"):
   problems; ``<table>_asof(year[, kg])``; views ``<table>`` on the newest snapshot;
 - ``kg_edges_at(sid)`` / ``kg_edges``: triples with names, support and year span, counting only
   served evidence (``served_evidence_at``: epistemic asserted — or unclassified, in parts
-  older than issue 24 — and not refuted by verification); a triple without any is left out;
+  written before statuses existed — and not refuted by verification); a triple without any is
+  left out;
 - ``kg_edges_all_at(sid)`` / ``kg_edges_all``: every triple over every evidence row, with
   per-status counts (``n_asserted``, ``n_hypothesis``…); ``evidence_status_at(sid)``;
 - ``triples_diff(a, b)``: added / removed triples between two snapshots;
@@ -22,7 +23,7 @@ Part paths are stored relative to the warehouse (``parts/<table>/<id>.parquet``)
 copied warehouse reads its own parts. They are resolved against the warehouse folder *only*:
 DuckDB looks a relative path up in the working folder first and in ``file_search_path`` after,
 so a ``parts/`` tree in whatever folder a reader starts in would be read instead of the
-warehouse's own (issue 23, item 10). The views therefore prefix each part with the connection's
+warehouse's own. The views therefore prefix each part with the connection's
 ``file_search_path`` themselves (:func:`part_files`), which every connection kgbuild opens sets
 to the warehouse folder; another DuckDB client sets it too, or starts in the warehouse folder.
 Each part view also names the file it read (``_file``), so ``kgbuild check`` can see that what it
@@ -51,14 +52,15 @@ from kgbuild.store.retractions import define_retraction_views, evidence_status_s
 #: 2: part paths relative to the warehouse (version 1 views held absolute paths) and
 #: identical rows of a part kept (version 1 read them back as one). 3: part paths resolved
 #: against ``file_search_path`` by the views themselves, never the working folder; ``_file``.
-#: 4: kg_edges serves asserted evidence only; kg_edges_all, evidence_status_at (issue 24).
+#: 4: kg_edges serves asserted evidence only; kg_edges_all, evidence_status_at (epistemic
+#: status: a hedged or negated sentence is not served).
 #: 5: deletions applied by an anti join (no buffering delim join) and kg_edges' lists without
 #: ordered aggregates, so a 1M-triple snapshot's kg_edges streams within an export's memory
-#: limit (issue 28).
-#: 6: evidence.verifier_score (NULL in older parts) and the ``unsupported`` status (issue 39).
-#: 7: one display name per node (issue 41): ``entity_names_at``, ``kg_nodes``; kg_edges'
+#: limit.
+#: 6: evidence.verifier_score (NULL in older parts) and the ``unsupported`` status.
+#: 7: one display name per node: ``entity_names_at``, ``kg_nodes``; kg_edges'
 #: head_name/tail_name are display names.
-#: 8: belief over time (issue 42): belief_of, belief_at, belief_history, lineage_years;
+#: 8: belief over time: belief_of, belief_at, belief_history, lineage_years;
 #: conflicts_at, conflicts (kgbuild.belief.conflicts); the retractions table: a retracted
 #: paper's evidence reads 'retracted' (kg_edges_all's n_retracted), retracted_at,
 #: retractions_diff (kgbuild.store.retractions).
@@ -333,7 +335,7 @@ def rebuild_views(
             ) a
             -- an uncorrelated anti join, not NOT EXISTS (…): DuckDB decorrelates that with a
             -- delim join that buffers every row of the table in memory before the first one
-            -- leaves (issue 28: 585 MB for a 1M-triple snapshot's evidence, per reader)
+            -- leaves (585 MB for a 1M-triple snapshot's evidence, per reader)
             ANTI JOIN (
                 SELECT d._row AS _del_row, q.depth AS _del_depth
                 FROM _dels_{t} d JOIN snapshot_parts q ON q.part_id = d._part
@@ -357,11 +359,11 @@ def rebuild_views(
             f"SELECT * FROM {t}_at(snapshot_asof(yr, kg_name := kg_name))"
         )
         con.execute(f"{create} VIEW {t} AS SELECT * FROM {t}_at(head_snapshot())")
-    # Epistemic status of each evidence row (issue 24). Parts written before it have no
+    # Epistemic status of each evidence row. Parts written before it have no
     # ``epistemic``/``verified`` columns: their rows read as 'unclassified' (never as
     # 'asserted': nobody looked) and are still served, as they were when published — an old
     # snapshot's kg_edges does not empty itself; ``kg_edges_all`` counts them apart.
-    # issue 42: a paper the snapshot records as retracted reads 'retracted' (never served)
+    # a paper the snapshot records as retracted reads 'retracted' (never served)
     # a sentence a curator took out reads 'curated_out' (kgbuild.store.curations)
     define_log(con, create, root)
     con.execute(f"{create} MACRO evidence_status_at(sid) AS TABLE {evidence_status_sql('sid')}")
@@ -391,7 +393,7 @@ def rebuild_views(
 
 
 def _name_views(con: duckdb.DuckDBPyConnection, create: str) -> None:
-    """``entity_names_at(sid)``: each node's display name (issue 41), and ``kg_nodes_at(sid)``
+    """``entity_names_at(sid)``: each node's display name, and ``kg_nodes_at(sid)``
     / ``kg_nodes``: one row per node with it. The name is computed once at build time
     (``entities.display_name``: :func:`kgbuild.resolve.naming.display_name`); parts written
     before it have no such column, and their nodes show ``name`` (a rebuild names them)."""

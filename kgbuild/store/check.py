@@ -7,7 +7,7 @@ snapshot's tables are then checked against the row counts and multiset hashes it
 records. :func:`quick_damage` is the cheap form (the file exists and its Parquet footer reads)
 that ``build`` runs before reusing a year and ``stats`` before reporting.
 
-Intact parts are not enough if readers read something else (issue 23, item 10): the catalog's
+Intact parts are not enough if readers read something else: the catalog's
 registry must list exactly the parts the manifests name, each at ``parts/<table>/<id>.parquet``,
 and its views (opened as every kgbuild reader opens them) must read no file but those parts —
 DuckDB reports the file each row came from (``_file``), so a ``parts/`` folder that shadows the
@@ -91,7 +91,7 @@ class CheckReport:
     #: A killed writer's temporary part files, ``parts/<table>/.tmp-*.parquet``: exactly the
     #: ones the next build removes (other leftovers are in ``leftovers``, with their fate).
     temp_files: list[str] = field(default_factory=list)
-    #: Always empty since issue 40: a part no manifest names is *not* removed by a build, so
+    #: Always empty: a part no manifest names is *not* removed by a build, so
     #: it is a leftover (``leftovers``) saying so, not a file "the next build cleans up".
     unreferenced: list[str] = field(default_factory=list)
     #: Every file or folder no snapshot needs, with what happens to it.

@@ -43,7 +43,7 @@ _FLIP_RANK = """CASE WHEN status_after = 'contested' THEN 0 WHEN status_before =
 _DIFF_SQL = f"""
 WITH ca AS (SELECT DISTINCT unnest(triples_a || triples_b) AS triple_id FROM conflicts_at($a)),
 cb AS (SELECT DISTINCT unnest(triples_a || triples_b) AS triple_id FROM conflicts_at($b)),
--- a fact the conflicts view lists is 'contested' whatever its own evidence (issue 42)
+-- a fact the conflicts view lists is 'contested' whatever its own evidence
 ba AS (SELECT b.* REPLACE (CASE WHEN c.triple_id IS NOT NULL THEN 'contested'
                                 ELSE b.status END AS status)
        FROM belief_of($a) b LEFT JOIN ca c USING (triple_id)),
@@ -121,7 +121,7 @@ class FactChange:
 @dataclass(slots=True)
 class SnapshotDiff:
     """Counts per category and, per category, the ``limit`` facts that changed the most;
-    ``retracted``: papers newly marked retracted in the newer snapshot (issue 42)."""
+    ``retracted``: papers newly marked retracted in the newer snapshot."""
 
     kg: str
     before: str
@@ -169,7 +169,7 @@ def diff_snapshots(wh: Warehouse, before: str, after: str, limit: int = 10) -> S
                 f"{after[:10]} of {kg_b}"
             )
         rows = con.execute(_DIFF_SQL, {"a": before, "b": after, "limit": limit}).fetchall()
-        # papers retracted since ``before`` (issue 42), with what they had supported
+        # papers retracted since ``before``, with what they had supported
         cur = con.execute(_RETRACTED_SQL, {"a": before, "b": after})
         cols = [c[0] for c in cur.description]
         retracted = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]

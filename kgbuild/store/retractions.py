@@ -15,7 +15,7 @@ on evidence of a triple it no longer lists). So a retracted paper's rows get the
 :data:`RETRACTED` in ``evidence_status_at`` (:func:`evidence_status_sql`): none of them is
 asserted any more, ``kg_edges_all`` counts them (``n_retracted``), and ``evidence_at`` keeps what
 the sentence itself said. The join is a hash join whose build side is the retracted PMIDs (a
-handful), so the evidence still streams (issue 28).
+handful), so the evidence still streams.
 
 ``retracted_at(sid)`` lists a snapshot's retracted papers with what they supported, and
 ``retractions_diff(a, b)`` the papers retracted between two snapshots

@@ -452,7 +452,7 @@ class SnapshotWriter:
 
     def spill(self, min_bytes: int | None = None) -> None:
         """Write the staged rows of every append-only table holding ``min_bytes`` or more as a
-        part now, so memory holds at most one part's worth per table (issue 17). A snapshot's
+        part now, so memory holds at most one part's worth per table. A snapshot's
         content hash is a sum over rows (:mod:`kgbuild.store.parts`): how its rows are cut
         into parts does not change it."""
         min_bytes = PART_BYTES if min_bytes is None else min_bytes
@@ -470,7 +470,7 @@ class SnapshotWriter:
 
     def content_hash(self) -> str:
         """The snapshot's content id over every table. A table added after snapshots were
-        published (``retractions``, issue 42) joins the hash only once it has rows, so the
+        published (``retractions``) joins the hash only once it has rows, so the
         same content keeps its id across the upgrade (a rebuild is "same content", not new)."""
         return stable_id(
             *(

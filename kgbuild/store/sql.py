@@ -26,7 +26,7 @@ allowed folder is ``COPY … TO``, which is not a ``SELECT``. Anything the parse
 child process that an address-space limit and a hard deadline bound (DuckDB's ``memory_limit``
 does not hold for every function, nor its interrupt inside one).
 
-The unqualified views (``triples``, ``kg_edges``…) are pinned to one KG (issue 23, item 9): the
+The unqualified views (``triples``, ``kg_edges``…) are pinned to one KG: the
 one asked for, or the only one in the warehouse. With several KGs and none chosen they raise an
 error naming them, rather than follow whichever KG was built last.
 """

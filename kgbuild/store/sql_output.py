@@ -95,7 +95,7 @@ def json_text(data: Any) -> str:
     """``data`` as indented JSON (the layout ``rich``'s ``print_json`` gave), non-ASCII kept,
     terminal controls as ``\\uXXXX`` escapes (it reads back exactly). Written as is by the
     commands' ``--json``: rich re-parsed and highlighted every token, 0.5 s of a 1.5 s
-    ``kgbuild ask --json`` on the DALK KG (issue 41)."""
+    ``kgbuild ask --json`` on the DALK KG."""
     text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
     return _MOVING.sub(_json_escape, text)
 
@@ -143,7 +143,7 @@ def _csv_cells(row: list[Any], text: list[bool]) -> list[str]:
 
 
 class TableText:
-    """A table printed as its rows arrive, in memory bounded by a few rows (issue 40).
+    """A table printed as its rows arrive, in memory bounded by a few rows.
 
     Rich lays a table out only once it holds every row: 300,000 rows took 3 minutes and 800 MB
     before the first line appeared, and a time limit cannot stop one ``print`` call. Here the

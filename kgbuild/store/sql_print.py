@@ -1,4 +1,4 @@
-"""Printing a ``kgbuild sql`` result within its time limit (issue 40).
+"""Printing a ``kgbuild sql`` result within its time limit.
 
 ``--timeout T`` bounds the whole command, from the moment it starts to the last byte it writes:
 opening the warehouse, the query, fetching the rows, formatting them and writing them. Before,

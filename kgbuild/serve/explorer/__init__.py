@@ -1,4 +1,4 @@
-"""The explorer: a browser page served by ``kgbuild serve`` at ``/`` (issue 41, item 4).
+"""The explorer: a browser page served by ``kgbuild serve`` at ``/``.
 
 | route | what |
 |---|---|
@@ -119,7 +119,7 @@ def add_explorer(app: FastAPI, engine: QueryEngine, gate: Gate, loader: YearLoad
         try:
             year = parse_year(as_of, data.years(idx))
             if year is not None and year != idx.as_of_year:
-                # that year's snapshot: its support, belief and contested marks (issue 42)
+                # that year's snapshot: its support, belief and contested marks
                 idx = engine.for_year(year).state().index
             return _json(build(idx, year))
         except BadYear as exc:

@@ -7,7 +7,7 @@ evidence status counts (asserted / hypothesis / negated … PMIDs per triple), w
 index does not hold because it keeps served evidence only.
 
 "As of YEAR" means what a reader could have known at the end of YEAR: the page reads the
-snapshot of YEAR (issue 42: ``QueryEngine.for_year`` — its belief, statuses and contested
+snapshot of YEAR (``QueryEngine.for_year`` — its belief, statuses and contested
 marks as they stood then), a fact counts when it was first seen in or before YEAR
 (:class:`~kgbuild.query.explore.Filters`' ``as_of_year``, the rule retrieval applies), and its
 support, PMIDs, last year, sentence and status counts only use evidence from those years.
@@ -200,7 +200,7 @@ def _fact(
         "other": _node(idx, other),
         "support": int(support),
         "confidence": round(float(E["confidence"][e]), 3),
-        # the belief of the snapshot read: the as-of year's own (issue 42); "" = uncontested
+        # the belief of the snapshot read: the as-of year's own; "" = uncontested
         "belief": round(float(E["belief"][e]), 3) if "belief" in E else None,
         "contested": E["contested"][e] if "contested" in E else "",
         "statuses": counts,
