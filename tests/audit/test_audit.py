@@ -1,5 +1,5 @@
 """`kgbuild audit sample|score`: blind sheets, honest intervals, one-line errors, and the judged
-sheets of the precision audit (issue 16) kept as regression fixtures."""
+sheets of the precision audit kept as regression fixtures."""
 
 import csv
 import io

@@ -1,4 +1,4 @@
-"""The confidence model (issue 24, item 4): the fit recovers a known relation, the SQL expression
+"""The calibrated confidence model: the fit recovers a known relation, the SQL expression
 equals ``predict`` on real DuckDB tables, and ``audit fit``/``audit score`` print a
 reliability table and Brier scores, deterministically, from a real small warehouse."""
 

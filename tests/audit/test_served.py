@@ -1,4 +1,4 @@
-"""The served-by-default audit (issue 24): precision of asserted evidence and recall of true facts,
+"""The served-by-default audit: precision of asserted evidence and recall of true facts,
 from a uniform sheet whose statuses come from the snapshot (never from the sheet)."""
 
 from kgbuild.audit.served import row_statuses, served_figures, served_of_sheet

@@ -1,4 +1,4 @@
-"""Conflicts, both sides cited (issue 42, item 3): the claim reader on planted sentences that
+"""Conflicts, both sides cited: the claim reader on planted sentences that
 must and must not be read, the same reading in SQL and Python, and a real warehouse written
 through the snapshot writer — documents and their mentions — with planted conflicts of both
 kinds and pairs that must not be listed (one direction only, a subject inside a phrase, two

@@ -98,7 +98,7 @@ def test_user_errors_are_one_clear_line(corpus, warehouse, tmp_path):
         (["sql", "SELECT * FROM no_such_table"], "SQL error"),
         (["build", "--source", "/no/such/folder"], "does not exist"),
         (["build", "--source", str(corpus), "--years", "2011"], "no input files"),
-        (["build", "--source", str(corpus), "--years", "2030"], "outside 1800-"),  # issue 23
+        (["build", "--source", str(corpus), "--years", "2030"], "outside 1800-"),  # no such year
         (["build", "--source", str(corpus), "--years", "20x"], "years must look like"),
         (["stats", "nope"], "unknown snapshot"),
         (["build", "--source", str(corpus), "--extractor", "magic"], "unknown extractor"),

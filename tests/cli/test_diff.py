@@ -1,4 +1,4 @@
-"""Issue 41, item 3: ``kgbuild diff`` names what changed and ranks it by how much.
+"""``kgbuild diff`` names what changed and ranks it by how much.
 
 A KG published through the real snapshot writer, 2019 then 2020: in 2020 two facts are new,
 three existing facts gain PMIDs (one a PMID it already had, which is no new support), and one
@@ -139,7 +139,7 @@ def test_a_status_change_and_a_negating_paper_move_the_belief(diff_kg):
     from no belief to some. APP's one 2020 sentence is negated: no new support, and its belief
     falls (Dempster's rule: one negation against one assertion) — but it is not *contested*:
     that label is for what the ``conflicts`` view reads as a disagreement, and a bare negated
-    row is not one (issue 42). More agreeing papers raise APOE's belief."""
+    row is not one. More agreeing papers raise APOE's belief."""
     wh, (y2019, y2020) = diff_kg
     d = diff_snapshots(wh, y2019.snapshot_id, y2020.snapshot_id)
     (flip,) = d.facts["status_changed"]

@@ -1,4 +1,4 @@
-"""Issue 41, item 3: ``--kg`` on every command that reads a snapshot.
+"""``--kg`` on every command that reads a snapshot.
 
 A warehouse holding two KGs (``toy`` and ``other``, real snapshots): without ``--kg`` a reader
 refuses in one line naming both KGs and saying ``--kg``; with ``--kg toy`` it reads toy's

@@ -1,4 +1,4 @@
-"""The ID checks measured against curated gold (issue 39, item 2): curated-style links the
+"""The ID checks measured against curated gold: curated-style links the
 checks used to remove are kept, the known mislinks are still caught, and on the curated
 BC5CDR / BioRED files the checks remove or change at most 0.5% of the curated IDs."""
 

@@ -1,4 +1,4 @@
-"""The judgment harness (issue 39, item 1): status sheets read and scored with their interval,
+"""The judgment harness: status sheets read and scored with their interval,
 a bad sheet refused in one line, sections skipped with a reason, the headline JSON keys."""
 
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Issue 23, item 12: an export is published whole. A real ``kgbuild export`` process is killed
+"""An export is published whole. A real ``kgbuild export`` process is killed
 (SIGKILL) at many points while it overwrites an older export of the same folder; every format
 folder must then be byte for byte the old export or the new one, never a mix, and the next
 export must leave no temporary file behind."""

@@ -1,4 +1,4 @@
-"""Issue 23 item 8: one dense abstract (600 entities in one sentence) is bounded per document.
+"""One dense abstract (600 entities in one sentence) is bounded per document.
 
 Co-occurrence keeps at most 40 entities a sentence and 2,000 co-mentions a document, without
 ever building the 179,700 pairs (memory measured with tracemalloc); pair-wise asks at most

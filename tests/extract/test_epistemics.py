@@ -1,4 +1,4 @@
-"""The epistemic status of an evidence sentence (issue 24): each status, NegEx scope, precedence."""
+"""The epistemic status of an evidence sentence: each status, NegEx scope, precedence."""
 
 from __future__ import annotations
 
@@ -170,7 +170,7 @@ def test_cue_table_is_data_with_sources():
         "background",
         "not_in_sentence",
         "unstated",
-        "unsupported",  # set by the relation verifier after extraction (issue 39)
+        "unsupported",  # set by the relation verifier after extraction
         "proposed",  # set by the sentence reader: it read the sentence as another relation
     }
 

@@ -1,5 +1,5 @@
-"""Scope rules from a blind judge's reading of ``negated`` and ``hypothesis`` rows (issue 39
-follow-up): the sentences are paraphrases of the judged errors' patterns, a negation or hedge
+"""Scope rules from a blind judge's reading of ``negated`` and ``hypothesis`` rows:
+the sentences are paraphrases of the judged errors' patterns, a negation or hedge
 about a third concept, a modifier, a presupposed phrase or a study population."""
 
 from __future__ import annotations

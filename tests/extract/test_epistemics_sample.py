@@ -1,4 +1,4 @@
-"""The blind epistemic sheet (issue 39): seeded uniform draw among rows of one status, nothing of
+"""The blind epistemic sheet: seeded uniform draw among rows of one status, nothing of
 the classifier's reasoning on the sheet, and a scorer with a Wilson interval."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Negation and hedge scoped to the pair (issue 39): a cue counts only when it governs the
+"""Negation and hedge scoped to the pair: a cue counts only when it governs the
 relation between the two endpoints, not a group, a third concept or another clause."""
 
 from __future__ import annotations

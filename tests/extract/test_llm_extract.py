@@ -93,14 +93,14 @@ def test_grounding_order_exact_alias_abbreviation_fuzzy_free():
     assert g.occurs("cognitive decline") and not g.occurs("Parkinson's disease")
     assert norm("Amyloid-β") == norm("amyloid beta") == "amyloid beta"
     assert "alzheimer disease" in variants("AD (Alzheimer's disease)")
-    # a formula's parentheses are no second name (issue 16 audit, seed 1606: "Ru(bpy)3 MOFs"
+    # a formula's parentheses are no second name (precision audit, seed 1606: "Ru(bpy)3 MOFs"
     # was grounded to 2,2'-bipyridine); the name outside them still is one ("Abeta(1-42)")
     assert "bpy" not in variants("3D Ru(bpy)32+/zinc oxalate MOFs")
     assert "abeta" in variants("Abeta(1-42)") and "1 42" not in variants("Abeta(1-42)")
 
 
 def test_a_short_form_defined_here_is_its_long_form_not_a_corpus_alias():
-    """Issue 16 audits: "MAPT" defined as a trial and "RPE" as a tissue were resolved, as free
+    """Precision audits: "MAPT" defined as a trial and "RPE" as a tissue were resolved, as free
     names, to the genes MAPT and RPE through their corpus-wide aliases."""
     text = ("Participants of the Multidomain Alzheimer Preventive Trial (MAPT) took omega-3. "
             "MAPT found no effect on the retinal pigment epithelium (RPE).")  # fmt: skip

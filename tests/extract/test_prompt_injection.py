@@ -1,4 +1,4 @@
-"""Prompt injection (issue 11 item 10; issue 23 item 3): an abstract that tells the model what to
+"""Prompt injection: an abstract that tells the model what to
 output gets nothing of it into the KG, even through a model that obeys it, and real claims still
 pass. The variants (``tests/fixtures/injection/abstracts.toml``): paraphrases, role words and
 chat tokens, other languages, Unicode look-alikes, instructions split over sentences or over

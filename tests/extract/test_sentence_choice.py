@@ -1,4 +1,4 @@
-"""Evidence sentence choice (issue 24): one sentence naming both endpoints beats a closer pair
+"""Evidence sentence choice: one sentence naming both endpoints beats a closer pair
 of mentions that straddles a sentence boundary."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The relation verifier as a second reader of LLM claims (issue 39, item 4b): every LLM row is
+"""The relation verifier as a second reader of LLM claims: every LLM row is
 scored, an asserted row whose pair the verifier rejects becomes ``unsupported`` (kept), free
 endpoints are placed at the claim's span, and a missing verifier leaves rows unscored."""
 

@@ -1,4 +1,4 @@
-"""The optional LLM verification pass (issue 24, item 3) end to end against loopback servers:
+"""The optional LLM verification pass end to end against loopback servers:
 verdicts land on evidence rows, one call per abstract with claims, answers come from the cache,
 malformed answers and failed calls leave "" with a counted reason, and builds without the pass
 send nothing and keep "". The replay server (which cannot answer this prompt) still finishes."""

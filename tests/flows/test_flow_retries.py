@@ -1,4 +1,4 @@
-"""Which failures the flows retry (issue 11, item 17): transport and service only."""
+"""Which failures the flows retry: transport and service only."""
 
 
 def test_flows_retry_only_what_a_later_attempt_can_fix():

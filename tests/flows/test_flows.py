@@ -314,8 +314,8 @@ def test_build_flow_on_a_two_worker_dask_cluster(prefect_api, corpus, tmp_path, 
     ids = state.result()
     assert len(ids) == 2 and len(executed) == 2
     assert sum(executed.values()) == 6  # 2 reads + 2 year builds + each year's extraction
-    # batch (issue 17) on the workers (the report task is called, not submitted: it runs in
-    # the flow's process)
+    # batch (a year is built in bounded batches) on the workers (the report task is called, not
+    # submitted: it runs in the flow's process)
     states, _ = task_states(state)
     assert states["build_year"] == ["Completed", "Completed"]
     local = build_kg_flow(source=str(corpus), kg="dasktest", warehouse=str(tmp_path / "l"))

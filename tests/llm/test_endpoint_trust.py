@@ -1,4 +1,4 @@
-"""Issue 23: a key goes only to the endpoint it was configured with, a file found in a working
+"""A key goes only to the endpoint it was configured with, a file found in a working
 or source folder never redirects it, and a cached answer is one endpoint's answer.
 
 Real loopback servers record the ``Authorization`` header of every request they receive; the

@@ -142,7 +142,7 @@ def test_answers_are_cached_under_the_request_as_asked(tmp_path):
 
 
 def test_another_endpoint_serving_the_same_model_is_asked_again(tmp_path):
-    """Issue 23: one cache, one model name, two endpoints: each answers for itself (and
+    """One cache, one model name, two endpoints: each answers for itself (and
     ``--estimate`` counts nothing as cached for the second); the same endpoint spelled with a
     trailing slash finds its answer. A re-used answer is counted as a cache hit."""
     a, b = ScriptedLLM(default=("ok", "A says")), ScriptedLLM(default=("ok", "B says"))

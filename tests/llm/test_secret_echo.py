@@ -1,4 +1,4 @@
-"""Issue 40, class 1: an endpoint that echoes the request's key back never gets it stored.
+"""An endpoint that echoes the request's key back never gets it stored.
 
 A real build against a loopback endpoint that copies the ``Authorization`` header into its
 triples (as a head, a relation and a tail), and a literature service that echoes the key in its

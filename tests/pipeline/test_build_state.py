@@ -80,7 +80,7 @@ def test_identical_rows_survive_a_round_trip_so_split_builds_equal_one_go(tmp_pa
     q = "SELECT id, name, aliases FROM entities ORDER BY id"
     assert Warehouse(tmp_path / "a").query(q) == Warehouse(tmp_path / "b").query(q)
     names = {r[0]: r[1] for r in Warehouse(tmp_path / "b").query(q)}
-    assert names["NCBIGene:4137"] == "MAPT"  # mouse Mapt took its human ortholog (issue 24)
+    assert names["NCBIGene:4137"] == "MAPT"  # mouse Mapt took its human ortholog
     n = "SELECT count(*) FROM mentions_asof(2019, kg_name := 't')"
     assert Warehouse(tmp_path / "b").query(n) == [(3,)]
 
@@ -121,7 +121,7 @@ def test_a_year_built_after_its_parent_reads_only_that_year(corpus, tmp_path, mo
     digested, read = [], []
     real_digest, real_read = LocalCorpus.digest, batches_module.read_file
     monkeypatch.setattr(LocalCorpus, "digest", lambda s, y: digested.append(y) or real_digest(s, y))
-    monkeypatch.setattr(  # the year's files are streamed in batches (issue 17)
+    monkeypatch.setattr(  # the year's files are streamed in batches
         batches_module, "read_file",
         lambda sf, root: (read.append(sf.year), real_read(sf, root))[1],
     )  # fmt: skip

@@ -40,7 +40,7 @@ def test_every_record_has_a_status(dalk_build):
     wh = Warehouse(warehouse)
     counts = dict(wh.query("SELECT status, count(*) FROM doc_status GROUP BY 1"))
     # DALK's 9,764 abstracts, and one row for each of its 11 PMID lists (pmid-*.txt): every
-    # entry of the folder ends with a status (issue 40), a file that is no corpus included
+    # entry of the folder ends with a status, a file that is no corpus included
     assert counts == {"built": 8519, "duplicate": 1245, "rejected": 11}
     assert wh.query("SELECT count(*) FROM doc_status")[0][0] == 9764 + 11
     lists = wh.query("SELECT source_file, reason FROM doc_status WHERE status = 'rejected'")
@@ -157,7 +157,7 @@ def test_dalk_exports_validate_load_and_report(dalk_build, kgx_python, tmp_path)
 
     wh = Warehouse(dalk_build[1])
     sid = wh.resolve("latest")
-    # the exported graph is what kg_edges serves (asserted evidence, issue 24)
+    # the exported graph is what kg_edges serves (asserted evidence only)
     edges, nodes = wh.query(
         "SELECT count(*), (SELECT count(*) FROM (SELECT head_id FROM kg_edges_at(?) UNION "
         "SELECT tail_id FROM kg_edges_at(?))) FROM kg_edges_at(?)",

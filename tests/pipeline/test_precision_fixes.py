@@ -1,4 +1,4 @@
-"""The precision audit's patterns (issue 16), end to end: a scripted model states the claims the
+"""The precision audit's patterns, end to end: a scripted model states the claims the
 audit of the replayed DALK build found mangled, and the stored triples must render them
 faithfully — or reject them with a reason. Each assertion failed on the code before the fix."""
 
@@ -103,7 +103,7 @@ def test_stored_triples_render_the_claims_faithfully(tmp_path):
     # 1. annotator IDs checked: "Abeta aggregation" is not Blood Platelet Disorders
     assert by_raw["inhibits"][4:7] == ("MESH:D003474", "downregulates", "free:abeta aggregation")
     # 2. a gene symbol inside a disease name takes no gene ID; a family plural keeps its ID as
-    #    suspect (issue 39: BioRED's curators link "MMPs" to one member; it does not spread)
+    #    suspect (BioRED's curators link "MMPs" to one member; it does not spread)
     assert by_raw["mutated in"][4:7] == ("free:pick", "variant_of", "NCBIGene:5663")
     assert by_raw["binds"][6] == "NCBIGene:4322"
     # 3. meaning and direction: passive reversed (and recorded), causes kept, interacts not
@@ -118,7 +118,7 @@ def test_stored_triples_render_the_claims_faithfully(tmp_path):
     assert "does not affect" not in by_raw
     # 5. an abbreviation means its long form in the abstract: DAT is Alzheimer's disease here,
     #    not the dopamine transporter; "vascular disease" linked to Aneurysm (MESH:D000783)
-    #    shares no word with it: weak evidence, the ID stays as suspect (issue 39)
+    #    shares no word with it: weak evidence, the ID stays as suspect
     assert {by_raw["is associated with"][4], by_raw["is associated with"][6]} == {
         "NCBIGene:4137", "MESH:D000544"}  # fmt: skip
     assert by_raw["worsens"][4] == "MESH:D000783"

@@ -174,7 +174,7 @@ def test_a_year_published_with_failed_extractions_is_planned_again(tmp_path, mon
 @pytest.mark.slow  # three builds
 def test_a_refresh_with_nothing_new_still_records_papers_retracted_since(tmp_path, monkeypatch):
     """Every year is published and PubMed has nothing new, but it now marks a paper of the head
-    "Retracted Publication": the last year is built again to record it (issue 42), instead of
+    "Retracted Publication": the last year is built again to record it, instead of
     serving the paper until new literature happens to arrive."""
     fake = FakeNCBI()
     fake.pubtator = pubtator_docs(fake)  # mentions, so that papers carry served evidence

@@ -1,4 +1,4 @@
-"""Issue 17: a year built in bounded batches gives exactly the snapshots of a whole-slice build,
+"""A year built in bounded batches gives exactly the snapshots of a whole-slice build,
 and the per-document bookkeeping lives in DuckDB, not in the build's memory."""
 
 from __future__ import annotations

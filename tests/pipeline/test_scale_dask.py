@@ -1,4 +1,4 @@
-"""Issue 17: one year's extraction as tasks on a real 2-worker Dask cluster (LocalCluster with
+"""One year's extraction as tasks on a real 2-worker Dask cluster (LocalCluster with
 worker processes); the driver resolves and publishes, and the snapshots are a local build's."""
 
 from __future__ import annotations

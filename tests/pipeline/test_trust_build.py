@@ -1,7 +1,7 @@
-"""Issue 24 end to end on a tiny corpus: a mouse gene ID becomes the human gene's node with the
-species kept on the evidence, a form that names nothing its ID denotes loses the ID, and
-`kgbuild quality` reports the vocabulary check (real HGNC and MeSH data files, installed by
-`make install` from vocabularies.txt)."""
+"""Facts a curator would sign, end to end on a tiny corpus: a mouse gene ID becomes the human
+gene's node with the species kept on the evidence, a form that names nothing its ID denotes
+loses the ID, and `kgbuild quality` reports the vocabulary check (real HGNC and MeSH data
+files, installed by `make install` from vocabularies.txt)."""
 
 import pytest
 

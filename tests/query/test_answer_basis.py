@@ -1,4 +1,4 @@
-"""Answers say what they rest on (issue 41): served facts first; then facts whose evidence is
+"""Answers say what they rest on: served facts first; then facts whose evidence is
 not served (background, hedged, read across sentences), with that sentence and its status;
 never a fact whose only evidence denies it. The toy KG of tests/support/query_kg.py plus three
 triples about dementia."""

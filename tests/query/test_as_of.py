@@ -1,4 +1,4 @@
-"""Issue 42, item 4: ``ask --as-of YEAR`` and ``/retrieve {"as_of": YEAR}`` answer from the KG
+"""``ask --as-of YEAR`` and ``/retrieve {"as_of": YEAR}`` answer from the KG
 as it stood in that year — that year's snapshot, its support and belief, its contested marks —
 not today's facts filtered by first year; a year outside the snapshots is one line naming them.
 

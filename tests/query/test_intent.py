@@ -1,4 +1,4 @@
-"""Questions read the way people ask them (issue 41): the asked relation and answer kind from
+"""Questions read the way people ask them: the asked relation and answer kind from
 the question's words, answer entities ranked by the asked relation before hubs, a yes/no pair
 answered from its facts, and ``ask`` showing each fact's sentence with its entities marked."""
 

@@ -1,4 +1,4 @@
-"""The LLM's reading of what a question asks (issue 41), against a real loopback endpoint: a
+"""The LLM's reading of what a question asks, against a real loopback endpoint: a
 valid reading replaces the rule reader's and changes which answers rank; hostile or broken
 answers leave the rules' reading in place without raising; a repeated question is served from
 the cache; with the flag off no intent call is made."""

@@ -133,7 +133,7 @@ def test_index_is_cached_by_content_hash_and_rebuilt_when_damaged(toy, tmp_path)
     sid = wh.resolve("latest")
     idx_dir = tmp_path / "idx"
     first = QueryEngine(toy, "latest", idx_dir, embeddings=False)
-    model = model_digest()[:8]  # the edges' confidence is the calibrated model's (issue 24)
+    model = model_digest()[:8]  # the edges' confidence is the calibrated model's
     folder = idx_dir / f"{sid}-{wh.manifest(sid)['content_hash'][:16]}-{model}"
     assert (folder / "meta.json").is_file() and "build_s" in first.state().index.timings
     second = QueryEngine(toy, "latest", idx_dir, embeddings=False)

@@ -1,4 +1,4 @@
-"""Issue 26: question-aware retrieval — the sentence index (BM25, lift), per-choice scores with
+"""Question-aware retrieval — the sentence index (BM25, lift), per-choice scores with
 reasons, hubs as context, phrase choices found through sentences, the embedding budget, and
 ``eval adqa --replay-entities``."""
 

@@ -1,5 +1,5 @@
-"""The query module serves asserted evidence by default; ``all_evidence`` gives every row
-(issue 24). The toy KG of tests/support/query_kg.py, plus one triple whose only evidence is a
+"""The query module serves asserted evidence by default; ``all_evidence`` gives every row.
+The toy KG of tests/support/query_kg.py, plus one triple whose only evidence is a
 hypothesis."""
 
 from __future__ import annotations

@@ -179,7 +179,7 @@ def test_report_renders_in_headless_chromium(syn, tmp_path):
 
 
 def test_quality_counts_only_model_typed_relations_as_hetionet(built):
-    """Issue 39: a co-occurrence KG's relations are labels chosen by kind pair, not extracted —
+    """A co-occurrence KG's relations are labels chosen by kind pair, not extracted —
     its Hetionet relation share is 0, not 100%; a generative KG's typed relations count."""
     from kgbuild.report.quality import snapshot_quality
 

@@ -1,4 +1,4 @@
-"""One display name per node from the vocabularies, and aliases shown cleaned (issue 41)."""
+"""One display name per node from the vocabularies, and aliases shown cleaned."""
 
 from collections import Counter
 

@@ -1,10 +1,10 @@
-"""Annotator IDs checked against the concept's own names (issue 24, item 1; issue 39, item 2).
+"""Annotator IDs checked against the concept's own names.
 
 The cases are the blind judge's: wrong IDs that must be dropped, and the common right links
 that must be kept (a drop on "AD", "tau" or "Abeta" would empty the KG of its core). Since
-issue 39 a form no name matches is only *suspect* (the ID stays, it does not spread); the
-check drops an ID on strong evidence alone. They read the installed vocabulary packages
-(vocabularies.txt) and skip when those are absent."""
+the checks keep what curators link, a form no name matches is only *suspect* (the ID stays,
+it does not spread); the check drops an ID on strong evidence alone. They read the installed
+vocabulary packages (vocabularies.txt) and skip when those are absent."""
 
 import duckdb
 import pytest
@@ -30,7 +30,7 @@ DROP = [
     # defined as "C-terminal fragment", which names nothing NFIA is called
     ("CTF", "NCBIGene:4774", Context(long_forms={"ctf": "c terminal fragment"})),
 ]
-#: Weak evidence (issue 39): no name matches, nothing more, so the ID stays as suspect. These
+#: Weak evidence: no name matches, nothing more, so the ID stays as suspect. These
 #: were dropped before; curated gold links forms like them (CDR: "toxicity" → D064420 155
 #: times, beside the drug). "neuroinflammation" is removed by a reviewed line of
 #: data/mislinked_forms.tsv instead (test_reviewed_lines_remove_what_the_check_only_suspects).
@@ -62,7 +62,7 @@ KEEP = [
     ("GSK3beta", "NCBIGene:2932"),
     ("IL-6", "NCBIGene:3569"),
     ("T2DM", "MESH:D003924"),
-    # curated CDR links the vocabulary check removed before issue 39 (13.7% of CDR's IDs):
+    # curated CDR links the vocabulary check used to remove (13.7% of CDR's IDs):
     ("cancer", "MESH:D009369"),  # Neoplasms: Mondo's synonym (was dropped: "recall cost")
     ("K", "MESH:D011188"),  # Potassium: the element symbol
     ("Na+", "MESH:D012964"),  # Sodium, an ion
@@ -315,7 +315,7 @@ def test_reviewed_keep_and_unlink_lines_of_round_two():
 
 @needs_vocabularies
 def test_reviewed_lines_remove_what_the_check_only_suspects():
-    """Issue 39: "neuroinflammation" as Neurogenic Inflammation is only suspect to the check;
+    """The word "neuroinflammation" as Neurogenic Inflammation is only suspect to the check;
     a reviewed line removes it (BioRED's curators link the word to Inflammation)."""
     doc = Document("3", 2020, "Microglia and neuroinflammation.", "")
     start = doc.text.index("neuroinflammation")

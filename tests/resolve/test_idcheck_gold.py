@@ -1,4 +1,4 @@
-"""Issue 39, item 2: ingestion checks that keep what curators linked. Each case is a curated
+"""Ingestion checks that keep what curators linked. Each case is a curated
 BC5CDR / BioRED link (train/dev) that a rule removed or changed before, or a known mislink the
 stronger evidence still catches. Vocabulary packages needed (skipped without them)."""
 

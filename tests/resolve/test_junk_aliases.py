@@ -1,4 +1,4 @@
-"""Junk aliases (issue 24): spans joining two concepts, or cut inside brackets, name no node."""
+"""Junk aliases: spans joining two concepts, or cut inside brackets, name no node."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One node per gene across species (issue 24): non-human gene IDs take their human ortholog."""
+"""One node per gene across species: non-human gene IDs take their human ortholog."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Ingestion rules that check an annotator's ID against the text (issue 16, second audit):
+"""Ingestion rules that check an annotator's ID against the text (precision audit, round 2):
 long forms, family stems, class words and disease forms that share nothing with their ID's names.
 Each case is one the blind audits of the replayed DALK build found stored as a wrong triple."""
 
@@ -90,7 +90,7 @@ def test_a_short_form_takes_the_id_of_its_long_form_in_the_same_abstract():
         ("DAT", "Disease", "MESH:D000544"),
         ("beta2-adrenoreceptor", "Gene", "NCBIGene:154"),
         ("beta2AR", "Gene", "NCBIGene:154"),
-        # mouse Slc6a3 takes its human ortholog SLC6A3 first (issue 24), then the definition
+        # mouse Slc6a3 takes its human ortholog SLC6A3 first, then the definition
         ("DAT", "Disease", "MESH:D000544"),
     ]
     assert [p.kind for p in out.problems] == ["ortholog_id"] + ["relinked_id"] * 4
@@ -191,7 +191,7 @@ def test_a_normal_function_is_not_its_disorder_and_a_reviewed_keep_wins(monkeypa
 
 
 def test_a_form_that_only_says_something_is_wrong_and_words_in_lower_case_are_judged():
-    """Issue 16 audit, seed 1605: "dysfunction" stored as Neurologic Manifestations, "dystrophic
+    """Precision audit, seed 1605: "dysfunction" stored as Neurologic Manifestations, "dystrophic
     neurites" as Neuritis. ("fits" of a model stored as Seizures stays: CDR's curators list
     "fits" for seizures, and which reading is meant takes the sentence.)"""
     ref = reference()
@@ -213,7 +213,7 @@ def test_a_form_that_only_says_something_is_wrong_and_words_in_lower_case_are_ju
 
 
 def test_x_in_y_is_judged_by_x_and_motility_or_degeneration_name_no_disorder():
-    """Issue 16 audit, seed 1606: "cortical microinfarcts in neurodegenerative diseases" tagged
+    """Precision audit, seed 1606: "cortical microinfarcts in neurodegenerative diseases" tagged
     as Neurodegenerative Diseases, "degeneration" as Retinal Degeneration, "dendritic spine
     motility" as Gastrointestinal Motility Disorders."""
     ref = reference()
@@ -236,7 +236,7 @@ def test_x_in_y_is_judged_by_x_and_motility_or_degeneration_name_no_disorder():
 
 
 def test_a_bare_head_noun_of_the_ids_names_is_not_that_disease():
-    """Issue 16 audit, seed 1608: Abeta "fibrillation" tagged Ventricular Fibrillation (180
+    """Precision audit, seed 1608: Abeta "fibrillation" tagged Ventricular Fibrillation (180
     mentions in DALK's corpus), "arrest" of the cell cycle tagged Cardiac Arrest."""
     ref = reference()
     text = "fibrillation, Fibrillation, ventricular fibrillation, arrest"

@@ -1,4 +1,4 @@
-"""Mixed-concept IDs, reviewed unlinking at ingestion and node names (issue 16)."""
+"""Mixed-concept IDs, reviewed unlinking at ingestion and node names (precision audit fixes)."""
 
 from collections import Counter
 
@@ -120,7 +120,7 @@ def test_greek_letter_isoforms_are_relinked_to_the_symbols_gene():
         ms.append(Mention("9", start, start + len(word), word, "Gene", "Gene", cid, [cid]))
     doc = Document("9", 2019, text, "")
     out = unlink_slice(YearSlice(2019, [], [doc], ms))
-    # the tagger's alpha for beta is corrected; a rat gene takes its human ortholog (issue 24)
+    # the tagger's alpha for beta is corrected; a rat gene takes its human ortholog
     assert [m.concept_id for m in out.mentions] == [
         "NCBIGene:2932",
         "NCBIGene:2931",

@@ -145,7 +145,7 @@ def test_table_direction(head, raw, tail, triple):
         ("ameliorates", "treats"),
         ("protects against", "treats"),
         ("binds to", "binds"),
-        ("colocalizes with", "associates"),  # no interaction stated (issue 16)
+        ("colocalizes with", "associates"),  # no interaction stated
         ("is similar to", "resembles"),
         ("coexpressed with", "covaries"),
         ("found in", "located_in"),
@@ -320,7 +320,7 @@ def test_dalk_raw_outputs_coverage():
     assert coverage(kg)["hetionet_share"] >= 0.80
 
 
-# --- precision audit fixes (issue 16): meaning and direction kept ---------------------------------
+# --- precision audit fixes: meaning and direction kept --------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -392,7 +392,7 @@ def test_a_disease_is_what_a_model_or_biomarker_is_of():
 
 
 def test_isa_needs_one_kind():
-    """Issue 16 audit, seed 1606: a garbled "ABETA_TYPE" between AD and Abeta was stored as
+    """Precision audit, seed 1606: a garbled "ABETA_TYPE" between AD and Abeta was stored as
     "AD isa APP"; between two kinds "is a" can only be a vaguer relation."""
     assert canonical_relation("is a", "Compound", "Compound").relation == "isa"
     assert canonical_relation("ABETA_TYPE", "Disease", "Gene").relation == "associates"
@@ -401,13 +401,13 @@ def test_isa_needs_one_kind():
 
 
 def test_crossing_a_barrier_is_no_location():
-    """Issue 16 audit, seed 1607: "TO901317 crossed the blood-brain barrier" was stored as
+    """Precision audit, seed 1607: "TO901317 crossed the blood-brain barrier" was stored as
     located_in the barrier."""
     assert canonical_relation("crosses").relation == "related_to"
 
 
 def test_produced_via_names_the_source():
-    """Issue 16 audit, seed 1608: "Abeta is produced via the proteolysis of AbetaPP" was stored
+    """Precision audit, seed 1608: "Abeta is produced via the proteolysis of AbetaPP" was stored
     as Abeta produces the proteolysis."""
     c = canonical_relation("is produced via")
     assert (c.relation, c.reverse) == ("produces", True)

@@ -1,5 +1,5 @@
 """Finding a node by name, symbol or synonym (``kgbuild entities``, ``GET /entities``) and the
-one display name every reader shows (issue 41)."""
+one display name every reader shows."""
 
 import json
 import subprocess

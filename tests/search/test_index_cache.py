@@ -1,4 +1,4 @@
-"""Issue 40: a query cache is never trusted blindly.
+"""A query cache is never trusted blindly.
 
 Each cached file of a snapshot's index (six Arrow tables, the tables' sidecar, the BM25 arrays
 and their sidecar, the node vectors and theirs) is edited the way a hostile tester edits it —

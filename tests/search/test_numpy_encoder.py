@@ -1,4 +1,4 @@
-"""Issue 41 item 6: a question's texts are embedded without torch, to the same vectors.
+"""A question's texts are embedded without torch, to the same vectors.
 
 :mod:`kgbuild.search.numpy_encoder` runs the bundled MiniLM (a BERT sentence model) with numpy:
 its vectors must be sentence-transformers' (same tokenizer file, same weights), whatever the

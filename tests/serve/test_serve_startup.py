@@ -1,4 +1,4 @@
-"""Issue 41 item 6: ``kgbuild serve`` says what it prepares while it prepares.
+"""``kgbuild serve`` says what it prepares while it prepares.
 
 It used to print nothing for 77 s, then "ready in 76.7s". Each step now has a line with the
 seconds since start, in order — the index opened (built the first time, read after), the node

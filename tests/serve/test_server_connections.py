@@ -1,4 +1,4 @@
-"""Issue 40, class 3: ``kgbuild serve`` against idle, slow and too many connections, and request
+"""``kgbuild serve`` against idle, slow and too many connections, and request
 fields that lax parsing would coerce.
 
 One real ``kgbuild serve`` process on 127.0.0.1 with a lowered descriptor limit (RLIMIT_NOFILE

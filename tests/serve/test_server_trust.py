@@ -1,4 +1,4 @@
-"""Issue 23, items 9 and 13: which KG ``kgbuild serve`` serves, and how it holds up under load.
+"""Which KG ``kgbuild serve`` serves, and how it holds up under load.
 
 Real uvicorn processes on 127.0.0.1 and a real HTTP client: a server started on one KG keeps
 serving it when another KG is built into the same warehouse; sixty heavy requests at once

@@ -1,5 +1,5 @@
-"""Hostile inputs never crash a build or lose a record (issue 11, items 5–7 and 9; issue 23,
-items 4–5: numbers no parser takes, years no snapshot should have)."""
+"""Hostile inputs never crash a build or lose a record, among them numbers no
+parser takes and years no snapshot should have."""
 
 import json
 import os
@@ -231,10 +231,10 @@ def test_year_settings_outside_the_range_are_one_clear_line(tmp_path):
 
 
 def test_inputs_that_left_no_trace_end_with_their_status(bad_build):
-    """Issue 40's classes in the hostile corpus: mixed line endings build each record whole,
-    BioC XML is read, an entity bomb, a folder named ``2018.pubtator`` and a ``.docx`` are one
-    rejected record each (no 2018 snapshot), a zero-padded PMID is its plain spelling (the
-    second a duplicate), and a NUL in a title is a space with a problem row."""
+    """Inputs that used to leave no trace, in the hostile corpus: mixed line endings build each
+    record whole, BioC XML is read, an entity bomb, a folder named ``2018.pubtator`` and a
+    ``.docx`` are one rejected record each (no 2018 snapshot), a zero-padded PMID is its plain
+    spelling (the second a duplicate), and a NUL in a title is a space with a problem row."""
     _, wh, report = bad_build
     assert [y.year for y in report.years] == [2015]
     rows = statuses(wh, "2015_mixed_eol.pubtator")

@@ -157,7 +157,7 @@ def test_disk_cache_rerun_sends_nothing_and_holds_no_secret(tmp_path):
         body = first.get("echo", {"q": "1", "token": "CALL-SECRET"})
         first.post("echo", {"id": "1,2"})
         assert fake.requests[0]["fields"]["api_key"] == SECRET  # it was sent...
-        assert json.loads(body)["api_key"] == "***"  # ...and its echo is masked (issue 40)
+        assert json.loads(body)["api_key"] == "***"  # ...and its echo is masked
     with serve(FakeNCBI()) as fake:  # ...a re-run, even with another key, hits the cache
         again = client(fake, cache_dir=cache, params={"api_key": "other-key"})
         assert again.get("echo", {"q": "1", "token": "ANOTHER"}) == body

@@ -1,4 +1,4 @@
-"""Which PMIDs PubMed now marks retracted (issue 42): ESearch with a PMID list and the
+"""Which PMIDs PubMed now marks retracted: ESearch with a PMID list and the
 publication type, against a loopback E-utilities server that reads the term as PubMed does."""
 
 from __future__ import annotations

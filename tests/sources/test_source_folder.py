@@ -1,4 +1,4 @@
-"""What a build reads from ``--source`` (issue 23, items 6-7): nothing outside it, no FIFO or
+"""What a build reads from ``--source``: nothing outside it, no FIFO or
 device, no file held whole, never its own warehouse. Real builds through the CLI, in a
 separate process (a FIFO that got opened would hang it; the timeout says so)."""
 
@@ -51,7 +51,7 @@ def test_links_fifos_and_sockets_are_skipped_with_a_problem_row(tmp_path):
         "2015_zero.pubtator": "outside_source",
         "linked": "outside_source",
         "2015_broken.pubtator": "broken_link",
-        "dead": "broken_link",  # a dead link of any name is said (issue 40)
+        "dead": "broken_link",  # a dead link of any name is said
         "pipe.pubtator": "not_regular",
         "2015_socket.pubtator": "not_regular",
     }

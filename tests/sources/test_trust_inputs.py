@@ -1,7 +1,7 @@
-"""No input is lost without a trace (issue 40, class 2 and two leftovers): line breaks in any
+"""No input is lost without a trace: line breaks in any
 mix, BioC XML read as a source format (safely), every entry of the source folder ends with a
 status, one PMID however it is zero-padded, and control characters never reach the text in
-silence. Each test failed on the code before issue 40."""
+silence. Each test failed on the code before these fixes."""
 
 from __future__ import annotations
 

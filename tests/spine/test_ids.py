@@ -1,4 +1,4 @@
-"""Issue 23 item 14: only identifiers of known prefixes become node IDs; a NaN PMID is no document.
+"""Only identifiers of known prefixes become node IDs; a NaN PMID is no document.
 
 An annotator ID whose prefix is not in ``data/id_prefixes.tsv`` or whose local part does not
 match the prefix's pattern leaves its mention as free text (no concept ID) with a ``problems``

@@ -1,4 +1,4 @@
-"""The lexical gate on similarity matches (issue 16): every pair below was merged by the fuzzy,
+"""The lexical gate on similarity matches: every pair below was merged by the fuzzy,
 embedding or cluster step of the replayed DALK build, or is a right merge that must survive."""
 
 import pytest

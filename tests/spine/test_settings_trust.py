@@ -1,4 +1,4 @@
-"""Issue 23: every setting knows the layer it came from; a file never decides where a secret
+"""Every setting knows the layer it came from; a file never decides where a secret
 goes; a ``kgbuild.toml`` inside the build's source is data, not configuration
 (kgbuild/settings.py)."""
 

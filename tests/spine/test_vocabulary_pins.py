@@ -1,5 +1,6 @@
-"""The vocabulary packages (issue 24) are pinned in one list that `make install` reads, and every
-one of them is part of the code version (a snapshot is never reused across a vocabulary change)."""
+"""The vocabulary packages (the ID checks' names, the orthologs) are pinned in one list that
+`make install` reads, and every one of them is part of the code version (a snapshot is never
+reused across a vocabulary change)."""
 
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""One build at a time per warehouse (issue 11, item 13): the second waits, then reuses."""
+"""One build at a time per warehouse: the second waits, then reuses."""
 
 import json
 import os

@@ -1,4 +1,4 @@
-"""A damaged warehouse is noticed and repaired (issue 11, item 14)."""
+"""A damaged warehouse is noticed and repaired."""
 
 import json
 import os
@@ -129,7 +129,7 @@ def test_check_compares_the_catalog_with_the_manifests(corpus, warehouse, tmp_pa
     assert any("the catalog does not" in p for _, p in problems)
 
 
-# ---- issue 40: query caches, and what a build really cleans up --------------------------------
+# ---- query caches, and what a build really cleans up ------------------------------------------
 AD_Q = "Which gene is the main genetic risk factor of Alzheimer's disease?"
 
 

@@ -1,4 +1,4 @@
-"""A full disk is one clear line and leaves nothing half-written (issue 11, item 16).
+"""A full disk is one clear line and leaves nothing half-written.
 
 Runs a real build on a small tmpfs (mounting needs root; skipped, saying so, elsewhere)."""
 
@@ -42,7 +42,7 @@ def test_full_disk_is_one_line_and_a_rerun_with_space_finishes_the_same(tmp_path
         (src / f"{year}.pubtator").write_text("".join(docs))
     wh = small_disk / "wh"
     env = {**os.environ, "KGBUILD_WAREHOUSE": str(wh)}
-    # co-occurrence, as before issue 39 made the classifier the default: the classifier's build
+    # co-occurrence, the default before the relation classifier became it: the classifier's build
     # fills the disk at another stage, which leaves views over missing tables (a store defect
     # reported in stop 43's note, not fixed there)
     proc = subprocess.run([sys.executable, "-m", "kgbuild.cli", "build", "--source", str(src),

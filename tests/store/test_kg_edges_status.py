@@ -1,5 +1,5 @@
-"""kg_edges serves asserted evidence only; kg_edges_all keeps every row with per-status counts
-(issue 24). A real warehouse written through the snapshot writer."""
+"""kg_edges serves asserted evidence only; kg_edges_all keeps every row with per-status counts.
+A real warehouse written through the snapshot writer."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Every part is read from the warehouse's own parts folder, never from a `parts/` folder in
-the working folder (issue 23, item 10): DuckDB looks relative paths up in the working folder
+the working folder: DuckDB looks relative paths up in the working folder
 before `file_search_path`, so a forged tree with the same names used to be read by export,
 serve/ask and SQL while `check` said all was well."""
 

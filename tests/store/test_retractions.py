@@ -1,4 +1,4 @@
-"""Retracted papers (issue 42): recorded per snapshot, no longer served from that snapshot on.
+"""Retracted papers: recorded per snapshot, no longer served from that snapshot on.
 
 The catalog's ``evidence_status_at`` with retractions (:func:`evidence_status_sql`) is written
 into each test's own catalog here (persistent macros: the export reads through a second cursor,

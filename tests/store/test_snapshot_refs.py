@@ -1,4 +1,4 @@
-"""Issue 40, leftover: a snapshot reference no parser takes is one clear line, never a traceback.
+"""A snapshot reference no parser takes is one clear line, never a traceback.
 
 ``str.isdigit()`` is True for superscript digits (``²``, ``²⁰¹⁵``) that ``int()`` refuses, so
 ``KG@²`` used to pass the check and end in ``ValueError``. Every command that takes a reference

@@ -1,4 +1,4 @@
-"""`kgbuild sql` is bounded and safe to print (issue 23, item 11): the catalog file is not
+"""`kgbuild sql` is bounded and safe to print: the catalog file is not
 readable, the time limit is finite and holds inside one function call, memory is bounded for
 every function, and what reaches the terminal is cut, escaped and (for JSON) strict."""
 
@@ -170,7 +170,7 @@ def test_explain_forms_of_a_select_work_and_the_cli_refuses_in_one_line(built):
         assert "read-only" in one_error_line(kgbuild("sql", sql, warehouse=built))
 
 
-# Issue 40: the time limit holds while printing. A query that never ends within the limit and
+# The time limit holds while printing. A query that never ends within the limit and
 # yields rows as fast as DuckDB makes them; --max-rows far above what can print in time.
 ENDLESS = "SELECT range AS i, md5(range::VARCHAR) AS h FROM range(100_000_000)"
 #: Seconds past the time limit a command may take in all (Python's exit included).

@@ -1,5 +1,5 @@
 """docs/snapshots-sql.md documents every column of every view and registry table of a real
-warehouse, and nothing that is gone (issue 41): a column added to a record or a view without a
+warehouse, and nothing that is gone: a column added to a record or a view without a
 line in the docs fails here."""
 
 import re

@@ -1,5 +1,5 @@
 """`kgbuild sql`'s unqualified views never jump to another KG built into the same warehouse
-later (issue 23, item 9): they show the KG asked for (--kg / --snapshot), or the only one;
+later: they show the KG asked for (--kg / --snapshot), or the only one;
 with several and no choice they fail in one line that lists them."""
 
 import json

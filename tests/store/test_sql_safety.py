@@ -1,5 +1,5 @@
 """The SQL a user types is untrusted: it reads the warehouse's own tables and nothing else, and
-writes nothing (issue 11, security items 1–2 and 15)."""
+writes nothing."""
 
 import hashlib
 import shutil

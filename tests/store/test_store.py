@@ -79,7 +79,7 @@ def test_changed_entity_is_replaced_not_duplicated(corpus, warehouse):
         ("Dementia", ["Dementia", "dementia"])
     ]
     # NCBIGene:351's most frequent form changes in 2020, but a node with a preferred name
-    # (Hetionet's symbol, issue 16) keeps it: the row is not rewritten.
+    # (Hetionet's symbol) keeps it: the row is not rewritten.
     name = "SELECT name FROM entities_asof(?) WHERE id = 'NCBIGene:351'"
     assert wh.query(name, [2019]) == [("APP",)] and wh.query(name, [2020]) == [("APP",)]
     assert list((warehouse / "parts" / "entities").glob("*.parquet"))

@@ -1,4 +1,4 @@
-"""A corpus of hostile inputs, one file per class of trouble (issues 11, 23, 40), written on demand.
+"""A corpus of hostile inputs, one file per class of trouble, written on demand.
 
 Used by ``tests/sources/test_bad_inputs.py`` and ``bench/reliability_drill.py``. Each entry
 says how many records its file holds (``records``), so "every record ends with a status" is
@@ -214,7 +214,7 @@ def bioc_xml(*docs: tuple[str, str, str, list[tuple[str, str, str]]]) -> str:
 
 def _untraced(folder: Path, put: Callable[[str, bytes | str, int, str], None],
               out: list[BadInput]) -> None:  # fmt: skip
-    """Inputs that used to leave no trace (issue 40): each ends with a status now. Entries
+    """Inputs that used to leave no trace: each ends with a status now. Entries
     that are not read (a folder, a file of no corpus format, an unsafe XML file) are one
     rejected record each, whose ``source_file`` is the entry's name, so the drill's count per
     name (``bad_inputs_with_status``) sees them like any file."""
@@ -244,12 +244,12 @@ def _untraced(folder: Path, put: Callable[[str, bytes | str, int, str], None],
     put("2015_nul.pubtator", nul, 1, "NUL and BEL inside a title")
 
 
-#: A number no parser should take: ``int()`` raises past 4,300 digits (issue 23).
+#: A number no parser should take: ``int()`` raises past 4,300 digits.
 DIGITS_5000 = "9" * 5000
 
 
 def _hostile_values(put: Callable[[str, bytes | str, int, str], None]) -> None:
-    """Numbers a parser cannot take and years no snapshot should have (issue 23, items 4-5):
+    """Numbers a parser cannot take and years no snapshot should have:
     each bad record ends ``rejected`` naming its value, each bad annotation is a problem row,
     and the good records beside them are built."""
     title, abstract = "APOE and tau.", "APOE binds tau in neurons."

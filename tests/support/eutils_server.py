@@ -97,7 +97,7 @@ class FakeNCBI:
             self.articles[pmid] = ET.tostring(el, encoding="unicode")
             self.dates[pmid] = _date(el)
         #: PMIDs PubMed now marks "Retracted Publication" (the fixture's own, and any retracted
-        #: after the fixture was written): what a PMID-list ESearch term finds (issue 42)
+        #: after the fixture was written): what a PMID-list ESearch term finds
         self.retracted = {
             p for p, xml in self.articles.items() if ">Retracted Publication<" in xml
         } | set(retracted_later)
