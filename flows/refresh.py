@@ -12,6 +12,7 @@ last year is built again to record them (``papers retracted``).
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from prefect import flow, get_run_logger, task
@@ -21,6 +22,7 @@ from prefect.tasks import exponential_backoff
 
 from flows.build_kg import build_kg_flow
 from flows.common import NCBI_LIMIT, artifact_key, slots, transient
+from flows.parameters import KEYWORD, with_parameters_of
 from kgbuild.pipeline.refresh import RefreshPlan, plan_refresh
 from kgbuild.pipeline.spec import BuildSpec
 
@@ -40,35 +42,22 @@ def plan(spec: BuildSpec, recheck_from: int | None) -> RefreshPlan:
 
 
 @flow(name="refresh-kg")
-def refresh_flow(
-    domain: str = "alzheimers",
-    source: str = "pubmed",
-    query: str | None = None,
-    years: str | None = None,
-    annotator: str | None = None,
-    scispacy_model: str | None = None,
-    extractor: str | None = None,
-    pairwise_mode: str | None = None,
-    chunk_size: int | None = None,
-    embed_model: str | None = None,
-    llm_model: str | None = None,
-    llm_base_url: str | None = None,
-    llm_concurrency: int | None = None,
-    llm_timeout: float | None = None,
-    llm_max_tokens: int | None = None,
-    kg: str | None = None,
-    warehouse: str | None = None,
-    default_year: int | None = None,
-    max_doc_chars: int | None = None,
-    dask_address: str | None = None,
-    recheck_from: int | None = None,
-) -> dict[str, Any]:
+@with_parameters_of(
+    build_kg_flow.fn,
+    drop=("rebuild_from", "retracted"),  # decided by the plan
+    first=(
+        inspect.Parameter("domain", KEYWORD, default="alzheimers", annotation=str),
+        inspect.Parameter("source", KEYWORD, default="pubmed", annotation=str),
+    ),
+    last=(inspect.Parameter("recheck_from", KEYWORD, default=None, annotation=int | None),),
+)
+def refresh_flow(**params: Any) -> dict[str, Any]:
     """Build what is new in ``domain`` since its KG's latest snapshot; a no-op when nothing is.
 
     Every parameter but ``recheck_from`` is the ``build-kg`` flow's (and ``kgbuild build``'s).
     Returns the plan (``status`` ``no-op`` or ``built``, each year's action and reason) and the
     snapshot ids of the KG after the refresh (``[]`` for a no-op)."""
-    params = {k: v for k, v in locals().items() if k != "recheck_from"}
+    recheck_from = params.pop("recheck_from", None)
     logger = get_run_logger()
     spec = BuildSpec.resolve(**params)
     for line in spec.notices:  # first: a kgbuild.toml that moved an endpoint or the warehouse
