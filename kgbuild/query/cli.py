@@ -1,5 +1,5 @@
-"""``kgbuild ask``, ``kgbuild serve`` and ``kgbuild eval adqa`` (registered by kgbuild/cli.py and
-kgbuild/annotate/eval_cli.py; defined here so the query stage owns its interface)."""
+"""``kgbuild ask`` (registered by kgbuild/cli/app.py; defined here so the query stage owns its
+interface), and the options ``serve`` and ``eval adqa`` share with it."""
 
 from __future__ import annotations
 

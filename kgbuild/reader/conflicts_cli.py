@@ -1,8 +1,8 @@
 """``kgbuild conflicts``: facts the literature disagrees on, both sides cited.
 
-A module of its own so ``kgbuild/cli.py`` registers it in one line
+A module of its own so ``kgbuild/cli/app.py`` registers it in one line
 (``app.command("conflicts", …)(conflicts_cli.conflicts)``); it imports nothing of
-``kgbuild/cli.py`` (which imports it) and loads the store only when the command runs.
+``kgbuild/cli/`` (which imports it) and loads the store only when the command runs.
 """
 
 from __future__ import annotations

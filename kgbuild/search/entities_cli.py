@@ -1,5 +1,5 @@
 """``kgbuild entities QUERY``: find a node by name, symbol or synonym (registered by
-kgbuild/cli.py; the search itself is :mod:`kgbuild.search.entities`, shared with
+kgbuild/cli/app.py; the search itself is :mod:`kgbuild.search.entities`, shared with
 ``GET /entities``)."""
 
 from __future__ import annotations

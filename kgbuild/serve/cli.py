@@ -1,5 +1,5 @@
 """``kgbuild serve``: the JSON API and the explorer over one snapshot, on uvicorn (registered by
-kgbuild/cli.py); its options are the query commands' (kgbuild/query/cli.py)."""
+kgbuild/cli/app.py); its options are the query commands' (kgbuild/query/cli.py)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
 """Options every command that reads a snapshot shares (``--kg``), and what they resolve to.
 
-In the query stage rather than in ``kgbuild/cli.py`` because the query stage's commands
-(``ask``, ``serve``, ``eval adqa``, ``entities``) live in ``kgbuild/query/cli.py``, which
-``kgbuild/cli.py`` imports: both import this module and it imports neither (the spine may not
-import the store, so it cannot live beside ``kgbuild/cli.py``). The store is imported only when a
-reference is resolved, so ``kgbuild ask``'s start-up does not pay for it twice.
+Beside the store (what a snapshot reference resolves in) rather than in ``kgbuild/cli/``
+because the stages' own commands (``ask``, ``serve``, ``eval adqa``, ``entities``,
+``conflicts``) take ``--kg`` too and sit below ``kgbuild/cli/``, which imports them: they all
+import this module and it imports none of them (the spine may not import the store, so it cannot
+be a spine module). The store is imported only when a reference is resolved, so ``kgbuild ask``'s
+start-up does not pay for it twice.
 """
 
 from __future__ import annotations

@@ -1,0 +1,5 @@
+"""``python -m kgbuild.cli``: the console entry point."""
+
+from kgbuild.cli import main
+
+main()
