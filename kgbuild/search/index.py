@@ -304,7 +304,7 @@ def _from_warehouse(
         [sid],
     )
     sent_links = [(i, edge_of[t]) for i, r in enumerate(sents) for t in r[3] if t in edge_of]
-    # with the vocabulary check's verdict: a suspect link names no alias (query.alias_trust)
+    # with the vocabulary check's verdict: a suspect link names no alias (search.alias_trust)
     mentions = wh.query(
         "SELECT concept_id, text, count(*), coalesce(id_check, '') FROM ("
         "  SELECT * FROM mentions_at(?) UNION ALL BY NAME"
@@ -312,7 +312,7 @@ def _from_warehouse(
         "GROUP BY ALL ORDER BY ALL",
         [sid],
     )
-    # non-human gene IDs the build relinked to a human ortholog (query.aliases.ortholog_nodes)
+    # non-human gene IDs the build relinked to a human ortholog (search.aliases.ortholog_nodes)
     relinked = wh.query(
         "SELECT annotator_id, concept_id, count(*) FROM mentions_at(?) "
         "WHERE annotator_id LIKE 'NCBIGene:%' AND concept_id LIKE 'NCBIGene:%' "

@@ -49,7 +49,7 @@ from kgbuild.belief.confidence import model_digest
 #: answers read from every evidence row say how their sentence states the fact.
 #: 8: each edge's belief and contested mark.
 #: 9: aliases only from trusted mentions, per-node surface forms, readable display names.
-#: 10: each short gene key's tag share in the abstracts that write it (query.tag_share).
+#: 10: each short gene key's tag share in the abstracts that write it (search.tag_share).
 #: 11: a gene's reviewed product names (data/gene_product_names.tsv) are its vocabulary keys.
 INDEX_VERSION = 11
 #: The tables' sidecar (it is also the index's description: kg, year, row counts).
