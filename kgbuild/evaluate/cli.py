@@ -420,6 +420,7 @@ def reports(warehouse: WarehouseOpt = None, as_json: JsonOpt = False) -> None:
     epilog=examples(
         "kgbuild eval forecast alzheimers@2015",
         "kgbuild eval forecast alzheimers@2013 --top 50 --json",
+        "kgbuild eval forecast alzheimers@2015 --name-feature",
     ),
 )
 def forecast_(
@@ -427,6 +428,14 @@ def forecast_(
         str, typer.Argument(help="The snapshot forecast from: KG@YEAR (or an id, a prefix)")
     ],
     top: Annotated[int, typer.Option(help="Top predictions listed, with names and PMIDs")] = 20,
+    name_feature: Annotated[
+        bool,
+        typer.Option(
+            "--name-feature/--no-name-feature",
+            help="Add the cosine of the two names' MiniLM embeddings (trained on text written "
+            "after the year forecast, so outside the time split; off by default)",
+        ),
+    ] = False,
     warehouse: Annotated[
         Path | None,
         typer.Option("--warehouse", "-w", help="The warehouse read [env KGBUILD_WAREHOUSE]"),
@@ -438,9 +447,13 @@ def forecast_(
     hits@1000) against the degree product; by later year; the top predictions and the PMIDs
     that later reported them (docs/evaluation.md, "Forecast")."""
     from kgbuild.evaluate.forecast import forecast, render
+    from kgbuild.forecast import embed_names
     from kgbuild.store.snapshots import Warehouse
 
-    report = forecast(Warehouse(warehouse_path(warehouse)).require(), snapshot, top=top)
+    embed = embed_names if name_feature else None
+    report = forecast(
+        Warehouse(warehouse_path(warehouse)).require(), snapshot, top=top, embed=embed
+    )
     if as_json:
         sys.stdout.write(json.dumps(report.to_dict()) + "\n")
         return
