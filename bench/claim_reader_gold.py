@@ -47,15 +47,8 @@ from typing import Any
 
 from kgbuild.audit.score import wilson
 from kgbuild.belief.claims_llm import Question, read_claims
-from kgbuild.belief.claims_read import (
-    AFFIRM,
-    DENY,
-    Claim,
-    Span,
-    pieces,
-    read_claim,
-    worth_reading,
-)
+from kgbuild.belief.claims_read import Claim, pieces, read_claim, worth_reading
+from kgbuild.belief.claims_templates import AFFIRM, DENY, Span
 from kgbuild.extract.sentences import sentence_spans
 from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.settings import warehouse_path
@@ -119,7 +112,7 @@ def regex_reader(items: list[tuple[str, Span, Span]]) -> list[Claim | None]:
 def llm_reader(client: LLMClient, stats: dict[str, Any]) -> Reader:
     """The LLM reader (:mod:`kgbuild.belief.claims_llm`), asked only what ``kgbuild conflicts
     --reader llm`` asks: pairs whose text between passes the cue cut (:func:`worth_reading`,
-    the test :func:`~kgbuild.belief.claims_read.cue_sql` writes); its cost summed into
+    the test :func:`~kgbuild.belief.claims_read_sql.cue_sql` writes); its cost summed into
     ``stats``."""
 
     def read(items: list[tuple[str, Span, Span]]) -> list[Claim | None]:

@@ -45,15 +45,10 @@ from typing import Any
 
 from kgbuild.audit.score import wilson
 from kgbuild.belief.claims_llm import claims_of
-from kgbuild.belief.claims_read import TEMPLATES
-from kgbuild.belief.conflicts import (
-    DEFAULT_FILTERS,
-    KINDS,
-    CitedRow,
-    Conflict,
-    ConflictFilters,
-    fetch_conflicts,
-)
+from kgbuild.belief.claims_templates import TEMPLATES
+from kgbuild.belief.conflict_report import CitedRow, Conflict, fetch_conflicts
+from kgbuild.belief.conflicts import KINDS
+from kgbuild.belief.snapshot_claims import DEFAULT_FILTERS, ConflictFilters
 from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.reader.claims_snapshot import read_snapshot
 from kgbuild.store import catalog

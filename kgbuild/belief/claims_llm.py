@@ -2,15 +2,16 @@
 
 The template reader (:mod:`kgbuild.belief.claims_read`) is precise but narrow: it reads 3–4%
 of the sentences holding a signed pair, so a corpus lists too few conflicts to judge. This
-reader asks an LLM the same question of the same candidates (:func:`candidates_sql`: the
-pairs of mentions of two KG nodes in one sentence, past the cheap cue cut, so the calls stay
-bounded) and answers in the template reader's vocabulary (:data:`OPTIONS`: a
-:data:`~kgbuild.belief.claims_read.Polarity` or ``none``) plus which mention is the subject.
-Over a stored snapshot (:func:`kgbuild.reader.claims_snapshot.read_snapshot`) the candidates
-are fetched and the catalog closed before the first call (a first reading takes tens of
-thousands of calls, and a catalog held open that long would keep a build from publishing); the
-readings then join the candidates on a new connection (:func:`claims_of`), and the same
-assembly (:func:`~kgbuild.belief.conflicts.conflicts_sql`) lists the conflicts.
+reader asks an LLM the same question of the same candidates
+(:func:`~kgbuild.belief.snapshot_claims.candidates_sql`: the pairs of mentions of two KG nodes in
+one sentence, past the cheap cue cut, so the calls stay bounded) and answers in the template
+reader's vocabulary (:data:`OPTIONS`: a :data:`~kgbuild.belief.claims_templates.Polarity` or
+``none``) plus which mention is the subject. Over a stored snapshot
+(:func:`kgbuild.reader.claims_snapshot.read_snapshot`) the candidates are fetched and the catalog
+closed before the first call (a first reading takes tens of thousands of calls, and a catalog held
+open that long would keep a build from publishing); the readings then join the candidates on a new
+connection (:func:`claims_of`), and the same assembly
+(:func:`~kgbuild.belief.conflicts.conflicts_sql`) lists the conflicts.
 
 The sentence is untrusted text (anyone can publish an abstract): it is sent between fixed
 delimiters with look-alike markers and delimiters taken out, and the answer is parsed
@@ -34,8 +35,9 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from kgbuild.belief.claims_read import AFFIRM, DENY, Claim, Polarity, Span
-from kgbuild.belief.conflicts import ConflictFilters, claims_from_sql
+from kgbuild.belief.claims_read import Claim
+from kgbuild.belief.claims_templates import AFFIRM, DENY, Polarity, Span
+from kgbuild.belief.snapshot_claims import ConflictFilters, claims_from_sql
 from kgbuild.extract import prompts
 from kgbuild.llm.client import LLMClient, LLMError, LLMRequest, LLMResult
 
@@ -172,8 +174,8 @@ def _claim(answer: LLMResult | LLMError, stats: ReadStats) -> Claim | None:
 @dataclass(slots=True)
 class SnapshotReading:
     """An LLM's reading of a snapshot's candidates: ``candidates`` (the rows of
-    :func:`candidates_sql`), ``readings`` (one row per question read as a claim: the
-    question's ``sentence``, ``a0``…``b1``, and ``polarity``, ``subject_pos``,
+    :func:`~kgbuild.belief.snapshot_claims.candidates_sql`), ``readings`` (one row per question read
+    as a claim: the question's ``sentence``, ``a0``…``b1``, and ``polarity``, ``subject_pos``,
     ``is_symmetric``) and what it cost (``stats``)."""
 
     candidates: pa.Table
@@ -212,8 +214,8 @@ def claims_of(
 ) -> str:
     """Register ``reading`` on ``con`` (views ``_llm_candidates`` and ``_llm_readings``) and
     return the SELECT of its claims (:func:`claims_from_sql`, the columns of
-    :func:`~kgbuild.belief.conflicts.claims_sql`) for
-    :func:`~kgbuild.belief.conflicts.fetch_conflicts`."""
+    :func:`~kgbuild.belief.snapshot_claims.claims_sql`) for
+    :func:`~kgbuild.belief.conflict_report.fetch_conflicts`."""
     con.register("_llm_candidates", reading.candidates)
     con.register("_llm_readings", reading.readings)
     rows = (

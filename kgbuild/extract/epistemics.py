@@ -54,7 +54,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from kgbuild.extract.scope import Hit, Words, governs, population, words_of
+from kgbuild.extract.scope.governs import governs
+from kgbuild.extract.scope.phrases import population
+from kgbuild.extract.scope.words import Hit, Words, words_of
 from kgbuild.extract.sentences import sentence_spans
 from kgbuild.extract.stated import relation_stated
 from kgbuild.schema import data_dir
@@ -96,7 +98,7 @@ _TITLE_LINK = re.compile(r"\b(?:of|in|after|from|on|by|with|to|for|during)\b", r
 class Cue:
     kind: str  # negation | pseudo | hedge | background | terminator
     words: tuple[str, ...]
-    scope: str  # what it governs (scope.py): verb | np | pred | prep | contrast | coord | …
+    scope: str  # what it governs (scope/): verb | np | pred | prep | contrast | coord | …
     source: str
 
 

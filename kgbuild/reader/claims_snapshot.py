@@ -19,7 +19,7 @@ from kgbuild.belief.claims_llm import (
     read_claims,
     request,
 )
-from kgbuild.belief.conflicts import ConflictFilters, candidates_sql
+from kgbuild.belief.snapshot_claims import ConflictFilters, candidates_sql
 from kgbuild.llm.client import LLMClient
 from kgbuild.llm.tokens import estimate_tokens
 from kgbuild.store import catalog

@@ -7,12 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kgbuild.belief.conflicts import (
-    DEFAULT_FILTERS,
-    ConflictFilters,
-    ConflictReport,
-    fetch_conflicts,
-)
+from kgbuild.belief.conflict_report import ConflictReport, fetch_conflicts
+from kgbuild.belief.snapshot_claims import DEFAULT_FILTERS, ConflictFilters
 from kgbuild.errors import InputError, StoreError
 from kgbuild.store import catalog
 from kgbuild.store.snapshots import Warehouse

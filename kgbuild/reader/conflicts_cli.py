@@ -22,7 +22,7 @@ from kgbuild.llm.options import BaseUrl, MaxTokens, Model
 from kgbuild.store.cli_options import KgOpt, kg_name
 
 if TYPE_CHECKING:
-    from kgbuild.belief.conflicts import CitedRow, Conflict, ConflictReport
+    from kgbuild.belief.conflict_report import CitedRow, Conflict, ConflictReport
     from kgbuild.llm.client import LLMClient
 
 HELP = (
@@ -143,7 +143,7 @@ def _client(
 def _estimate(catalog_path: Path, sid: str, client: LLMClient, as_json: bool) -> None:
     """``--estimate``: what reading ``sid`` would send (the cache looked up, nothing sent)."""
     from kgbuild.belief.claims_llm import ANSWER_TOKENS
-    from kgbuild.belief.conflicts import DEFAULT_FILTERS
+    from kgbuild.belief.snapshot_claims import DEFAULT_FILTERS
     from kgbuild.reader.claims_snapshot import estimate_snapshot
     from kgbuild.store.sql_output import print_json
 

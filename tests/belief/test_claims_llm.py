@@ -24,7 +24,7 @@ from kgbuild.belief.claims_llm import (
     read_claims,
 )
 from kgbuild.belief.claims_read import read_claim
-from kgbuild.belief.conflicts import DEFAULT_FILTERS
+from kgbuild.belief.snapshot_claims import DEFAULT_FILTERS
 from kgbuild.cli import app
 from kgbuild.llm.cache import ResponseCache
 from kgbuild.llm.client import LLMClient, LLMSettings

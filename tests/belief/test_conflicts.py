@@ -15,24 +15,18 @@ import duckdb
 import pytest
 
 from bench import conflicts_sample
-from kgbuild.belief.claims_read import (
+from kgbuild.belief.claims_read import read_claim, variant, worth_reading
+from kgbuild.belief.claims_read_sql import (
     pieces_sql,
     question_sql,
-    read_claim,
     template_sql,
     templates_values_sql,
-    variant,
-    worth_reading,
     worth_reading_sql,
 )
-from kgbuild.belief.conflicts import (
-    DEFAULT_FILTERS,
-    define_conflict_views,
-    fetch_conflicts,
-)
-from kgbuild.belief.conflicts import (
-    contested_triples as contested,
-)
+from kgbuild.belief.conflict_report import fetch_conflicts
+from kgbuild.belief.conflicts import contested_triples as contested
+from kgbuild.belief.conflicts import define_conflict_views
+from kgbuild.belief.snapshot_claims import DEFAULT_FILTERS
 from kgbuild.reader import conflicts_cli
 from kgbuild.reader.conflict_list import list_conflicts
 from kgbuild.records import Document, Entity, Evidence, Mention, SnapshotCounts, Triple
