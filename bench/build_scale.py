@@ -32,19 +32,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-KGBUILD = Path(sys.executable).with_name("kgbuild")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import common
+
 #: PMIDs are below 10⁹ (PubMed is at ~4·10⁷): copy c's PMIDs never collide with the originals.
 PMID_SHIFT = 10**9
 _ID_SPLIT = re.compile(r"([;,|])")
@@ -146,12 +145,7 @@ def make_corpus(source: Path, dest: Path, k: int, renamed: bool, per_year: int =
 def run_measured(cmd: list[str], log: Path, env: dict[str, str]) -> tuple[float, float, int]:
     """Run ``cmd``; return (wall seconds, the child's peak RSS in MB, exit status)."""
     with open(log, "w") as fh:
-        t = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_maxrss / 1024, proc.returncode
+        return common.run_measured(cmd, env, fh)[:3]
 
 
 def head_figures(warehouse: Path) -> dict[str, object]:
@@ -172,7 +166,7 @@ def head_figures(warehouse: Path) -> dict[str, object]:
 
 def build_cli(corpus: Path, work: Path, env: dict[str, str], tag: str) -> dict[str, object]:
     wh = work / f"wh-{tag}"
-    cmd = [str(KGBUILD), "build", "--source", str(corpus), "--kg", "scale"]
+    cmd = [str(common.KGBUILD), "build", "--source", str(corpus), "--kg", "scale"]
     cmd += ["--extractor", "cooccurrence", "--embed-model", "none", "-w", str(wh)]
     wall, rss, code = run_measured(cmd, work / f"{tag}.log", env)
     if code != 0:
@@ -195,7 +189,7 @@ def main() -> None:
     ap.add_argument("--ks", default="1,10,30", help="comma-separated replication factors")
     ap.add_argument("--variants", default="shifted,renamed")
     ap.add_argument("--runs", type=int, default=1, help="runs per (variant, k); medians")
-    ap.add_argument("--source", type=Path, default=ROOT.parent / "shared/data/dalk/by_year")
+    ap.add_argument("--source", type=Path, default=common.DALK_YEARS)
     ap.add_argument("--per-year", type=int, default=QUICK_PER_YEAR,
                     help="records per year of the base corpus (0: all of it)")  # fmt: skip
     args = ap.parse_args()
@@ -203,8 +197,9 @@ def main() -> None:
         sys.exit(f"corpus not found: {args.source}")
     ks = sorted({int(k) for k in args.ks.split(",")})
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "DO_NOT_TRACK": "1"}
-    env["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+    env = common.cli_env(
+        HF_HUB_OFFLINE="1", DO_NOT_TRACK="1", PREFECT_SERVER_ANALYTICS_ENABLED="false"
+    )
     figures: dict[str, object] = {"k": ks, "variants": variants, "per_year": args.per_year}
     started = time.perf_counter()
     for variant in variants:
@@ -279,7 +274,7 @@ def main() -> None:
         print(f"target rss(30x) <= {RSS_RATIO_MAX_30:g} x rss(1x) and <= 1 GB: {verdict}")
     figures["total_s"] = round(time.perf_counter() - started, 1)
     print(f"whole run: {figures['total_s']:.0f}s")
-    figures["machine"] = f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}"
+    figures["machine"] = common.machine()
     print(json.dumps(figures))
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import statistics
 import sys
@@ -33,6 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import common
+from bench.common import timed
 from kgbuild.search.index import open_index
 from kgbuild.store import curations as C
 from kgbuild.store.snapshots import Warehouse
@@ -44,15 +45,6 @@ ROWS = """
     ORDER BY hash(e.evidence_id) LIMIT ?"""
 COLS = ("pmid", "triple_id", "head_id", "relation", "tail_id", "sentence", "sent_start",
         "head_start", "head_end", "tail_start", "tail_end")  # fmt: skip
-
-
-def timed(fn, repeats: int) -> tuple[float, object]:
-    out, times = None, []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
 
 
 def main() -> None:
@@ -106,7 +98,7 @@ def main() -> None:
                 fig[k] = round(v, 4)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    fig["machine"] = f"{platform.machine()} {os.cpu_count()} cores"
+    fig["machine"] = common.machine(python=False)
     fig["load"] = [round(load0, 2), round(os.getloadavg()[0], 2)]
     print(json.dumps(fig))
 

@@ -27,6 +27,9 @@ import random
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import read_tsv_sheet
 from kgbuild.store.snapshots import Warehouse
 
 FORMAT = "kgbuild-epistemic-sheet/1"
@@ -56,12 +59,8 @@ def _named(name: str | None, written: str | None) -> str:
 def judged_sentences(sheets: list[Path]) -> set[str]:
     """The sentences of earlier sheets (whitespace-normalized): a fresh sample leaves them out,
     so a judge never sees a row a fix was tuned on (the rows of another build have other ids)."""
-    out = set()
-    for path in sheets:
-        lines = [x for x in path.read_text(encoding="utf-8").splitlines() if not x.startswith("#")]
-        for row in csv.DictReader(io.StringIO("\n".join(lines)), delimiter="\t"):
-            out.add(" ".join((row.get("sentence") or "").split()))
-    return out
+    rows = [row for path in sheets for row in read_tsv_sheet(path)[1]]
+    return {" ".join((row.get("sentence") or "").split()) for row in rows}
 
 
 def draw(

@@ -26,7 +26,6 @@ import hashlib
 import json
 import os
 import platform
-import resource
 import shutil
 import statistics
 import subprocess
@@ -35,19 +34,12 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import common
+from bench.common import peak_rss_mb
 
 FORMATS = ("parquet", "tsv", "kgx", "neo4j", "ladybug")
-
-
-def peak_rss_mb() -> float:
-    """This process's peak RSS (VmHWM). Not ``ru_maxrss``: Linux carries that over fork+exec
-    from the parent, so a child would report the generator's peak."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def unordered_digest(db: Path, query: str) -> bytes:
@@ -150,7 +142,7 @@ def main() -> None:
                 )  # fmt: skip
                 if proc.returncode:
                     sys.exit(f"{fmt} export failed:\n{proc.stderr[-3000:]}")
-                runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+                runs.append(common.last_json(proc.stdout))
                 shutil.rmtree(out, ignore_errors=True)
             same = len({r["digest"] for r in runs}) == 1
             identical &= same

@@ -24,15 +24,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgbuild.evaluate.judgments import (  # noqa: E402
-    SECTIONS,
-    evaluate_judgments,
-    headline,
-    render,
-)
+from bench.common import ROOT
+from kgbuild.evaluate.judgments import SECTIONS, evaluate_judgments, headline, render
 
 BLIND = sorted((ROOT / "tests" / "fixtures" / "audit").glob("dalk_blind_seed*.tsv"))
 

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgbuild.search import vectors  # noqa: E402
+from bench.common import p95
+from kgbuild.search import vectors
 
 
 def unit(m: np.ndarray) -> np.ndarray:
@@ -69,7 +69,6 @@ def main() -> None:
     hnsw_ms, found = timed(hnsw)
     recall = float(np.mean(found == truth))
     own = float(np.mean(truth == pick))  # how often the perturbed query's own node is nearest
-    p95 = lambda v: round(sorted(v)[int(0.95 * (len(v) - 1))], 3)  # noqa: E731
     med = lambda v: round(statistics.median(v), 3)  # noqa: E731
     figures = {
         "nodes": args.nodes, "queries": args.queries, "dim": args.dim,
