@@ -4,7 +4,7 @@
         [--questions FILE ...] [--n-dictionary 10] [--n-embedding 20] [--repeats 3]
         [--serve-repeats 3] [--index-dir DIR]
 
-Issue 41 item 6 asks for ``kgbuild ask`` ≤ 1.5 s p50 as a process once the index exists, also on
+The targets: ``kgbuild ask`` ≤ 1.5 s p50 as a process once the index exists, also on
 held-out-style questions whose choices the alias dictionary cannot link (the embedding model is
 needed), and ``kgbuild serve`` ready in ≤ 15 s. In-process retrieval latency is
 ``bench/query_latency.py``'s; this one counts what a process pays on top: interpreter start,
@@ -144,7 +144,7 @@ def main() -> None:
         default=None,
         metavar="NAME=VALUE",
         help="also time every run with this environment variable set, interleaved "
-        "(e.g. KGBUILD_QUERY_ENCODER=torch: the encoder before issue 41)",
+        "(e.g. KGBUILD_QUERY_ENCODER=torch: the encoder the numpy one replaced)",
     )
     a = ap.parse_args()
     base = dict([a.baseline_env.split("=", 1)]) if a.baseline_env else None

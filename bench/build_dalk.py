@@ -5,7 +5,7 @@ then re-runs the identical build. Prints per-run figures, then medians, and ends
 line: docs, unique_docs, docs_with_status, snapshots, triples, wall_s, peak_rss_mb,
 rerun_wall_s (+ ratios and the machine).
 
-Issue 17: the user runs ``kgbuild build``, not ``build_kg``. Each run therefore also builds with
+The user runs ``kgbuild build``, not ``build_kg``. Each run therefore also builds with
 the CLI as a process (same settings, fresh warehouse) and reports ``cli_wall_s`` beside
 ``lib_wall_s`` (the library call alone) and where the difference goes: Python start-up, importing
 the CLI (``kgbuild.cli`` pulls typer/rich/pydantic-settings) against importing the library,

@@ -1,4 +1,4 @@
-"""Benchmark: does a build's time and memory follow the corpus, k = 1, 10, 30 × DALK? (issue 17)
+"""Benchmark: does a build's time and memory follow the corpus, k = 1, 10, 30 × DALK?
 
 For each k the DALK by-year PubTator files are replicated k times into a temporary folder:
 
@@ -8,7 +8,7 @@ For each k the DALK by-year PubTator files are replicated k times into a tempora
 * **renamed** — as shifted, and copy c's concept IDs are renamed to well-formed IDs no
   vocabulary has (a number + c·10¹⁰; else four digits of c appended, "MESH:D000544" →
   "MESH:D0005440003"), so every copy is a new set of concepts and the KG's node and edge tables
-  grow k× too. (A suffix like ``.k<c>`` breaks the IDs' patterns: issue 24's ID check drops
+  grow k× too. (A suffix like ``.k<c>`` breaks the IDs' patterns: resolution's ID check drops
   such IDs, the mentions fall back to their text and the KG stops growing.)
 
 Each corpus is built by ``kgbuild build --extractor cooccurrence --embed-model none`` as a
@@ -20,8 +20,8 @@ JSON object of the figures.
 
 The base corpus by default is the first :data:`QUICK_PER_YEAR` records of each year (every
 year's slice is still built, in order), so the whole default run — 1×, 10× and 30× of both
-variants — fits in 15 minutes on a 2-core machine (issue 28); ``--per-year 0`` takes every
-record (1× = DALK's 9,764 abstracts: the measurement of issue 17, ~1 hour here). Each
+variants — fits in 15 minutes on a 2-core machine; ``--per-year 0`` takes every
+record (1× = DALK's 9,764 abstracts: the full measurement, ~1 hour here). Each
 replicated corpus is written once per (variant, k) and reused by every run.
 
     .venv/bin/python bench/build_scale.py [--ks 1,10,30] [--variants shifted,renamed]
@@ -47,7 +47,7 @@ from bench import common
 #: PMIDs are below 10⁹ (PubMed is at ~4·10⁷): copy c's PMIDs never collide with the originals.
 PMID_SHIFT = 10**9
 _ID_SPLIT = re.compile(r"([;,|])")
-#: Issue 17's targets on this machine.
+#: The targets on this machine: time follows the corpus, memory does not.
 WALL_RATIO_MAX_10 = 10.0
 RSS_RATIO_MAX_30 = 1.5
 RSS_MAX_MB = 1024.0
@@ -237,24 +237,16 @@ def main() -> None:
             figures[f"{prefix}evidence_{k}"] = head["evidence"]
             if k == 1:
                 figures[f"{prefix}content_hash_1"] = head["content_hash"]
-        for k in ks:
-            if 1 in ks and k != 1:
-                wall_1, rss_1 = figures[f"{prefix}wall_s_1"], figures[f"{prefix}peak_rss_mb_1"]
-                figures[f"{prefix}wall_ratio_{k}"] = round(
-                    figures[f"{prefix}wall_s_{k}"] / wall_1, 2
-                )  # type: ignore[operator]
-                figures[f"{prefix}rss_ratio_{k}"] = round(
-                    figures[f"{prefix}peak_rss_mb_{k}"] / rss_1, 2
-                )  # type: ignore[operator]
-    libs = figures.pop("lib_runs", None)
+        for k in [k for k in ks if 1 in ks and k != 1]:
+            for ratio, of in (("wall_ratio", "wall_s"), ("rss_ratio", "peak_rss_mb")):
+                got, one = figures[f"{prefix}{of}_{k}"], figures[f"{prefix}{of}_1"]
+                figures[f"{prefix}{ratio}_{k}"] = round(got / one, 2)  # type: ignore[operator]
+    libs: list[dict] = figures.pop("lib_runs", None)  # type: ignore[assignment]
     if libs:
         figures["cli_wall_s_1"] = figures["wall_s_1"]
-        figures["lib_wall_s_1"] = round(statistics.median(r["lib_wall_s"] for r in libs), 2)  # type: ignore[union-attr]
-        figures["lib_process_wall_s_1"] = round(
-            statistics.median(r["process_wall_s"] for r in libs),
-            2,  # type: ignore[union-attr]
-        )
-        figures["lib_import_s_1"] = round(statistics.median(r["import_s"] for r in libs), 2)  # type: ignore[union-attr]
+        for key, of in (("lib_wall_s_1", "lib_wall_s"), ("lib_process_wall_s_1", "process_wall_s"),
+                        ("lib_import_s_1", "import_s")):  # fmt: skip
+            figures[key] = round(statistics.median(r[of] for r in libs), 2)
     print("\nvariant   k   wall_s  peak_MB  wall/1x  rss/1x")
     for variant in variants:
         prefix = "" if variant == "shifted" else f"{variant}_"

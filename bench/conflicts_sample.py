@@ -1,6 +1,6 @@
 """Blind judging sheet of listed conflicts (``kgbuild conflicts``), its score, filter counts.
 
-The measure of :mod:`kgbuild.belief.conflicts` (issue 42, item 3): of the conflicts it lists, how
+The measure of :mod:`kgbuild.belief.conflicts`: of the conflicts it lists, how
 many really disagree, as a judge reads the two sides' sentences? Target: >= 80% of 50.
 
     # draw: a seeded uniform sample of the snapshot's listed conflicts

@@ -1,6 +1,6 @@
 """Draw a blind sheet of evidence rows with one epistemic status, for a person to judge.
 
-The measure of :mod:`kgbuild.extract.epistemics` (issue 39): of the rows it marks ``negated``
+The measure of :mod:`kgbuild.extract.epistemics`: of the rows it marks ``negated``
 (or ``hypothesis``), how many does the sentence really deny (hedge) the relation between the two
 concepts? Rows are drawn uniformly without replacement among the snapshot's evidence rows with
 that status — ``random.Random(seed).sample`` over their sorted ids, as ``kgbuild audit sample``

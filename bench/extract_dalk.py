@@ -1,4 +1,4 @@
-"""Benchmark: LLM extraction of the full DALK corpus through the replay server (issue 3).
+"""Benchmark: LLM extraction of the full DALK corpus through the replay server.
 
 The replay server (tests/support/replay_llm_server.py, a separate process) answers with DALK's
 recorded real LLM outputs in milliseconds, so the wall time measures the pipeline's own overhead and
@@ -156,6 +156,7 @@ def main() -> None:
 
     built = first["built"]
     per_abs = lambda r, k: round(r[k] / r["built"], 3)  # noqa: E731
+    tokens = lambda r: round((r["prompt_tokens"] + r["completion_tokens"]) / r["built"], 1)  # noqa: E731
     figures = {
         "docs": first["docs"],
         "built_docs": built,
@@ -186,12 +187,8 @@ def main() -> None:
         "pairwise_year": int(args.pairwise_year),
         "pairwise_per_pair_calls_per_abstract": per_abs(pair["per-pair"], "requests"),
         "pairwise_batched_calls_per_abstract": per_abs(pair["batched"], "requests"),
-        "pairwise_per_pair_tokens_per_abstract": round(
-            (pair["per-pair"]["prompt_tokens"] + pair["per-pair"]["completion_tokens"])
-            / pair["per-pair"]["built"], 1),
-        "pairwise_batched_tokens_per_abstract": round(
-            (pair["batched"]["prompt_tokens"] + pair["batched"]["completion_tokens"])
-            / pair["batched"]["built"], 1),
+        "pairwise_per_pair_tokens_per_abstract": tokens(pair["per-pair"]),
+        "pairwise_batched_tokens_per_abstract": tokens(pair["batched"]),
         "pairwise_per_pair_triples": pair["per-pair"]["triples"],
         "pairwise_batched_triples": pair["batched"]["triples"],
         "full_build_with_embeddings_wall_s": round(full["wall_s"], 3),

@@ -1,4 +1,4 @@
-"""Forecast bench (issue 42, item 5): does an earlier snapshot anticipate later papers?
+"""Forecast bench: does an earlier snapshot anticipate later papers?
 
 For Y = 2013, 2015, 2017 (or --years), ``kgbuild.evaluate.forecast.forecast`` scores every
 unjoined pair of snapshot Y's nodes from snapshots ≤ Y only and ranks the pairs later

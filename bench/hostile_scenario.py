@@ -1,4 +1,4 @@
-"""The reliability drill's hostile-environment scenario (issue 23): the user's own commands,
+"""The reliability drill's hostile-environment scenario: the user's own commands,
 run the way an attacker or a careless user would set them up, observed from outside.
 
 Every figure is read off what crossed a loopback socket or landed on disk, never off kgbuild's

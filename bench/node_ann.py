@@ -1,5 +1,5 @@
 """Nearest-node search for the embedding linker: exact (FAISS flat) against HNSW, at KG sizes
-past the DALK snapshot's (issue 26, item 3).
+past the DALK snapshot's.
 
     python bench/node_ann.py [--nodes 200000] [--queries 500] [--dim 384]
 

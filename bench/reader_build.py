@@ -4,7 +4,7 @@ Each run builds the DALK corpus with the default extractor twice, as a user does
 build`` as a process, a fresh warehouse each): once with the shipped reader, once with the
 reader switched off (``KGBUILD_READER_MODEL`` naming a file that is not a model: the build then
 reads nothing and serves nothing — the cost of everything but reading). Prints per-run figures
-and ends with one JSON line: medians of both wall times, their ratio (the issue's bound is
+and ends with one JSON line: medians of both wall times, their ratio (the bound is
 3× the build without the reader), and what the reader's build serves.
 
     .venv/bin/python bench/reader_build.py [--runs 1] [--source ../shared/data/dalk/by_year]

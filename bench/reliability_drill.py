@@ -1,4 +1,4 @@
-"""Reliability drill (issue 11): kill -9 a full DALK build at many points, resume each time, and
+"""Reliability drill: kill -9 a full DALK build at many points, resume each time, and
 check that nothing is lost, nothing is paid twice and readers never see half a snapshot.
 
 Loopback only: the LLM is the replay server (DALK's recorded generative outputs) in this
@@ -16,11 +16,11 @@ process, builds are `kgbuild build` processes (the user's path), killed with SIG
    (``triples_at``/``evidence_at`` counts equal the registry's).
 5. The hostile-input corpus of ``tests/support/bad_inputs.py``: every record of every file
    ends with a status, and no traceback anywhere.
-6. The hostile environment (issue 23, ``bench/hostile_scenario.py``): a ``kgbuild.toml`` in the
+6. The hostile environment (``bench/hostile_scenario.py``): a ``kgbuild.toml`` in the
    corpus folder and one in the working folder, a second endpoint, an obedient model, one
    hostile value or file per build (the dense abstract among them), a shadow ``parts/`` folder
    and ``kgbuild serve`` under 60 heavy clients.
-7. Round 3 of the hostile cases (issue 40), one module each, every count must be 0:
+7. The trust drills, one module per class of hostile case, every count must be 0:
    ``bench/trust_secrets.py`` (``keys_stored``, ``oversized_answers_stored``,
    ``reference_tracebacks``), ``bench/trust_inputs.py`` (``files_without_status``,
    ``merged_title_abstract``, ``duplicate_pmids_built``, ``control_chars_kept``),
@@ -303,12 +303,12 @@ def bad_inputs(tmp: Path, log: dict[str, Any]) -> None:
 
 
 SCENARIOS = ("kills", "bad-inputs", "hostile", "round3")
-#: Issue 40's drills: module under bench/, one per class of hostile case.
+#: The trust drills: a module under bench/ per class of hostile case.
 ROUND3 = ("trust_secrets", "trust_inputs", "trust_server", "trust_cache", "trust_sql")
 
 
 def round3(tmp: Path) -> dict[str, int]:
-    """Issue 40's classes, each module's counts (all must be 0) merged into the log."""
+    """The trust drills, each module's counts (all must be 0) merged into the log."""
     import importlib
 
     out: dict[str, int] = {}

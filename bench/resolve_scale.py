@@ -1,4 +1,4 @@
-"""Benchmark: entity resolution and triple dedupe at scale, on synthetic data (issue 4).
+"""Benchmark: entity resolution and triple dedupe at scale, on synthetic data.
 
 1M triples over 100k distinct node strings, the way LLM endpoints look after grounding left them
 free: most are surface forms of known concepts in some spelling (case, punctuation, Greek

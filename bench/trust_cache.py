@@ -1,4 +1,4 @@
-"""Issue 40's drill: is a query cache ever trusted blindly?
+"""Trust drill: is a query cache ever trusted blindly?
 
 A small warehouse is built from the test corpus (offline co-occurrence extractor) and its query
 cache warmed as ``kgbuild serve`` warms it (tables, BM25 arrays and, when the bundled MiniLM

@@ -1,4 +1,4 @@
-"""Issue 40's trust drill: no input is lost without a trace, read off a real ``kgbuild build``.
+"""Trust drill: no input is lost without a trace, read off a real ``kgbuild build``.
 
 A small hostile source folder is written and built by the CLI (co-occurrence, offline, no
 embedding model), the way a user runs it; every figure is read off the warehouse the build
@@ -72,7 +72,7 @@ def mixed_endings(text: str) -> bytes:
 
 
 def hostile_folder(src: Path) -> None:
-    """The source folder: one entry per class of issue 40, beside good records."""
+    """The source folder: one entry per class of hostile input, beside good records."""
     src.mkdir(parents=True)
     (src / "2015.pubtator").write_bytes(
         mixed_endings("".join(good_record(f"{99000001 + i}") for i in range(4)))

@@ -1,4 +1,4 @@
-"""Issue 40's drill, class 1 and leftovers: an endpoint that echoes the key, a flood answer, and
+"""Trust drill, secrets and leftovers: an endpoint that echoes the key, a flood answer, and
 snapshot references with superscript digits, through the user's own commands.
 
 Counts (each must be 0), read off what landed on disk or was printed, never off kgbuild's own

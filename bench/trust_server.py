@@ -1,4 +1,4 @@
-"""Issue 40, class 3 drill: ``kgbuild serve`` against idle floods, slowloris clients and request
+"""Trust drill: ``kgbuild serve`` against idle floods, slowloris clients and request
 fields that lax parsing would coerce, observed from outside.
 
 A small warehouse is built with the hostile scenario's own helpers

@@ -1,4 +1,4 @@
-"""Issue 40's drill: does ``kgbuild sql --timeout T`` hold while the result is printed?
+"""Trust drill: does ``kgbuild sql --timeout T`` hold while the result is printed?
 
 A small warehouse is built from the test corpus (offline co-occurrence extractor); then the real
 ``kgbuild sql`` CLI runs a query that yields rows faster than they can be printed
