@@ -33,7 +33,6 @@ import platform
 import re
 import statistics
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -89,9 +88,8 @@ def ask_all(engine, questions: list[dict], mapping: dict[str, str] | None) -> li
     rows = []
     for q in questions:
         gold = {mapping.get(g, g) for g in q["gold"]} if mapping else set(q["gold"])
-        t = time.perf_counter()
-        r = engine.retrieve(q["question"])
-        ms = 1000 * (time.perf_counter() - t)
+        s, r = common.timed(engine.retrieve, q["question"])
+        ms = 1000 * s
         ids = [a["id"] for a in r.answers]
         top = ids[:TOP]
         hits = [i for i in top if i in gold]

@@ -66,9 +66,8 @@ def ask(wh: Path, snapshot: str, index_dir: Path, q: Question,
     """One ``kgbuild ask`` process: (wall seconds, its JSON output)."""
     cmd = [*kgbuild_cmd(), "ask", q.question, "--choices", ";".join(q.choices), "--no-llm",
            "--json", "-w", str(wh), "-s", snapshot, "--index-dir", str(index_dir)]  # fmt: skip
-    t = time.perf_counter()
-    p = subprocess.run(cmd, env=env(extra), capture_output=True, text=True, timeout=600)
-    dt = time.perf_counter() - t
+    dt, p = common.timed(subprocess.run, cmd, env=env(extra), capture_output=True, text=True,
+                         timeout=600)  # fmt: skip
     try:
         data = json.loads(p.stdout) if p.returncode == 0 else {}
     except json.JSONDecodeError:

@@ -151,12 +151,12 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def timed(fn: Callable[[], Any], repeats: int = 1) -> tuple[float, Any]:
-    """(median wall seconds of ``repeats`` calls of ``fn``, what the last call returned)."""
+def timed(fn: Callable[..., Any], *args: Any, repeats: int = 1, **kw: Any) -> tuple[float, Any]:
+    """(median wall seconds of ``repeats`` calls ``fn(*args, **kw)``, what the last returned)."""
     out, times = None, []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        out = fn()
+        out = fn(*args, **kw)
         times.append(time.perf_counter() - t0)
     return statistics.median(times), out
 

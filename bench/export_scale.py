@@ -31,7 +31,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -72,9 +71,8 @@ def one(warehouse: str, fmt: str, out: str, memory_limit: str = "") -> None:
 
     wh = Warehouse(Path(warehouse))
     sid = wh.resolve("latest")
-    t0 = time.perf_counter()
-    written = export_snapshot(wh, sid, Path(out), [fmt])[fmt]
-    seconds = time.perf_counter() - t0
+    seconds, written = common.timed(export_snapshot, wh, sid, Path(out), [fmt])
+    written = written[fmt]
     rss_mb = peak_rss_mb()
     h = hashlib.sha256()
     if fmt == "ladybug":  # the file has a random database id: digest its content instead
@@ -95,9 +93,9 @@ def one(warehouse: str, fmt: str, out: str, memory_limit: str = "") -> None:
 def publish(warehouse: Path, triples: int, nodes: int) -> tuple[float, float]:
     from tests.support.synthetic_kg import publish_synthetic
 
-    t0 = time.perf_counter()
-    publish_synthetic(warehouse, triples, nodes, kg="scale", years=(2020,), seed=11)
-    return time.perf_counter() - t0, peak_rss_mb()
+    s, _ = common.timed(publish_synthetic, warehouse, triples, nodes, kg="scale", years=(2020,),
+                        seed=11)  # fmt: skip
+    return s, peak_rss_mb()
 
 
 def main() -> None:

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import statistics
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.common import timed
 from bench.search_names import case_fields, run_cases
 from kgbuild.query.link import Linker
 
@@ -52,9 +52,8 @@ def score(idx, cases, show_misses: bool = False) -> dict:
     per_kind: dict[str, list[bool]] = defaultdict(list)
     times = []
     for q, mention, expected, kind in cases:
-        t0 = time.perf_counter()
-        got = linked_at(linker, q, mention)
-        times.append((time.perf_counter() - t0) * 1000)
+        s, got = timed(linked_at, linker, q, mention)
+        times.append(s * 1000)
         ok = (got or "unlinked") in expected
         per_kind[kind].append(ok)
         if show_misses and not ok:

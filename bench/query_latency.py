@@ -67,22 +67,17 @@ def query_process(wh: str, snapshot: str, index_dir: str, files: list[str], embe
     questions = [q for f in files for q in read_questions(Path(f))]
     cold, parts, linked = [], {}, 0
     for q in questions:
-        t = time.perf_counter()
-        r = engine.retrieve(q.question, q.choices, embed=embed)
-        cold.append((time.perf_counter() - t) * 1000)
+        s, r = common.timed(engine.retrieve, q.question, q.choices, embed=embed)
+        cold.append(s * 1000)
         linked += bool(r.question_nodes())
         for k, v in r.timings.items():
             parts.setdefault(k, []).append(v)
     warm, off = [], []
     for q in questions:
-        t = time.perf_counter()
-        engine.retrieve(q.question, q.choices, embed=embed)
-        warm.append((time.perf_counter() - t) * 1000)
+        warm.append(common.timed(engine.retrieve, q.question, q.choices, embed=embed)[0] * 1000)
     engine = QueryEngine(wh, snapshot, Path(index_dir), embeddings=False)  # no encoding at all
     for q in questions:
-        t = time.perf_counter()
-        engine.retrieve(q.question, q.choices, embed="off")
-        off.append((time.perf_counter() - t) * 1000)
+        off.append(common.timed(engine.retrieve, q.question, q.choices, embed="off")[0] * 1000)
     return {
         "reopen_s": round(reopen_s, 3), "model_load_s": prep.get("model_load_s"),
         "cold": cold, "warm": warm, "off": off, "linked": linked,
@@ -169,9 +164,7 @@ def main() -> None:
     common.require_warehouse(args.warehouse)
     with tempfile.TemporaryDirectory(prefix="kgbuild-query-bench-") as tmp:
         index_dir = args.index_dir or Path(tmp) / "index"
-        t0 = time.perf_counter()
-        engine = QueryEngine(args.warehouse, args.snapshot, index_dir)
-        open_s = time.perf_counter() - t0
+        open_s, engine = common.timed(QueryEngine, args.warehouse, args.snapshot, index_dir)
         idx = engine.state().index
         print(f"snapshot {idx.snapshot_id} ({idx.kg}@{idx.as_of_year}): {idx.n_nodes:,} nodes, "
               f"{idx.n_edges:,} triples; first open {open_s:.2f}s")  # fmt: skip

@@ -20,7 +20,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -41,9 +40,8 @@ def build(source: Path, warehouse: Path, reader_off: bool) -> float:
         env["KGBUILD_READER_MODEL"] = str(off)
     cmd = [*common.CLI, "build", "--domain", "alzheimers", "--source",
            str(source), "--extractor", "auto", "-w", str(warehouse)]  # fmt: skip
-    t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, env=env, capture_output=True, timeout=3600)
-    return time.perf_counter() - t0
+    return common.timed(subprocess.run, cmd, check=True, env=env, capture_output=True,
+                        timeout=3600)[0]  # fmt: skip
 
 
 def served(warehouse: Path) -> dict[str, int]:

@@ -73,10 +73,8 @@ def _serve(wh: Path, years: tuple[int, int]) -> dict[str, float]:
 def _ask(wh: Path) -> dict[str, float]:
     out: dict[str, float] = {}
     for key, q in zip(("first_ask_s", "second_ask_s"), QUESTIONS, strict=True):
-        t0 = time.perf_counter()
-        r = subprocess.run([*CLI, "ask", q, "--no-llm", "-w", str(wh)], env=ENV,
-                           capture_output=True, text=True)  # fmt: skip
-        out[key] = time.perf_counter() - t0
+        out[key], r = common.timed(subprocess.run, [*CLI, "ask", q, "--no-llm", "-w", str(wh)],
+                                   env=ENV, capture_output=True, text=True)  # fmt: skip
         if r.returncode not in (0, 1):
             raise SystemExit(f"ask failed ({r.returncode}): {r.stderr[-2000:]}")
     return out

@@ -130,9 +130,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         resolver.use_embedder(Embedder(cache_path=Path(tmp) / "embeddings.sqlite"))
         kinds = {cid: kind for cid, kind, _, _ in concepts}
-        t0 = time.perf_counter()
-        out = resolve_slice(result, resolver, kinds.get, 2020)
-        wall = time.perf_counter() - t0
+        wall, out = common.timed(resolve_slice, result, resolver, kinds.get, 2020)
         embedded = resolver.summary().get("names_embedded", 0)
     methods = Counter(r.method for r in out.resolutions)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -25,7 +25,6 @@ import json
 import statistics
 import sys
 import tempfile
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -59,9 +58,9 @@ def score(idx, cases, show_misses: bool = False) -> dict:
     times = []
     find_entities(idx, "warm up", limit=5)  # builds the searcher once
     for q, expected, kind in cases:
-        t0 = time.perf_counter()
-        hits = [h["id"] for h in find_entities(idx, q, limit=5)["entities"]]
-        times.append((time.perf_counter() - t0) * 1000)
+        s, found = common.timed(find_entities, idx, q, limit=5)
+        times.append(s * 1000)
+        hits = [h["id"] for h in found["entities"]]
         links = [x for x in linker.link_names([q], "question", embed=False) if x.curie]
         got = (bool(hits) and hits[0] in expected, bool(expected & set(hits)),
                bool(links) and links[0].curie in expected)  # fmt: skip

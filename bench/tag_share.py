@@ -37,7 +37,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="tag-share-") as tmp:
         idx = open_index(wh, sid, Path(tmp))
     al, ids = idx.aliases, idx.nodes["id"]
-    p50, shares = common.timed(lambda: _tag_shares(wh, sid, al, ids), 3)
+    p50, shares = common.timed(_tag_shares, wh, sid, al, ids, repeats=3)
     judged = judged_forms(al, ids)
     blocked = sorted((float(shares[r]), al["key"][r], idx.nodes["display"][int(al["node"][r])])
                      for r in judged if shares[r] < MIN_TAG_SHARE)  # fmt: skip

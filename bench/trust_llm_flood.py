@@ -22,7 +22,6 @@ import json
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -56,9 +55,9 @@ def drill(work: Path) -> dict[str, object]:
         for q in QUESTIONS:
             base = [*common.CLI, "ask", q, "-w", str(work / "wh"),
                     "--index-dir", str(work / "i"), "--embed", "off"]  # fmt: skip
-            t0 = time.perf_counter()
-            run = subprocess.run(base, capture_output=True, text=True, env=env, timeout=900)
-            times.append(time.perf_counter() - t0)
+            s, run = common.timed(subprocess.run, base, capture_output=True, text=True, env=env,
+                                  timeout=900)  # fmt: skip
+            times.append(s)
             printed.append(len(run.stdout) + len(run.stderr))
             data = json.loads(subprocess.run([*base, "--json"], capture_output=True, text=True,
                                              env=env, timeout=900).stdout)  # fmt: skip
