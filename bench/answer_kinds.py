@@ -33,17 +33,15 @@ import platform
 import re
 import statistics
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "data"
-DALK_QUESTIONS = ROOT / "data" / "questions" / "answer_kinds_dalk.jsonl"
-GOLD = {
-    "cdr_dev": SHARED / "bc5cdr" / "CDR_DevelopmentSet.PubTator.txt",
-    "biored_dev": SHARED / "biored" / "Dev.PubTator",
-}
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import common
+
+DALK_QUESTIONS = common.ROOT / "data" / "questions" / "answer_kinds_dalk.jsonl"
+GOLD = {"cdr_dev": common.CDR_DEV, "biored_dev": common.BIORED_DEV}
 TOP = 5
 #: A gold gene is a microRNA when its most frequent gold mention says so (HGNC MIR*, miR-146a).
 MIRNA = re.compile(r"^(?:mi[Rr]-?\d|MIR\d|microRNA|hsa-mi[Rr]|let-7)", re.IGNORECASE)
@@ -85,29 +83,13 @@ def gold_questions(gold, forms) -> list[dict]:
     return sorted(found.values(), key=lambda q: (q["kind"], q["entity"]))
 
 
-def built(name: str, work: Path):
-    """The dev file's hidden-relation build (made once into ``work``)."""
-    from kgbuild.evaluate.facts import _read, build_hidden, hide_relations
-    from kgbuild.store.snapshots import Warehouse
-
-    gold = _read(GOLD[name])
-    root = work / name
-    wh_dir = root / "warehouse"
-    if not (wh_dir / "kg.duckdb").exists():
-        root.mkdir(parents=True, exist_ok=True)
-        build_hidden(hide_relations(GOLD[name], gold.fmt, root / "build-input"), wh_dir)
-    wh = Warehouse(wh_dir)
-    return gold, wh
-
-
 def ask_all(engine, questions: list[dict], mapping: dict[str, str] | None) -> list[dict]:
     """Each question asked once: its ranked answer ids, and whether they hit the gold."""
     rows = []
     for q in questions:
         gold = {mapping.get(g, g) for g in q["gold"]} if mapping else set(q["gold"])
-        t = time.perf_counter()
-        r = engine.retrieve(q["question"])
-        ms = 1000 * (time.perf_counter() - t)
+        s, r = common.timed(engine.retrieve, q["question"])
+        ms = 1000 * s
         ids = [a["id"] for a in r.answers]
         top = ids[:TOP]
         hits = [i for i in top if i in gold]
@@ -140,7 +122,7 @@ def per_kind(rows: list[dict]) -> dict[str, dict]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--code", type=Path, default=ROOT, help="checkout whose kgbuild is run")
+    p.add_argument("--code", type=Path, default=common.ROOT, help="checkout whose kgbuild is run")
     p.add_argument("--dalk", type=Path, help="a DALK warehouse (a copy: its index is written)")
     p.add_argument("--work", type=Path, default=Path("/tmp/answer-kinds-work"))
     p.add_argument("--sets", default="dalk,cdr_dev,biored_dev")
@@ -149,6 +131,7 @@ def main() -> None:
     sys.path.insert(0, str(a.code.resolve()))
     from kgbuild.evaluate.facts import node_map
     from kgbuild.query.engine import QueryEngine
+    from kgbuild.store.snapshots import Warehouse
 
     sets = a.sets.split(",")
     figures: dict[str, dict] = {}
@@ -164,11 +147,11 @@ def main() -> None:
             if not GOLD[name].is_file():
                 print(f"{name}: skipped, {GOLD[name]} is absent", file=sys.stderr)
                 continue
-            gold, wh = built(name, a.work)
+            gold, wh = common.hidden_build(GOLD[name], a.work / name, "build-input")
             qs = gold_questions(gold, FORMS[name])
-            engine = QueryEngine(wh.root, embeddings=False)
+            engine = QueryEngine(wh, embeddings=False)
             sid = engine.state().index.snapshot_id
-            mapping = node_map(wh, sid)
+            mapping = node_map(Warehouse(wh), sid)
         engine.retrieve(qs[0]["question"])  # open the index and its caches once
         rows = ask_all(engine, qs, mapping)
         rows_out[name] = rows

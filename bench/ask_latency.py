@@ -4,7 +4,7 @@
         [--questions FILE ...] [--n-dictionary 10] [--n-embedding 20] [--repeats 3]
         [--serve-repeats 3] [--index-dir DIR]
 
-Issue 41 item 6 asks for ``kgbuild ask`` ≤ 1.5 s p50 as a process once the index exists, also on
+The targets: ``kgbuild ask`` ≤ 1.5 s p50 as a process once the index exists, also on
 held-out-style questions whose choices the alias dictionary cannot link (the embedding model is
 needed), and ``kgbuild serve`` ready in ≤ 15 s. In-process retrieval latency is
 ``bench/query_latency.py``'s; this one counts what a process pays on top: interpreter start,
@@ -34,7 +34,6 @@ import json
 import os
 import platform
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -42,24 +41,17 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgbuild.evaluate.adqa import Question, read_questions  # noqa: E402
-
-DEFAULT_QUESTIONS = [
-    ROOT.parent / "shared" / "data" / "dalk" / "adqa" / "medqa_filter.json",
-    ROOT.parent / "shared" / "data" / "dalk" / "adqa" / "medmcqa_filter.json",
-]
-if not DEFAULT_QUESTIONS[0].exists():  # a worktree beside the checkout: /work/shared
-    DEFAULT_QUESTIONS = [Path("/work/shared/data/dalk/adqa") / p.name for p in DEFAULT_QUESTIONS]
+from bench import common
+from kgbuild.evaluate.adqa import Question, read_questions
+from tests.support.serve_process import stop_server
 
 
 def kgbuild_cmd() -> list[str]:
     """The installed ``kgbuild`` script beside this interpreter (what a user runs), else the
     module."""
-    script = Path(sys.executable).with_name("kgbuild")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "kgbuild.cli"]
+    return [str(common.KGBUILD)] if common.KGBUILD.exists() else common.CLI
 
 
 def env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -74,9 +66,8 @@ def ask(wh: Path, snapshot: str, index_dir: Path, q: Question,
     """One ``kgbuild ask`` process: (wall seconds, its JSON output)."""
     cmd = [*kgbuild_cmd(), "ask", q.question, "--choices", ";".join(q.choices), "--no-llm",
            "--json", "-w", str(wh), "-s", snapshot, "--index-dir", str(index_dir)]  # fmt: skip
-    t = time.perf_counter()
-    p = subprocess.run(cmd, env=env(extra), capture_output=True, text=True, timeout=600)
-    dt = time.perf_counter() - t
+    dt, p = common.timed(subprocess.run, cmd, env=env(extra), capture_output=True, text=True,
+                         timeout=600)  # fmt: skip
     try:
         data = json.loads(p.stdout) if p.returncode == 0 else {}
     except json.JSONDecodeError:
@@ -114,41 +105,18 @@ def spread(items: list[Question], n: int) -> list[Question]:
     return [items[round(i * (len(items) - 1) / (n - 1))] for i in range(n)] if n > 1 else items[:1]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def serve_ready(wh: Path, snapshot: str, index_dir: Path, extra: dict[str, str] | None = None
                 ) -> tuple[float, list[str]]:  # fmt: skip
     """Seconds from ``kgbuild serve``'s start until ``/health`` answers 200, and what it printed
     on stderr until then."""
-    import httpx
-
-    port = free_port()
-    cmd = [*kgbuild_cmd(), "serve", "-w", str(wh), "-s", snapshot, "--port", str(port),
-           "--index-dir", str(index_dir)]  # fmt: skip
-    log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - read after the process ends
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env(extra), stdout=subprocess.DEVNULL, stderr=log, text=True)
-    try:
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.perf_counter() - t0 > 600:
-                log.seek(0)
-                raise RuntimeError(f"server did not start: {log.read()[-2000:]}")
-            time.sleep(0.05)
+    with tempfile.TemporaryDirectory(prefix="ask-latency-serve-") as tmp:
+        log = Path(tmp) / "serve.log"
+        t0 = time.perf_counter()
+        proc, _ = common.start_serve(wh, "-s", snapshot, "--index-dir", str(index_dir), log=log,
+                                     cmd=kgbuild_cmd(), env=env(extra), text=True)  # fmt: skip
         ready = time.perf_counter() - t0
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-    log.seek(0)
-    return ready, log.read().splitlines()
+        stop_server(proc)
+        return ready, log.read_text().splitlines()
 
 
 def p50(values: list[float]) -> float | None:
@@ -157,9 +125,9 @@ def p50(values: list[float]) -> float | None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--warehouse", "-w", type=Path, default=ROOT / "warehouse")
+    ap.add_argument("--warehouse", "-w", type=Path, default=common.ROOT / "warehouse")
     ap.add_argument("--snapshot", default="latest")
-    ap.add_argument("--questions", type=Path, nargs="+", default=DEFAULT_QUESTIONS)
+    ap.add_argument("--questions", type=Path, nargs="+", default=common.ADQA)
     ap.add_argument("--n-dictionary", type=int, default=10)
     ap.add_argument("--n-embedding", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3)
@@ -175,14 +143,12 @@ def main() -> None:
         default=None,
         metavar="NAME=VALUE",
         help="also time every run with this environment variable set, interleaved "
-        "(e.g. KGBUILD_QUERY_ENCODER=torch: the encoder before issue 41)",
+        "(e.g. KGBUILD_QUERY_ENCODER=torch: the encoder the numpy one replaced)",
     )
     a = ap.parse_args()
     base = dict([a.baseline_env.split("=", 1)]) if a.baseline_env else None
     variants = {"": None, **({"baseline": base} if base else {})}
-    if not (a.warehouse / "kg.duckdb").is_file():
-        raise SystemExit(f"no warehouse at {a.warehouse}: run `make build` first "
-                         "(or pass --warehouse)")  # fmt: skip
+    common.require_warehouse(a.warehouse)
     load_before = os.getloadavg()
     tmp = None
     index_dir = a.index_dir
@@ -224,9 +190,7 @@ def main() -> None:
         detail = {
             "questions": {g: len(v) for g, v in picked.items()},
             "ask_p50_s": {k: p50(t) for k, t in times.items()},
-            "ask_p95_s": {
-                k: round(sorted(t)[int(0.95 * (len(t) - 1))], 3) for k, t in times.items() if t
-            },
+            "ask_p95_s": {k: common.p95(t) for k, t in times.items() if t},
             "retrieve_p50_ms": {k: p50(t) for k, t in engine_ms.items()},
             "serve_runs_s": {v: [round(s, 2) for s in t] for v, t in serve_s.items()},
         }

@@ -26,10 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import common
 from kgbuild.resolve.vocabularies import hgnc_names
 from kgbuild.store.snapshots import Warehouse
-
-GOLD = Path(__file__).resolve().parents[2] / "shared/data/biored/Dev.PubTator"
 
 
 def relation_genes(path: Path) -> set[str]:
@@ -83,7 +82,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--warehouse", required=True)
     ap.add_argument("--snapshot", default="latest")
-    ap.add_argument("--gold", type=Path, default=GOLD)
+    ap.add_argument("--gold", type=Path, default=common.BIORED_DEV)
     a = ap.parse_args()
     if not a.gold.exists():
         sys.exit(f"no BioRED Dev file at {a.gold}")

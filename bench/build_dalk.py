@@ -5,7 +5,7 @@ then re-runs the identical build. Prints per-run figures, then medians, and ends
 line: docs, unique_docs, docs_with_status, snapshots, triples, wall_s, peak_rss_mb,
 rerun_wall_s (+ ratios and the machine).
 
-Issue 17: the user runs ``kgbuild build``, not ``build_kg``. Each run therefore also builds with
+The user runs ``kgbuild build``, not ``build_kg``. Each run therefore also builds with
 the CLI as a process (same settings, fresh warehouse) and reports ``cli_wall_s`` beside
 ``lib_wall_s`` (the library call alone) and where the difference goes: Python start-up, importing
 the CLI (``kgbuild.cli`` pulls typer/rich/pydantic-settings) against importing the library,
@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -27,7 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import common
 
 CHILD = r"""
 import json, resource, sys, time
@@ -66,59 +66,46 @@ print(json.dumps({"import_s": time.perf_counter() - t0}))
 """
 
 
-def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+def _timed(cmd: list[str]) -> tuple[float, float, str]:
     """Run ``cmd``; (wall seconds, the child's own peak RSS in MB from wait4, its stdout)."""
-    t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-    out = proc.stdout.read().decode() if proc.stdout else ""
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t
-    if os.waitstatus_to_exitcode(status) != 0:
+    wall, rss, status, out = common.run_measured(cmd, common.cli_env())
+    if status != 0:
         sys.exit(f"failed: {' '.join(cmd)}")
-    return wall, usage.ru_maxrss / 1024, out
+    return wall, rss, out
 
 
 def run_cli(source: Path, warehouse: Path) -> dict:
     """``kgbuild build`` as a user runs it (the library child's settings: default extractor and
     embedding model), timed as a process."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    kgbuild = str(Path(sys.executable).with_name("kgbuild"))
-    cmd = [kgbuild, "build", "--source", str(source), "--kg", "alzheimers", "-w", str(warehouse)]
-    wall, rss, _ = _timed(cmd, env)
+    cmd = [str(common.KGBUILD), "build", "--source", str(source), "--kg", "alzheimers", "-w",
+           str(warehouse)]  # fmt: skip
+    wall, rss, _ = _timed(cmd)
     return {"cli_wall_s": wall, "cli_peak_rss_mb": rss}
 
 
 def startup_costs() -> dict:
     """Where a process's time goes before any build: bare Python, importing the library's
     build module, importing the CLI module, and ``kgbuild --help`` end to end (medians of 3)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    kgbuild = str(Path(sys.executable).with_name("kgbuild"))
     runs: dict[str, list[float]] = {"python": [], "lib_import": [], "cli_import": [], "help": []}
     for _ in range(3):
-        runs["python"].append(_timed([sys.executable, "-c", "pass"], env)[0])
+        runs["python"].append(_timed([sys.executable, "-c", "pass"])[0])
         for key, module in (("lib_import", LIB_MODULE), ("cli_import", "kgbuild.cli")):
-            out = _timed([sys.executable, "-c", IMPORT_CHILD, module], env)[2]
-            runs[key].append(json.loads(out.strip().splitlines()[-1])["import_s"])
-        runs["help"].append(_timed([kgbuild, "--help"], env)[0])
+            out = _timed([sys.executable, "-c", IMPORT_CHILD, module])[2]
+            runs[key].append(common.last_json(out)["import_s"])
+        runs["help"].append(_timed([str(common.KGBUILD), "--help"])[0])
     return {k: statistics.median(v) for k, v in runs.items()}
 
 
 def run_child(source: Path, warehouse: Path) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(source), str(warehouse)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    cmd = [sys.executable, "-c", CHILD, str(source), str(warehouse)]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=common.cli_env(), check=True)
+    return common.last_json(out.stdout)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--source", type=Path, default=ROOT.parent / "shared/data/dalk/by_year")
+    ap.add_argument("--source", type=Path, default=common.DALK_YEARS)
     args = ap.parse_args()
     if not args.source.exists():
         sys.exit(f"corpus not found: {args.source}")
@@ -192,7 +179,7 @@ def main() -> None:
         "lib_import_s": round(start["lib_import"], 3),
         "cli_help_s": round(start["help"], 3),
         "cli_other_s": round(rest, 3),
-        "machine": f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}",
+        "machine": common.machine(),
     }
     print(json.dumps(figures))
 

@@ -1,4 +1,4 @@
-"""Benchmark: does a build's time and memory follow the corpus, k = 1, 10, 30 × DALK? (issue 17)
+"""Benchmark: does a build's time and memory follow the corpus, k = 1, 10, 30 × DALK?
 
 For each k the DALK by-year PubTator files are replicated k times into a temporary folder:
 
@@ -8,7 +8,7 @@ For each k the DALK by-year PubTator files are replicated k times into a tempora
 * **renamed** — as shifted, and copy c's concept IDs are renamed to well-formed IDs no
   vocabulary has (a number + c·10¹⁰; else four digits of c appended, "MESH:D000544" →
   "MESH:D0005440003"), so every copy is a new set of concepts and the KG's node and edge tables
-  grow k× too. (A suffix like ``.k<c>`` breaks the IDs' patterns: issue 24's ID check drops
+  grow k× too. (A suffix like ``.k<c>`` breaks the IDs' patterns: resolution's ID check drops
   such IDs, the mentions fall back to their text and the KG stops growing.)
 
 Each corpus is built by ``kgbuild build --extractor cooccurrence --embed-model none`` as a
@@ -20,8 +20,8 @@ JSON object of the figures.
 
 The base corpus by default is the first :data:`QUICK_PER_YEAR` records of each year (every
 year's slice is still built, in order), so the whole default run — 1×, 10× and 30× of both
-variants — fits in 15 minutes on a 2-core machine (issue 28); ``--per-year 0`` takes every
-record (1× = DALK's 9,764 abstracts: the measurement of issue 17, ~1 hour here). Each
+variants — fits in 15 minutes on a 2-core machine; ``--per-year 0`` takes every
+record (1× = DALK's 9,764 abstracts: the full measurement, ~1 hour here). Each
 replicated corpus is written once per (variant, k) and reused by every run.
 
     .venv/bin/python bench/build_scale.py [--ks 1,10,30] [--variants shifted,renamed]
@@ -32,23 +32,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-KGBUILD = Path(sys.executable).with_name("kgbuild")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import common
+
 #: PMIDs are below 10⁹ (PubMed is at ~4·10⁷): copy c's PMIDs never collide with the originals.
 PMID_SHIFT = 10**9
 _ID_SPLIT = re.compile(r"([;,|])")
-#: Issue 17's targets on this machine.
+#: The targets on this machine: time follows the corpus, memory does not.
 WALL_RATIO_MAX_10 = 10.0
 RSS_RATIO_MAX_30 = 1.5
 RSS_MAX_MB = 1024.0
@@ -146,12 +145,7 @@ def make_corpus(source: Path, dest: Path, k: int, renamed: bool, per_year: int =
 def run_measured(cmd: list[str], log: Path, env: dict[str, str]) -> tuple[float, float, int]:
     """Run ``cmd``; return (wall seconds, the child's peak RSS in MB, exit status)."""
     with open(log, "w") as fh:
-        t = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_maxrss / 1024, proc.returncode
+        return common.run_measured(cmd, env, fh)[:3]
 
 
 def head_figures(warehouse: Path) -> dict[str, object]:
@@ -172,7 +166,7 @@ def head_figures(warehouse: Path) -> dict[str, object]:
 
 def build_cli(corpus: Path, work: Path, env: dict[str, str], tag: str) -> dict[str, object]:
     wh = work / f"wh-{tag}"
-    cmd = [str(KGBUILD), "build", "--source", str(corpus), "--kg", "scale"]
+    cmd = [str(common.KGBUILD), "build", "--source", str(corpus), "--kg", "scale"]
     cmd += ["--extractor", "cooccurrence", "--embed-model", "none", "-w", str(wh)]
     wall, rss, code = run_measured(cmd, work / f"{tag}.log", env)
     if code != 0:
@@ -195,7 +189,7 @@ def main() -> None:
     ap.add_argument("--ks", default="1,10,30", help="comma-separated replication factors")
     ap.add_argument("--variants", default="shifted,renamed")
     ap.add_argument("--runs", type=int, default=1, help="runs per (variant, k); medians")
-    ap.add_argument("--source", type=Path, default=ROOT.parent / "shared/data/dalk/by_year")
+    ap.add_argument("--source", type=Path, default=common.DALK_YEARS)
     ap.add_argument("--per-year", type=int, default=QUICK_PER_YEAR,
                     help="records per year of the base corpus (0: all of it)")  # fmt: skip
     args = ap.parse_args()
@@ -203,8 +197,9 @@ def main() -> None:
         sys.exit(f"corpus not found: {args.source}")
     ks = sorted({int(k) for k in args.ks.split(",")})
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "DO_NOT_TRACK": "1"}
-    env["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+    env = common.cli_env(
+        HF_HUB_OFFLINE="1", DO_NOT_TRACK="1", PREFECT_SERVER_ANALYTICS_ENABLED="false"
+    )
     figures: dict[str, object] = {"k": ks, "variants": variants, "per_year": args.per_year}
     started = time.perf_counter()
     for variant in variants:
@@ -242,24 +237,16 @@ def main() -> None:
             figures[f"{prefix}evidence_{k}"] = head["evidence"]
             if k == 1:
                 figures[f"{prefix}content_hash_1"] = head["content_hash"]
-        for k in ks:
-            if 1 in ks and k != 1:
-                wall_1, rss_1 = figures[f"{prefix}wall_s_1"], figures[f"{prefix}peak_rss_mb_1"]
-                figures[f"{prefix}wall_ratio_{k}"] = round(
-                    figures[f"{prefix}wall_s_{k}"] / wall_1, 2
-                )  # type: ignore[operator]
-                figures[f"{prefix}rss_ratio_{k}"] = round(
-                    figures[f"{prefix}peak_rss_mb_{k}"] / rss_1, 2
-                )  # type: ignore[operator]
-    libs = figures.pop("lib_runs", None)
+        for k in [k for k in ks if 1 in ks and k != 1]:
+            for ratio, of in (("wall_ratio", "wall_s"), ("rss_ratio", "peak_rss_mb")):
+                got, one = figures[f"{prefix}{of}_{k}"], figures[f"{prefix}{of}_1"]
+                figures[f"{prefix}{ratio}_{k}"] = round(got / one, 2)  # type: ignore[operator]
+    libs: list[dict] = figures.pop("lib_runs", None)  # type: ignore[assignment]
     if libs:
         figures["cli_wall_s_1"] = figures["wall_s_1"]
-        figures["lib_wall_s_1"] = round(statistics.median(r["lib_wall_s"] for r in libs), 2)  # type: ignore[union-attr]
-        figures["lib_process_wall_s_1"] = round(
-            statistics.median(r["process_wall_s"] for r in libs),
-            2,  # type: ignore[union-attr]
-        )
-        figures["lib_import_s_1"] = round(statistics.median(r["import_s"] for r in libs), 2)  # type: ignore[union-attr]
+        for key, of in (("lib_wall_s_1", "lib_wall_s"), ("lib_process_wall_s_1", "process_wall_s"),
+                        ("lib_import_s_1", "import_s")):  # fmt: skip
+            figures[key] = round(statistics.median(r[of] for r in libs), 2)
     print("\nvariant   k   wall_s  peak_MB  wall/1x  rss/1x")
     for variant in variants:
         prefix = "" if variant == "shifted" else f"{variant}_"
@@ -279,7 +266,7 @@ def main() -> None:
         print(f"target rss(30x) <= {RSS_RATIO_MAX_30:g} x rss(1x) and <= 1 GB: {verdict}")
     figures["total_s"] = round(time.perf_counter() - started, 1)
     print(f"whole run: {figures['total_s']:.0f}s")
-    figures["machine"] = f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}"
+    figures["machine"] = common.machine()
     print(json.dumps(figures))
 
 

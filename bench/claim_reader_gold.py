@@ -45,15 +45,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import common
 from kgbuild.audit.score import wilson
 from kgbuild.belief.claims_llm import Question, read_claims
 from kgbuild.belief.claims_read import Claim, pieces, read_claim, worth_reading
 from kgbuild.belief.claims_templates import AFFIRM, DENY, Span
 from kgbuild.extract.sentences import sentence_spans
-from kgbuild.llm.client import LLMClient, LLMSettings
+from kgbuild.llm.client import LLMClient
 from kgbuild.settings import warehouse_path
 
-DATA = Path("/work/shared/data/biored")
 SIGN = {"Positive_Correlation": "up", "Negative_Correlation": "down"}
 
 
@@ -222,13 +224,11 @@ def show(us: list[Unit], n: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--split", choices=("Dev", "Train", "both"), default="both")
-    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--data", type=Path, default=common.BIORED)
     ap.add_argument("--show", type=int, default=0, help="print N errors (tune on Train only)")
     ap.add_argument("--reader", choices=("regex", "llm"), default="regex",
                     help="the template reader (default) or the LLM reader")  # fmt: skip
-    ap.add_argument("--llm-base-url", help="OpenAI-compatible endpoint [env OPENAI_BASE_URL]")
-    ap.add_argument("--llm-model", help="LLM model [env KGBUILD_LLM_MODEL]")
-    ap.add_argument("--llm-max-tokens", type=int, help="completion token cap")
+    common.add_llm_options(ap)
     ap.add_argument(
         "--warehouse", type=Path, help="whose llm_cache.sqlite caches answers [./warehouse]"
     )
@@ -237,13 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, Any] = {}
     reader, client, cost = regex_reader, None, {}
     if a.reader == "llm":
-        settings = LLMSettings.from_env(base_url=a.llm_base_url, model=a.llm_model,
-                                        max_tokens=a.llm_max_tokens)  # fmt: skip
-        if not settings.endpoint_configured:
-            ap.error("--reader llm needs an endpoint: --llm-base-url or OPENAI_BASE_URL")
-        from kgbuild.llm.options import make_client
-
-        client = make_client(settings, warehouse_path(a.warehouse))
+        client = common.llm_client(ap, a, warehouse_path(a.warehouse))
     for split in splits:
         if client is not None:
             cost = {}

@@ -1,6 +1,6 @@
 """Blind judging sheet of listed conflicts (``kgbuild conflicts``), its score, filter counts.
 
-The measure of :mod:`kgbuild.belief.conflicts` (issue 42, item 3): of the conflicts it lists, how
+The measure of :mod:`kgbuild.belief.conflicts`: of the conflicts it lists, how
 many really disagree, as a judge reads the two sides' sentences? Target: >= 80% of 50.
 
     # draw: a seeded uniform sample of the snapshot's listed conflicts
@@ -43,13 +43,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import common
 from kgbuild.audit.score import wilson
 from kgbuild.belief.claims_llm import claims_of
 from kgbuild.belief.claims_templates import TEMPLATES
 from kgbuild.belief.conflict_report import CitedRow, Conflict, fetch_conflicts
 from kgbuild.belief.conflicts import KINDS
 from kgbuild.belief.snapshot_claims import DEFAULT_FILTERS, ConflictFilters
-from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.reader.claims_snapshot import read_snapshot
 from kgbuild.store import catalog
 from kgbuild.store.snapshots import Warehouse
@@ -194,18 +196,6 @@ def measure(con: Any, sid: str) -> list[dict[str, Any]]:
     return out
 
 
-def _client(ap: argparse.ArgumentParser, a: argparse.Namespace, root: Path) -> LLMClient:
-    """The LLM client of ``--reader llm`` (the key from the environment only), caching in the
-    warehouse; an argparse error (exit 2) when no endpoint is configured."""
-    from kgbuild.llm.options import make_client
-
-    settings = LLMSettings.from_env(base_url=a.llm_base_url, model=a.llm_model,
-                                    max_tokens=a.llm_max_tokens)  # fmt: skip
-    if not settings.endpoint_configured:
-        ap.error("--reader llm needs an endpoint: --llm-base-url or OPENAI_BASE_URL")
-    return make_client(settings, root)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--warehouse", type=Path)
@@ -218,9 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--measure", action="store_true", help="conflicts per kind per filter")
     ap.add_argument("--reader", choices=("regex", "llm"), default="regex",
                     help="claim reader of the conflicts drawn (--measure: regex only)")  # fmt: skip
-    ap.add_argument("--llm-base-url", help="OpenAI-compatible endpoint [env OPENAI_BASE_URL]")
-    ap.add_argument("--llm-model", help="LLM model [env KGBUILD_LLM_MODEL]")
-    ap.add_argument("--llm-max-tokens", type=int, help="completion token cap")
+    common.add_llm_options(ap)
     a = ap.parse_args(argv)
     if a.score:
         if not a.key:
@@ -235,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--measure counts the template reader's conflicts: drop --reader llm")
     wh = Warehouse(a.warehouse).require()
     sid = wh.resolve(a.snapshot)
-    client = _client(ap, a, wh.root) if a.reader == "llm" else None
+    client = common.llm_client(ap, a, wh.root) if a.reader == "llm" else None
     reading, llm = None, None
     if client is not None and not a.measure:  # read first: no catalog connection held meanwhile
         try:

@@ -23,16 +23,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import common
+from bench.common import timed
 from kgbuild.search.index import open_index
 from kgbuild.store import curations as C
 from kgbuild.store.snapshots import Warehouse
@@ -44,15 +44,6 @@ ROWS = """
     ORDER BY hash(e.evidence_id) LIMIT ?"""
 COLS = ("pmid", "triple_id", "head_id", "relation", "tail_id", "sentence", "sent_start",
         "head_start", "head_end", "tail_start", "tail_end")  # fmt: skip
-
-
-def timed(fn, repeats: int) -> tuple[float, object]:
-    out, times = None, []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
 
 
 def main() -> None:
@@ -78,19 +69,17 @@ def main() -> None:
             return wh.query("SELECT count(*) FROM belief_of(?)", [sid])[0][0]
 
         fig: dict[str, object] = {"snapshot": sid, "curations": args.curations}
-        fig["kg_edges_s_empty"], n_before = timed(edges, args.repeats)
-        fig["belief_s_empty"], _ = timed(belief, args.repeats)
+        fig["kg_edges_s_empty"], n_before = timed(edges, repeats=args.repeats)
+        fig["belief_s_empty"], _ = timed(belief, repeats=args.repeats)
         rows = wh.query(ROWS, [sid, sid, args.curations])
         appends = []
         for i, r in enumerate(rows):
             c = C.make(curator="bench", label=C.LABELS[i % 3], note="", snapshot_id=sid, kg=kg,
                        row=dict(zip(COLS, r, strict=True)))  # fmt: skip
-            t0 = time.perf_counter()
-            C.append(root, c)
-            appends.append(time.perf_counter() - t0)
+            appends.append(timed(C.append, root, c)[0])
         fig["append_ms"] = round(statistics.median(appends) * 1000, 3)
-        fig["kg_edges_s_curated"], n_after = timed(edges, args.repeats)
-        fig["belief_s_curated"], _ = timed(belief, args.repeats)
+        fig["kg_edges_s_curated"], n_after = timed(edges, repeats=args.repeats)
+        fig["belief_s_curated"], _ = timed(belief, repeats=args.repeats)
         fig["served_triples_before"], fig["served_triples_after"] = n_before, n_after
         fig["demoted_rows"] = wh.query(
             "SELECT count(*) FROM evidence_status_at(?) WHERE epistemic = ?", [sid, C.CURATED_OUT]
@@ -100,13 +89,13 @@ def main() -> None:
             shutil.rmtree(root / "index", ignore_errors=True)
             open_index(wh, sid, root / "index")
 
-        fig["index_rebuild_s"], _ = timed(rebuild, max(1, args.repeats // 2))
+        fig["index_rebuild_s"], _ = timed(rebuild, repeats=max(1, args.repeats // 2))
         for k, v in list(fig.items()):
             if k.endswith(("_s", "_empty", "_curated")) and isinstance(v, float):
                 fig[k] = round(v, 4)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    fig["machine"] = f"{platform.machine()} {os.cpu_count()} cores"
+    fig["machine"] = common.machine(python=False)
     fig["load"] = [round(load0, 2), round(os.getloadavg()[0], 2)]
     print(json.dumps(fig))
 

@@ -26,11 +26,12 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import ROOT
 from kgbuild.audit.sheet import read_sheet
 from kgbuild.extract.epistemics import STATUSES, classify
 from kgbuild.store import catalog
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _warehouse_rows(wh: Path, ids: list[str]) -> dict[str, tuple]:

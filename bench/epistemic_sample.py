@@ -1,6 +1,6 @@
 """Draw a blind sheet of evidence rows with one epistemic status, for a person to judge.
 
-The measure of :mod:`kgbuild.extract.epistemics` (issue 39): of the rows it marks ``negated``
+The measure of :mod:`kgbuild.extract.epistemics`: of the rows it marks ``negated``
 (or ``hypothesis``), how many does the sentence really deny (hedge) the relation between the two
 concepts? Rows are drawn uniformly without replacement among the snapshot's evidence rows with
 that status — ``random.Random(seed).sample`` over their sorted ids, as ``kgbuild audit sample``
@@ -27,6 +27,9 @@ import random
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import read_tsv_sheet
 from kgbuild.store.snapshots import Warehouse
 
 FORMAT = "kgbuild-epistemic-sheet/1"
@@ -56,12 +59,8 @@ def _named(name: str | None, written: str | None) -> str:
 def judged_sentences(sheets: list[Path]) -> set[str]:
     """The sentences of earlier sheets (whitespace-normalized): a fresh sample leaves them out,
     so a judge never sees a row a fix was tuned on (the rows of another build have other ids)."""
-    out = set()
-    for path in sheets:
-        lines = [x for x in path.read_text(encoding="utf-8").splitlines() if not x.startswith("#")]
-        for row in csv.DictReader(io.StringIO("\n".join(lines)), delimiter="\t"):
-            out.add(" ".join((row.get("sentence") or "").split()))
-    return out
+    rows = [row for path in sheets for row in read_tsv_sheet(path)[1]]
+    return {" ".join((row.get("sentence") or "").split()) for row in rows}
 
 
 def draw(

@@ -12,27 +12,24 @@ a verdict other than yes/no is an error naming the item. Ends with one JSON line
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import read_tsv_sheet
+from bench.epistemic_sample import FORMAT
 from kgbuild.audit.score import wilson
 
-FORMAT = "kgbuild-epistemic-sheet/1"
 YES, NO = {"yes", "y", "1", "true"}, {"no", "n", "0", "false"}
 
 
 def read(path: Path) -> tuple[dict[str, str], list[dict[str, str]]]:
-    lines = path.read_text(encoding="utf-8-sig").splitlines()
-    meta = {}
-    while lines and lines[0].startswith("#"):
-        key, _, value = lines.pop(0)[1:].partition(":")
-        meta[key.strip()] = value.strip()
+    meta, rows = read_tsv_sheet(path, "utf-8-sig")
     if meta.get("format") != FORMAT:
         raise SystemExit(f"{path}: not an epistemic sheet (no '# format: {FORMAT}')")
-    return meta, list(csv.DictReader(io.StringIO("\n".join(lines)), delimiter="\t"))
+    return meta, rows
 
 
 def verdict(row: dict[str, str], col: str) -> bool | None:

@@ -39,13 +39,12 @@ from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgbuild.query.engine import QueryEngine  # noqa: E402
-from kgbuild.serve.explorer.hubs import hub_share, ranked_neighbours  # noqa: E402
-from kgbuild.serve.explorer.pages import NEIGHBOURS, _edges_of  # noqa: E402
-from tests.support.serve_process import start_serve, stop_server  # noqa: E402
+from kgbuild.query.engine import QueryEngine
+from kgbuild.serve.explorer.hubs import hub_share, ranked_neighbours
+from kgbuild.serve.explorer.pages import NEIGHBOURS, _edges_of
+from tests.support.serve_process import start_serve, stop_server
 
 ENTITIES = ["MESH:D000544", "NCBIGene:351", "NCBIGene:348", "MESH:D014867"]
 PAIRS = [("NCBIGene:348", "MESH:D008055"), ("MESH:D014867", "NCBIGene:4137"),

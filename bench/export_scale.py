@@ -26,28 +26,19 @@ import hashlib
 import json
 import os
 import platform
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import common
+from bench.common import peak_rss_mb
 
 FORMATS = ("parquet", "tsv", "kgx", "neo4j", "ladybug")
-
-
-def peak_rss_mb() -> float:
-    """This process's peak RSS (VmHWM). Not ``ru_maxrss``: Linux carries that over fork+exec
-    from the parent, so a child would report the generator's peak."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def unordered_digest(db: Path, query: str) -> bytes:
@@ -80,9 +71,8 @@ def one(warehouse: str, fmt: str, out: str, memory_limit: str = "") -> None:
 
     wh = Warehouse(Path(warehouse))
     sid = wh.resolve("latest")
-    t0 = time.perf_counter()
-    written = export_snapshot(wh, sid, Path(out), [fmt])[fmt]
-    seconds = time.perf_counter() - t0
+    seconds, written = common.timed(export_snapshot, wh, sid, Path(out), [fmt])
+    written = written[fmt]
     rss_mb = peak_rss_mb()
     h = hashlib.sha256()
     if fmt == "ladybug":  # the file has a random database id: digest its content instead
@@ -103,9 +93,9 @@ def one(warehouse: str, fmt: str, out: str, memory_limit: str = "") -> None:
 def publish(warehouse: Path, triples: int, nodes: int) -> tuple[float, float]:
     from tests.support.synthetic_kg import publish_synthetic
 
-    t0 = time.perf_counter()
-    publish_synthetic(warehouse, triples, nodes, kg="scale", years=(2020,), seed=11)
-    return time.perf_counter() - t0, peak_rss_mb()
+    s, _ = common.timed(publish_synthetic, warehouse, triples, nodes, kg="scale", years=(2020,),
+                        seed=11)  # fmt: skip
+    return s, peak_rss_mb()
 
 
 def main() -> None:
@@ -150,7 +140,7 @@ def main() -> None:
                 )  # fmt: skip
                 if proc.returncode:
                     sys.exit(f"{fmt} export failed:\n{proc.stderr[-3000:]}")
-                runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+                runs.append(common.last_json(proc.stdout))
                 shutil.rmtree(out, ignore_errors=True)
             same = len({r["digest"] for r in runs}) == 1
             identical &= same

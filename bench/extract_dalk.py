@@ -1,4 +1,4 @@
-"""Benchmark: LLM extraction of the full DALK corpus through the replay server (issue 3).
+"""Benchmark: LLM extraction of the full DALK corpus through the replay server.
 
 The replay server (tests/support/replay_llm_server.py, a separate process) answers with DALK's
 recorded real LLM outputs in milliseconds, so the wall time measures the pipeline's own overhead and
@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -38,8 +36,11 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "data" / "dalk"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import common
+
+DATA = common.DALK
 
 CHILD = r"""
 import json, resource, sys, time
@@ -86,18 +87,12 @@ print(json.dumps({
 
 @contextmanager
 def replay_server(**faults: object):
-    args = [
-        sys.executable,
-        "-m",
-        "tests.support.replay_llm_server",
-        "--recordings",
-        str(DATA / "extracted"),
-    ]
+    args = [sys.executable, "-m", "tests.support.replay_llm_server", "--recordings",
+            str(DATA / "extracted")]  # fmt: skip
     for k, v in faults.items():
         args += [f"--{k.replace('_', '-')}", str(v)]
-    proc = subprocess.Popen(
-        args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    proc = subprocess.Popen(args, cwd=common.ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
     try:
         line = proc.stdout.readline()
         if not line.startswith("READY "):
@@ -111,12 +106,11 @@ def replay_server(**faults: object):
 def build(url: str, warehouse: Path, **kw: object) -> dict:
     a = {"url": url, "warehouse": str(warehouse), "source": str(DATA / "by_year"),
          "extractor": "generative", "concurrency": 16, "timeout": 30.0, **kw}  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": ""}
     out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(a)], capture_output=True,
-                         text=True, env=env, check=False)  # fmt: skip
+                         text=True, env=common.cli_env(OPENAI_API_KEY=""), check=False)  # fmt: skip
     if out.returncode:
         raise SystemExit(out.stderr[-3000:])
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return common.last_json(out.stdout)
 
 
 def main() -> None:
@@ -162,6 +156,7 @@ def main() -> None:
 
     built = first["built"]
     per_abs = lambda r, k: round(r[k] / r["built"], 3)  # noqa: E731
+    tokens = lambda r: round((r["prompt_tokens"] + r["completion_tokens"]) / r["built"], 1)  # noqa: E731
     figures = {
         "docs": first["docs"],
         "built_docs": built,
@@ -192,12 +187,8 @@ def main() -> None:
         "pairwise_year": int(args.pairwise_year),
         "pairwise_per_pair_calls_per_abstract": per_abs(pair["per-pair"], "requests"),
         "pairwise_batched_calls_per_abstract": per_abs(pair["batched"], "requests"),
-        "pairwise_per_pair_tokens_per_abstract": round(
-            (pair["per-pair"]["prompt_tokens"] + pair["per-pair"]["completion_tokens"])
-            / pair["per-pair"]["built"], 1),
-        "pairwise_batched_tokens_per_abstract": round(
-            (pair["batched"]["prompt_tokens"] + pair["batched"]["completion_tokens"])
-            / pair["batched"]["built"], 1),
+        "pairwise_per_pair_tokens_per_abstract": tokens(pair["per-pair"]),
+        "pairwise_batched_tokens_per_abstract": tokens(pair["batched"]),
         "pairwise_per_pair_triples": pair["per-pair"]["triples"],
         "pairwise_batched_triples": pair["batched"]["triples"],
         "full_build_with_embeddings_wall_s": round(full["wall_s"], 3),
@@ -206,7 +197,7 @@ def main() -> None:
         "wall_s_runs": [round(w, 3) for w in walls],
         "peak_rss_mb": round(first["peak_rss_mb"], 1),
         "concurrency": c,
-        "machine": f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}",
+        "machine": common.machine(),
     }  # fmt: skip
     print(json.dumps(figures))
 

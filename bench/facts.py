@@ -1,18 +1,20 @@
-"""Benchmark: fact retrieval from gold relations (issue 41, item 5), full run.
+"""Benchmark: fact retrieval from gold relations, full run.
 
 Runs ``kgbuild eval facts`` (:mod:`kgbuild.evaluate.facts`) on BioRED Dev and BC5CDR
 Development beside the checkout: each file's abstracts are built with the default extractor
 with their relation lines hidden, the questions the gold relations answer ("Which chemicals
 induce {disease}?", "Which genes are associated with {disease}?"…) are asked through the query
 engine, and the ranked answers are scored. Prints each file's tables and ends with one JSON
-line whose keys are the issue's figures (``biored_dev_recall_at_10``, ``biored_dev_mrr``,
-``cdr_dev_recall_at_10``, ``cdr_dev_mrr``, ``stated_share_…``, ``questions_…``). Targets:
-recall@10 ≥ 0.80 and MRR ≥ 0.60 on both.
+line of the figures (``biored_dev_recall_at_10``, ``biored_dev_mrr``, ``cdr_dev_recall_at_10``,
+``cdr_dev_mrr``, ``stated_share_…``, ``questions_…``). Targets: recall@10 ≥ 0.80 and MRR ≥ 0.60
+on both.
 
     .venv/bin/python bench/facts.py [--limit N] [--docs N] [--biored FILE] [--cdr FILE]
         [--out-dir DIR]
 
-The held-out test splits go through the same code: pass them as ``--biored`` / ``--cdr``.
+The held-out test splits go through the same code: pass them as ``--biored`` / ``--cdr``. A
+figure is named after the split its file holds (:func:`bench.common.split_name`): BioRED's
+``Test.BioC.JSON`` gives ``biored_test_…``, never a ``*_dev_*`` figure measured on test.
 """
 
 from __future__ import annotations
@@ -25,31 +27,26 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgbuild.evaluate.facts import evaluate_facts  # noqa: E402
-from kgbuild.evaluate.facts_report import render, write_rows  # noqa: E402
-from kgbuild.evaluate.markdown import _table  # noqa: E402
-
-SHARED = ROOT.parent / "shared" / "data"
-DEFAULTS = {
-    "biored_dev": SHARED / "biored" / "Dev.PubTator",
-    "cdr_dev": SHARED / "bc5cdr" / "CDR_DevelopmentSet.PubTator.txt",
-}
+from bench import common
+from kgbuild.evaluate.facts import evaluate_facts
+from kgbuild.evaluate.facts_report import render, write_rows
+from kgbuild.evaluate.markdown import _table
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--biored", type=Path, default=DEFAULTS["biored_dev"])
-    ap.add_argument("--cdr", type=Path, default=DEFAULTS["cdr_dev"])
+    ap.add_argument("--biored", type=Path, default=common.BIORED_DEV)
+    ap.add_argument("--cdr", type=Path, default=common.CDR_DEV)
     ap.add_argument("--limit", type=int, default=None, help="first N questions of each file")
     ap.add_argument("--docs", type=int, default=None, help="first N documents of each file")
     ap.add_argument("--out-dir", type=Path, default=None, help="per-question TSVs go here")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     line: dict[str, object] = {}
-    for name, path in (("biored_dev", args.biored), ("cdr_dev", args.cdr)):
+    for dataset, path in (("biored", args.biored), ("cdr", args.cdr)):
+        name = f"{dataset}_{common.split_name(path)}"
         report, rows = evaluate_facts(path, docs=args.docs, limit=args.limit)
         for title, header, body in render(report):
             print("\n".join([title, *_table(header, body)]), end="\n\n")

@@ -1,4 +1,4 @@
-"""The reliability drill's hostile-environment scenario (issue 23): the user's own commands,
+"""The reliability drill's hostile-environment scenario: the user's own commands,
 run the way an attacker or a careless user would set them up, observed from outside.
 
 Every figure is read off what crossed a loopback socket or landed on disk, never off kgbuild's
@@ -27,7 +27,6 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -36,16 +35,12 @@ from typing import Any
 import duckdb
 import requests
 
+from bench import common
+from bench.common import CLI
 from tests.support.bad_inputs import annotation_line, good_record, pubtator_record
 
-ROOT = Path(__file__).resolve().parent.parent
 SECRET = "sk-drill-secret-0123456789"
-DALK_YEARS = ROOT.parent / "shared" / "data" / "dalk" / "by_year"
-CLI = [sys.executable, "-m", "kgbuild.cli"]
-BASE_ENV = {
-    k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "KGBUILD_", "NCBI_"))
-}
-BASE_ENV.update({"HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT), "DO_NOT_TRACK": "1"})
+BASE_ENV = common.cli_env((*common.NO_LLM, "NCBI_"), HF_HUB_OFFLINE="1", DO_NOT_TRACK="1")
 
 _TITLE = "APOE and amyloid beta in Alzheimer's disease."  # good_record's, for the BioC case
 _ABSTRACT = "APOE binds amyloid beta. Donepezil treats Alzheimer's disease."
@@ -269,10 +264,8 @@ def shadow_parts(tmp: Path, out: dict[str, Any]) -> None:
 
 def health_under_load(tmp: Path, out: dict[str, Any], clients: int = 60) -> None:
     """Item 13: /health stays instant while 60 clients ask heavy questions at once."""
-    from tests.support.serve_process import free_port
-
     wh = tmp / "wh-serve"
-    corpus, years = DALK_YEARS, ["--years", "2011-2013"]
+    corpus, years = common.DALK_YEARS, ["--years", "2011-2013"]
     if not corpus.exists():  # a user's clone: a small synthetic KG (a lighter load)
         corpus = tmp / "corpus-serve"
         corpus.mkdir()
@@ -283,19 +276,9 @@ def health_under_load(tmp: Path, out: dict[str, Any], clients: int = 60) -> None
     r = build(corpus, wh, tmp, BASE_ENV, "--extractor", "cooccurrence", *years)
     if r.returncode != 0:
         raise RuntimeError(f"serve build failed: {r.stderr[-300:]}")
-    port = free_port()
-    proc = subprocess.Popen([*CLI, "serve", "-w", str(wh), "--port", str(port)], cwd=tmp,
-                            env=BASE_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
+    proc, base = common.start_serve(wh, timeout_s=180, poll_s=0.5, cwd=tmp, env=BASE_ENV,
+                                    text=True)  # fmt: skip
     try:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            try:
-                if requests.get(f"{base}/health", timeout=1).ok:
-                    break
-            except requests.RequestException:
-                time.sleep(0.5)
         heavy = {
             "question": ("Which of these is linked to Alzheimer's disease through APOE and "
                          "amyloid beta and donepezil? " * 12)[:1900],

@@ -28,17 +28,16 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgbuild.evaluate.facts_questions import FORMS  # noqa: E402
-from kgbuild.query.intent import Intent, infer_answer_type, read_intent  # noqa: E402
+from bench.common import BIORED_DEV, CDR_DEV
+from kgbuild.evaluate.facts_questions import FORMS
+from kgbuild.query.intent import Intent, infer_answer_type, read_intent
 
-DATA = ROOT.parent / "shared" / "data"
 SOURCES = {  # kind → (file, PubTator type)
-    "Compound": (DATA / "bc5cdr" / "CDR_DevelopmentSet.PubTator.txt", "Chemical"),
-    "Disease": (DATA / "bc5cdr" / "CDR_DevelopmentSet.PubTator.txt", "Disease"),
-    "Gene": (DATA / "biored" / "Dev.PubTator", "GeneOrGeneProduct"),
+    "Compound": (CDR_DEV, "Chemical"),
+    "Disease": (CDR_DEV, "Disease"),
+    "Gene": (BIORED_DEV, "GeneOrGeneProduct"),
 }
 #: form name → (asked relation, answer kind): what each FORMS template asks.
 FORM_LABELS = {

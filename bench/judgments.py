@@ -1,4 +1,4 @@
-"""Benchmark: every judgment the pipeline makes, measured against gold (issue 39), full run.
+"""Benchmark: every judgment the pipeline makes, measured against gold, full run.
 
 Runs the harness of ``kgbuild eval judgments`` (:mod:`kgbuild.evaluate.judgments`) on the
 curated train+dev splits beside the checkout (BC5CDR, BioRED: ID checks; their dev splits: the
@@ -6,7 +6,7 @@ relation verifier), the blind-judged status sheets given (negated / hypothesis p
 the blind-judged audit sheets of the replayed DALK build (confidence: cross-validated Brier,
 AUC, reliability; served precision and recall) when ``--warehouse`` holds that build. Prints
 the tables, the wall time of each section, and ends with one JSON line whose keys are the
-figures the issue names (``id_false_removal_bc5cdr``, ``biored_pair_f1``, ``cdr_cid_f1``,
+headline figures (``id_false_removal_bc5cdr``, ``biored_pair_f1``, ``cdr_cid_f1``,
 ``negated_precision``, ``confidence_brier``, ``confidence_auc``, ``served_supported``…).
 
     .venv/bin/python bench/judgments.py [--limit N] [--warehouse DIR]
@@ -24,15 +24,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgbuild.evaluate.judgments import (  # noqa: E402
-    SECTIONS,
-    evaluate_judgments,
-    headline,
-    render,
-)
+from bench.common import ROOT
+from kgbuild.evaluate.judgments import SECTIONS, evaluate_judgments, headline, render
 
 BLIND = sorted((ROOT / "tests" / "fixtures" / "audit").glob("dalk_blind_seed*.tsv"))
 

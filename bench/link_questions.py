@@ -16,27 +16,23 @@ from __future__ import annotations
 
 import statistics
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.search_names import run_cases
+from bench.common import timed
+from bench.search_names import case_fields, run_cases
 from kgbuild.query.link import Linker
 
 CASES = Path(__file__).with_name("link_questions.tsv")
 
 
 def read_cases(path: Path) -> list[tuple[str, str, frozenset[str], str]]:
-    """(question, mention, expected, kind) rows (``#`` lines and the header skipped)."""
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip() or line.startswith(("#", "question\t")):
-            continue
-        q, mention, expected, kind = line.split("\t")
-        rows.append((q, mention, frozenset(expected.split("|")), kind))
-    return rows
+    """(question, mention, expected, kind) rows of a cases file."""
+    return [
+        (q, m, frozenset(e.split("|")), kind) for q, m, e, kind in case_fields(path, "question\t")
+    ]
 
 
 def linked_at(linker: Linker, question: str, mention: str) -> str | None:
@@ -56,9 +52,8 @@ def score(idx, cases, show_misses: bool = False) -> dict:
     per_kind: dict[str, list[bool]] = defaultdict(list)
     times = []
     for q, mention, expected, kind in cases:
-        t0 = time.perf_counter()
-        got = linked_at(linker, q, mention)
-        times.append((time.perf_counter() - t0) * 1000)
+        s, got = timed(linked_at, linker, q, mention)
+        times.append(s * 1000)
         ok = (got or "unlinked") in expected
         per_kind[kind].append(ok)
         if show_misses and not ok:

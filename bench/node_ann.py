@@ -1,5 +1,5 @@
 """Nearest-node search for the embedding linker: exact (FAISS flat) against HNSW, at KG sizes
-past the DALK snapshot's (issue 26, item 3).
+past the DALK snapshot's.
 
     python bench/node_ann.py [--nodes 200000] [--queries 500] [--dim 384]
 
@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgbuild.search import vectors  # noqa: E402
+from bench import common
+from kgbuild.search import vectors
 
 
 def unit(m: np.ndarray) -> np.ndarray:
@@ -51,17 +51,14 @@ def main() -> None:
     exact = vectors.build_ann(nodes[: vectors.ANN_MIN_NODES - 1])  # flat below the threshold
     exact.add(nodes[vectors.ANN_MIN_NODES - 1 :])
     flat_build = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    hnsw = vectors.build_ann(nodes)
-    hnsw_build = time.perf_counter() - t0
+    hnsw_build, hnsw = common.timed(vectors.build_ann, nodes)
     assert type(hnsw).__name__ == "IndexHNSWFlat" and type(exact).__name__ == "ExactIP"
 
     def timed(index) -> tuple[list[float], np.ndarray]:
         ms, got = [], []
         for q in queries:
-            t = time.perf_counter()
-            _, i = index.search(q[None, :], 1)
-            ms.append((time.perf_counter() - t) * 1000)
+            s, (_, i) = common.timed(index.search, q[None, :], 1)
+            ms.append(s * 1000)
             got.append(int(i[0, 0]))
         return ms, np.array(got)
 
@@ -69,13 +66,12 @@ def main() -> None:
     hnsw_ms, found = timed(hnsw)
     recall = float(np.mean(found == truth))
     own = float(np.mean(truth == pick))  # how often the perturbed query's own node is nearest
-    p95 = lambda v: round(sorted(v)[int(0.95 * (len(v) - 1))], 3)  # noqa: E731
     med = lambda v: round(statistics.median(v), 3)  # noqa: E731
     figures = {
         "nodes": args.nodes, "queries": args.queries, "dim": args.dim,
         "flat_build_s": round(flat_build, 2), "hnsw_build_s": round(hnsw_build, 2),
-        "flat_query_p50_ms": med(flat_ms), "flat_query_p95_ms": p95(flat_ms),
-        "hnsw_query_p50_ms": med(hnsw_ms), "hnsw_query_p95_ms": p95(hnsw_ms),
+        "flat_query_p50_ms": med(flat_ms), "flat_query_p95_ms": common.p95(flat_ms),
+        "hnsw_query_p50_ms": med(hnsw_ms), "hnsw_query_p95_ms": common.p95(hnsw_ms),
         "hnsw_recall_at_1": round(recall, 4), "queries_own_node_nearest": round(own, 4),
         "speedup_p50": round(med(flat_ms) / max(1e-9, med(hnsw_ms)), 1),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared)",

@@ -33,16 +33,13 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgbuild.evaluate.adqa import read_questions  # noqa: E402
-from kgbuild.query.engine import QueryEngine  # noqa: E402
-from kgbuild.query.explore import HUB_DEGREE, explore  # noqa: E402
-from kgbuild.search.graph import Graph, _pagerank_numpy, personalized_pagerank  # noqa: E402
-
-QUESTIONS = [ROOT.parent / "shared/data/dalk/adqa/medqa_filter.json",
-             ROOT.parent / "shared/data/dalk/adqa/medmcqa_filter.json"]  # fmt: skip
+from bench import common
+from kgbuild.evaluate.adqa import read_questions
+from kgbuild.query.engine import QueryEngine
+from kgbuild.query.explore import HUB_DEGREE, explore
+from kgbuild.search.graph import Graph, _pagerank_numpy, personalized_pagerank
 
 
 def workload(engine: QueryEngine, files: list[Path]) -> list[dict]:
@@ -61,9 +58,7 @@ def workload(engine: QueryEngine, files: list[Path]) -> list[dict]:
 
 
 def timed(fn, *args) -> float:
-    t = time.perf_counter()
-    fn(*args)
-    return (time.perf_counter() - t) * 1000
+    return common.timed(fn, *args)[0] * 1000
 
 
 def run_ours(g: Graph, head, tail, work, barred) -> dict:
@@ -200,21 +195,19 @@ def run_networkx(n, head, tail, work, barred, sample: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--warehouse", type=Path, default=ROOT / "warehouse")
+    ap.add_argument("--warehouse", type=Path, default=common.ROOT / "warehouse")
     ap.add_argument("--snapshot", default="latest")
-    ap.add_argument("--questions", type=Path, nargs="+", default=QUESTIONS)
+    ap.add_argument("--questions", type=Path, nargs="+", default=common.ADQA)
     ap.add_argument("--index-dir", type=Path, default=None)
     ap.add_argument("--networkx-sample", type=int, default=40)
     args = ap.parse_args()
-    if not (args.warehouse / "kg.duckdb").exists():
-        raise SystemExit(f"no warehouse at {args.warehouse}: run `make build` first "
-                         "(or pass --warehouse)")  # fmt: skip
+    common.require_warehouse(args.warehouse)
     engine = QueryEngine(args.warehouse, args.snapshot, args.index_dir, embeddings=False)
     idx = engine.state().index
     head, tail = idx.edges["head"], idx.edges["tail"]
-    t = time.perf_counter()
-    g = Graph.from_edges(idx.n_nodes, head, tail, idx.edges["support"], idx.edges["confidence"])
-    ours_build = (time.perf_counter() - t) * 1000
+    ours_build, g = common.timed(Graph.from_edges, idx.n_nodes, head, tail, idx.edges["support"],
+                                 idx.edges["confidence"])  # fmt: skip
+    ours_build *= 1000
     barred = g.degree > HUB_DEGREE
     work = workload(engine, args.questions)
     print(f"{idx.n_nodes:,} nodes, {idx.n_edges:,} edges, {int(barred.sum())} hubs; "

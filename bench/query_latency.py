@@ -32,8 +32,6 @@ import argparse
 import json
 import os
 import platform
-import resource
-import socket
 import statistics
 import subprocess
 import sys
@@ -42,33 +40,18 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgbuild.evaluate.adqa import read_questions  # noqa: E402
-from kgbuild.query.engine import QueryEngine  # noqa: E402
-from kgbuild.query.limits import NO_ENTITY  # noqa: E402
-
-DEFAULT_QUESTIONS = [
-    ROOT.parent / "shared" / "data" / "dalk" / "adqa" / "medqa_filter.json",
-    ROOT.parent / "shared" / "data" / "dalk" / "adqa" / "medmcqa_filter.json",
-]
-if not DEFAULT_QUESTIONS[0].exists():  # a worktree beside the checkout: /work/shared
-    DEFAULT_QUESTIONS = [Path("/work/shared/data/dalk/adqa") / p.name for p in DEFAULT_QUESTIONS]
+from bench import common
+from kgbuild.evaluate.adqa import read_questions
+from kgbuild.query.engine import QueryEngine
+from kgbuild.query.limits import NO_ENTITY
+from tests.support.serve_process import stop_server
 
 
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
     return round(s[min(len(s) - 1, round(q / 100 * (len(s) - 1)))], 2)
-
-
-def peak_rss_mb() -> int:
-    """This process's peak resident memory (VmHWM: reset at exec, unlike ru_maxrss, which a
-    child inherits from the process that forked it)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return round(int(line.split()[1]) / 1024)
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
 def query_process(wh: str, snapshot: str, index_dir: str, files: list[str], embed: str) -> dict:
@@ -84,61 +67,36 @@ def query_process(wh: str, snapshot: str, index_dir: str, files: list[str], embe
     questions = [q for f in files for q in read_questions(Path(f))]
     cold, parts, linked = [], {}, 0
     for q in questions:
-        t = time.perf_counter()
-        r = engine.retrieve(q.question, q.choices, embed=embed)
-        cold.append((time.perf_counter() - t) * 1000)
+        s, r = common.timed(engine.retrieve, q.question, q.choices, embed=embed)
+        cold.append(s * 1000)
         linked += bool(r.question_nodes())
         for k, v in r.timings.items():
             parts.setdefault(k, []).append(v)
     warm, off = [], []
     for q in questions:
-        t = time.perf_counter()
-        engine.retrieve(q.question, q.choices, embed=embed)
-        warm.append((time.perf_counter() - t) * 1000)
+        warm.append(common.timed(engine.retrieve, q.question, q.choices, embed=embed)[0] * 1000)
     engine = QueryEngine(wh, snapshot, Path(index_dir), embeddings=False)  # no encoding at all
     for q in questions:
-        t = time.perf_counter()
-        engine.retrieve(q.question, q.choices, embed="off")
-        off.append((time.perf_counter() - t) * 1000)
+        off.append(common.timed(engine.retrieve, q.question, q.choices, embed="off")[0] * 1000)
     return {
         "reopen_s": round(reopen_s, 3), "model_load_s": prep.get("model_load_s"),
         "cold": cold, "warm": warm, "off": off, "linked": linked,
         "parts": {k: round(statistics.median(v), 3) for k, v in parts.items()},
-        "peak_rss_mb": peak_rss_mb(),
+        "peak_rss_mb": round(common.peak_rss_mb()),
     }  # fmt: skip
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def http_load(wh: Path, snapshot: str, index_dir: Path, questions: list, n: int,
               clients: int, workers: int = 1) -> dict:  # fmt: skip
     import httpx
 
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    env = common.cli_env(HF_HUB_OFFLINE="1")
     env.pop("OPENAI_BASE_URL", None)
     env.pop("OPENAI_API_KEY", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kgbuild.cli", "serve", "-w", str(wh), "-s", snapshot, "--port",
-         str(port), "--index-dir", str(index_dir), "--workers", str(workers)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
     t0 = time.perf_counter()
+    proc, url = common.start_serve(wh, "-s", snapshot, "--index-dir", str(index_dir), "--workers",
+                                   str(workers), env=env, timeout_s=300, poll_s=0.2)  # fmt: skip
     try:
-        while True:
-            try:
-                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.perf_counter() - t0 > 300:
-                raise RuntimeError(f"server did not start: {proc.stderr.read()[-2000:]}")
-            time.sleep(0.2)
         startup = time.perf_counter() - t0
         lat: list[float] = []
         status: dict[str, int] = {}
@@ -171,8 +129,7 @@ def http_load(wh: Path, snapshot: str, index_dir: Path, questions: list, n: int,
             t.join()
         wall = time.perf_counter() - wall
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        stop_server(proc)
     errors = sum(v for k, v in status.items() if k not in ("200", "422 no entity"))
     return {
         "http_requests": len(lat), "http_errors": errors, "http_status": status,
@@ -184,9 +141,9 @@ def http_load(wh: Path, snapshot: str, index_dir: Path, questions: list, n: int,
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--warehouse", type=Path, default=ROOT / "warehouse")
+    ap.add_argument("--warehouse", type=Path, default=common.ROOT / "warehouse")
     ap.add_argument("--snapshot", default="latest")
-    ap.add_argument("--questions", type=Path, nargs="+", default=DEFAULT_QUESTIONS)
+    ap.add_argument("--questions", type=Path, nargs="+", default=common.ADQA)
     ap.add_argument("--embed", default="mentions", choices=["mentions", "all", "off"])
     ap.add_argument("--http-requests", type=int, default=1000)
     ap.add_argument("--http-clients", type=int, default=8)
@@ -204,16 +161,10 @@ def main() -> None:
                                        [str(f) for f in args.questions], args.embed)))  # fmt: skip
         return
     questions = [q for f in args.questions for q in read_questions(f)]
-    from kgbuild.store.snapshots import Warehouse
-
-    if not Warehouse(args.warehouse).catalog_path.exists():
-        raise SystemExit(f"no warehouse at {args.warehouse}: run `make build` first "
-                         "(or pass --warehouse)")  # fmt: skip
+    common.require_warehouse(args.warehouse)
     with tempfile.TemporaryDirectory(prefix="kgbuild-query-bench-") as tmp:
         index_dir = args.index_dir or Path(tmp) / "index"
-        t0 = time.perf_counter()
-        engine = QueryEngine(args.warehouse, args.snapshot, index_dir)
-        open_s = time.perf_counter() - t0
+        open_s, engine = common.timed(QueryEngine, args.warehouse, args.snapshot, index_dir)
         idx = engine.state().index
         print(f"snapshot {idx.snapshot_id} ({idx.kg}@{idx.as_of_year}): {idx.n_nodes:,} nodes, "
               f"{idx.n_edges:,} triples; first open {open_s:.2f}s")  # fmt: skip
@@ -222,7 +173,7 @@ def main() -> None:
         if vec is not None and args.embed != "off":
             vec.ready()
         vectors_s = time.perf_counter() - t0
-        build_rss = peak_rss_mb()
+        build_rss = round(common.peak_rss_mb())
         print(f"node vectors {vectors_s:.1f}s (computed once per snapshot; peak RSS while "
               f"building {build_rss:.0f} MB)")  # fmt: skip
         del engine, vec
@@ -234,7 +185,7 @@ def main() -> None:
         )  # fmt: skip
         if out.returncode:
             raise SystemExit(f"query process failed: {out.stderr[-3000:]}")
-        qp = json.loads(out.stdout.strip().splitlines()[-1])
+        qp = common.last_json(out.stdout)
         cold, warm = qp["cold"], qp["warm"]
         print(f"query process (fresh interpreter): cached re-open {qp['reopen_s']:.2f}s, model "
               f"load {qp['model_load_s']}s; {len(cold)} questions: p50 {pct(cold, 50)} ms, p95 "

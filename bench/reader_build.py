@@ -4,7 +4,7 @@ Each run builds the DALK corpus with the default extractor twice, as a user does
 build`` as a process, a fresh warehouse each): once with the shipped reader, once with the
 reader switched off (``KGBUILD_READER_MODEL`` naming a file that is not a model: the build then
 reads nothing and serves nothing — the cost of everything but reading). Prints per-run figures
-and ends with one JSON line: medians of both wall times, their ratio (the issue's bound is
+and ends with one JSON line: medians of both wall times, their ratio (the bound is
 3× the build without the reader), and what the reader's build serves.
 
     .venv/bin/python bench/reader_build.py [--runs 1] [--source ../shared/data/dalk/by_year]
@@ -20,10 +20,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import common
+
 SERVED = (
     "SELECT count(*) FILTER (WHERE epistemic = 'asserted'), count(*) FILTER (WHERE method = "
     "'reader'), count(*), (SELECT count(*) FROM kg_edges) FROM evidence"
@@ -31,20 +33,19 @@ SERVED = (
 
 
 def build(source: Path, warehouse: Path, reader_off: bool) -> float:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = common.cli_env()
     if reader_off:
         off = warehouse.parent / f"{warehouse.name}-no-reader.json"
         off.write_text("{}")
         env["KGBUILD_READER_MODEL"] = str(off)
-    cmd = [sys.executable, "-m", "kgbuild.cli", "build", "--domain", "alzheimers", "--source",
+    cmd = [*common.CLI, "build", "--domain", "alzheimers", "--source",
            str(source), "--extractor", "auto", "-w", str(warehouse)]  # fmt: skip
-    t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, env=env, capture_output=True, timeout=3600)
-    return time.perf_counter() - t0
+    return common.timed(subprocess.run, cmd, check=True, env=env, capture_output=True,
+                        timeout=3600)[0]  # fmt: skip
 
 
 def served(warehouse: Path) -> dict[str, int]:
-    cmd = [sys.executable, "-m", "kgbuild.cli", "sql", "-w", str(warehouse), "--format", "csv",
+    cmd = [*common.CLI, "sql", "-w", str(warehouse), "--format", "csv",
            SERVED]  # fmt: skip
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=600)
     rows = [ln for ln in out.stdout.splitlines() if ln and ln[0].isdigit()]
@@ -56,7 +57,7 @@ def served(warehouse: Path) -> dict[str, int]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--runs", type=int, default=1)
-    ap.add_argument("--source", type=Path, default=ROOT.parent / "shared/data/dalk/by_year")
+    ap.add_argument("--source", type=Path, default=common.DALK_YEARS)
     a = ap.parse_args()
     with_reader, without, figures = [], [], {}
     with tempfile.TemporaryDirectory(prefix="kgbuild-reader-bench-") as tmp:

@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import statistics
 import subprocess
 import sys
@@ -34,13 +33,13 @@ from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.serve_process import free_port, stop_server  # noqa: E402
+from bench import common
+from tests.support.serve_process import stop_server
 
-CLI = [sys.executable, "-m", "kgbuild.cli"]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "DO_NOT_TRACK": "1"}
+CLI = common.CLI
+ENV = common.cli_env(HF_HUB_OFFLINE="1", DO_NOT_TRACK="1")
 ENV.pop("OPENAI_BASE_URL", None)
 NODE = "MESH:D000544"  # Alzheimer disease: the hub
 QUESTIONS = (
@@ -49,31 +48,11 @@ QUESTIONS = (
 )
 
 
-def _copy(src: Path, into: Path) -> Path:
-    dst = into / "wh"
-    shutil.copytree(src, dst, symlinks=True)
-    (dst / ".build.lock").unlink(missing_ok=True)
-    return dst
-
-
 def _serve(wh: Path, years: tuple[int, int]) -> dict[str, float]:
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
     t0 = time.perf_counter()
-    log = (wh.parent / "serve.log").open("w")  # a file: a pipe nobody reads can fill up
-    proc = subprocess.Popen([*CLI, "serve", "-w", str(wh), "--port", str(port)], env=ENV,
-                            stdout=subprocess.DEVNULL, stderr=log, text=True)  # fmt: skip
+    proc, url = common.start_serve(wh, log=wh.parent / "serve.log", env=ENV, timeout_s=1e9)
     out: dict[str, float] = {}
     try:
-        while True:
-            try:
-                if httpx.get(f"{url}/health", timeout=5).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None:
-                raise SystemExit(f"serve ended: {(wh.parent / 'serve.log').read_text()[-2000:]}")
-            time.sleep(0.05)
         r = httpx.get(f"{url}/entities", params={"q": "APOE"}, timeout=300)
         r.raise_for_status()
         out["serve_ready_s"] = time.perf_counter() - t0
@@ -88,17 +67,14 @@ def _serve(wh: Path, years: tuple[int, int]) -> dict[str, float]:
             out[key] = time.perf_counter() - t1
     finally:
         stop_server(proc)
-        log.close()
     return out
 
 
 def _ask(wh: Path) -> dict[str, float]:
     out: dict[str, float] = {}
     for key, q in zip(("first_ask_s", "second_ask_s"), QUESTIONS, strict=True):
-        t0 = time.perf_counter()
-        r = subprocess.run([*CLI, "ask", q, "--no-llm", "-w", str(wh)], env=ENV,
-                           capture_output=True, text=True)  # fmt: skip
-        out[key] = time.perf_counter() - t0
+        out[key], r = common.timed(subprocess.run, [*CLI, "ask", q, "--no-llm", "-w", str(wh)],
+                                   env=ENV, capture_output=True, text=True)  # fmt: skip
         if r.returncode not in (0, 1):
             raise SystemExit(f"ask failed ({r.returncode}): {r.stderr[-2000:]}")
     return out
@@ -116,9 +92,9 @@ def main() -> None:
     runs: list[dict[str, float]] = []
     for i in range(a.runs):
         with tempfile.TemporaryDirectory(prefix="ready-bench-") as tmp:
-            got = _serve(_copy(a.warehouse, Path(tmp) / "s"), years)  # type: ignore[arg-type]
+            got = _serve(common.copy_warehouse(a.warehouse, Path(tmp) / "s"), years)  # type: ignore[arg-type]
         with tempfile.TemporaryDirectory(prefix="ready-bench-") as tmp:
-            got.update(_ask(_copy(a.warehouse, Path(tmp))))
+            got.update(_ask(common.copy_warehouse(a.warehouse, Path(tmp))))
         print(f"run {i + 1}: " + json.dumps({k: round(v, 3) for k, v in got.items()}),
               file=sys.stderr)  # fmt: skip
         runs.append(got)

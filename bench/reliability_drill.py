@@ -1,4 +1,4 @@
-"""Reliability drill (issue 11): kill -9 a full DALK build at many points, resume each time, and
+"""Reliability drill: kill -9 a full DALK build at many points, resume each time, and
 check that nothing is lost, nothing is paid twice and readers never see half a snapshot.
 
 Loopback only: the LLM is the replay server (DALK's recorded generative outputs) in this
@@ -16,11 +16,11 @@ process, builds are `kgbuild build` processes (the user's path), killed with SIG
    (``triples_at``/``evidence_at`` counts equal the registry's).
 5. The hostile-input corpus of ``tests/support/bad_inputs.py``: every record of every file
    ends with a status, and no traceback anywhere.
-6. The hostile environment (issue 23, ``bench/hostile_scenario.py``): a ``kgbuild.toml`` in the
+6. The hostile environment (``bench/hostile_scenario.py``): a ``kgbuild.toml`` in the
    corpus folder and one in the working folder, a second endpoint, an obedient model, one
    hostile value or file per build (the dense abstract among them), a shadow ``parts/`` folder
    and ``kgbuild serve`` under 60 heavy clients.
-7. Round 3 of the hostile cases (issue 40), one module each, every count must be 0:
+7. The trust drills, one module per class of hostile case, every count must be 0:
    ``bench/trust_secrets.py`` (``keys_stored``, ``oversized_answers_stored``,
    ``reference_tracebacks``), ``bench/trust_inputs.py`` (``files_without_status``,
    ``merged_title_abstract``, ``duplicate_pmids_built``, ``control_chars_kept``),
@@ -50,8 +50,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
-import platform
 import random
 import signal
 import subprocess
@@ -63,14 +61,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-DALK = ROOT.parent / "shared" / "data" / "dalk"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.hostile_scenario import hostile_environment  # noqa: E402
-from kgbuild.store.snapshots import Warehouse  # noqa: E402
-from tests.support.bad_inputs import write_bad_corpus  # noqa: E402
-from tests.support.replay_llm_server import ReplayLLM, serve_llm  # noqa: E402
+from bench import common
+from bench.common import DALK
+from bench.hostile_scenario import hostile_environment
+from kgbuild.store.snapshots import Warehouse
+from tests.support.bad_inputs import write_bad_corpus
+from tests.support.replay_llm_server import ReplayLLM, serve_llm
 
 PHASES = ("parsing", "llm", "resolution", "publishing")
 
@@ -151,20 +149,15 @@ class Readers(threading.Thread):
 
 def build_cmd(url: str, warehouse: Path, years: str) -> list[str]:
     return [
-        sys.executable, "-m", "kgbuild.cli", "build", "--source", str(DALK / "by_year"),
+        *common.CLI, "build", "--source", str(DALK / "by_year"),
         "--kg", "alzheimers", "--years", years, "--extractor", "generative",
         "--llm-base-url", url, "--llm-model", "dalk-replay", "--llm-concurrency", "16",
         "--llm-timeout", "2", "--embed-model", "none", "-w", str(warehouse),
     ]  # fmt: skip
 
 
-ENV = {
-    **os.environ,
-    "OPENAI_API_KEY": "drill-key-never-stored",
-    "KGBUILD_LLM_MAX_RETRIES": "8",
-    "HF_HUB_OFFLINE": "1",
-    "PYTHONPATH": str(ROOT),
-}
+ENV = common.cli_env(OPENAI_API_KEY="drill-key-never-stored", KGBUILD_LLM_MAX_RETRIES="8",
+                     HF_HUB_OFFLINE="1")  # fmt: skip
 
 
 def run_to_end(cmd: list[str], log: dict[str, Any]) -> subprocess.CompletedProcess[str]:
@@ -287,7 +280,7 @@ def bad_inputs(tmp: Path, log: dict[str, Any]) -> None:
     files = write_bad_corpus(tmp / "bad")
     wh = tmp / "wh-bad"
     proc = subprocess.run(
-        [sys.executable, "-m", "kgbuild.cli", "build", "--source", str(tmp / "bad"), "--kg",
+        [*common.CLI, "build", "--source", str(tmp / "bad"), "--kg",
          "bad", "-w", str(wh), "--extractor", "cooccurrence", "--embed-model", "none"],
         capture_output=True, text=True, env=ENV, timeout=600,
     )  # fmt: skip
@@ -310,12 +303,12 @@ def bad_inputs(tmp: Path, log: dict[str, Any]) -> None:
 
 
 SCENARIOS = ("kills", "bad-inputs", "hostile", "round3")
-#: Issue 40's drills: module under bench/, one per class of hostile case.
+#: The trust drills: a module under bench/ per class of hostile case.
 ROUND3 = ("trust_secrets", "trust_inputs", "trust_server", "trust_cache", "trust_sql")
 
 
 def round3(tmp: Path) -> dict[str, int]:
-    """Issue 40's classes, each module's counts (all must be 0) merged into the log."""
+    """The trust drills, each module's counts (all must be 0) merged into the log."""
     import importlib
 
     out: dict[str, int] = {}
@@ -379,7 +372,7 @@ def main() -> None:
     log["kills_by_phase"] = dict(log["kills_by_phase"])
     del log["kill_times"]
     log["scenarios_run"] = len(log["scenarios"])
-    log["machine"] = f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}"
+    log["machine"] = common.machine()
     print(json.dumps(log))
 
 

@@ -1,4 +1,4 @@
-"""Benchmark: entity resolution and triple dedupe at scale, on synthetic data (issue 4).
+"""Benchmark: entity resolution and triple dedupe at scale, on synthetic data.
 
 1M triples over 100k distinct node strings, the way LLM endpoints look after grounding left them
 free: most are surface forms of known concepts in some spelling (case, punctuation, Greek
@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
 import resource
 import sys
@@ -28,14 +26,14 @@ import time
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgbuild.extract.base import ExtractionResult  # noqa: E402
-from kgbuild.records import Entity, Evidence, Triple, stable_id  # noqa: E402
-from kgbuild.resolve.embed import Embedder  # noqa: E402
-from kgbuild.resolve.entities import AliasIndex, Resolver  # noqa: E402
-from kgbuild.resolve.merge import resolve_slice  # noqa: E402
+from bench import common
+from kgbuild.extract.base import ExtractionResult
+from kgbuild.records import Entity, Evidence, Triple, stable_id
+from kgbuild.resolve.embed import Embedder
+from kgbuild.resolve.entities import AliasIndex, Resolver
+from kgbuild.resolve.merge import resolve_slice
 
 SYLLABLES = [c + v for c in "bcdfghklmnprstvz" for v in "aeiou"] + ["th", "ch", "st", "tr", "ph"]
 HEADS = {"Gene": ["kinase", "receptor", "factor", "protein"],
@@ -132,9 +130,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         resolver.use_embedder(Embedder(cache_path=Path(tmp) / "embeddings.sqlite"))
         kinds = {cid: kind for cid, kind, _, _ in concepts}
-        t0 = time.perf_counter()
-        out = resolve_slice(result, resolver, kinds.get, 2020)
-        wall = time.perf_counter() - t0
+        wall, out = common.timed(resolve_slice, result, resolver, kinds.get, 2020)
         embedded = resolver.summary().get("names_embedded", 0)
     methods = Counter(r.method for r in out.resolutions)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -147,7 +143,7 @@ def main() -> None:
         "generate_s": round(gen_s, 2), "resolution_methods": dict(methods),
         "names_embedded": embedded, "triples_after_merge": len(out.triples),
         "evidence_rows": len(out.evidence), "self_loop_rejections": len(out.rejections),
-        "machine": f"{platform.machine()} {os.cpu_count()} cores, {platform.python_version()}",
+        "machine": common.machine(),
     }))  # fmt: skip
 
 

@@ -22,17 +22,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import sys
 import tempfile
-import time
 from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import common
 from kgbuild.query.link import Linker
 from kgbuild.search.entities import find_entities
 from kgbuild.search.index import open_index
@@ -41,15 +39,16 @@ from kgbuild.store.snapshots import Warehouse
 CASES = Path(__file__).with_name("search_names.tsv")
 
 
+def case_fields(path: Path, header: str) -> list[list[str]]:
+    """The tab-separated fields of each case of a cases file (blank lines, ``#`` lines and the
+    header line, which starts with ``header``, skipped)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [x.split("\t") for x in lines if x.strip() and not x.startswith(("#", header))]
+
+
 def read_cases(path: Path) -> list[tuple[str, frozenset[str], str]]:
-    """(query, expected IDs, kind) rows of a cases file (``#`` lines and the header skipped)."""
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip() or line.startswith("#") or line.startswith("query\t"):
-            continue
-        q, expected, kind = line.split("\t")
-        rows.append((q, frozenset(expected.split("|")), kind))
-    return rows
+    """(query, expected IDs, kind) rows of a cases file."""
+    return [(q, frozenset(e.split("|")), kind) for q, e, kind in case_fields(path, "query\t")]
 
 
 def score(idx, cases, show_misses: bool = False) -> dict:
@@ -59,9 +58,9 @@ def score(idx, cases, show_misses: bool = False) -> dict:
     times = []
     find_entities(idx, "warm up", limit=5)  # builds the searcher once
     for q, expected, kind in cases:
-        t0 = time.perf_counter()
-        hits = [h["id"] for h in find_entities(idx, q, limit=5)["entities"]]
-        times.append((time.perf_counter() - t0) * 1000)
+        s, found = common.timed(find_entities, idx, q, limit=5)
+        times.append(s * 1000)
+        hits = [h["id"] for h in found["entities"]]
         links = [x for x in linker.link_names([q], "question", embed=False) if x.curie]
         got = (bool(hits) and hits[0] in expected, bool(expected & set(hits)),
                bool(links) and links[0].curie in expected)  # fmt: skip
@@ -100,7 +99,7 @@ def run_cases(description: str, cases: Path, read, score_fn, prefix: str) -> Non
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         idx = open_index(wh, wh.resolve(a.snapshot), Path(tmp))
         figures = score_fn(idx, read(a.cases), a.misses)
-    figures.update(snapshot=idx.snapshot_id, machine=f"{platform.machine()} {os.cpu_count()} cores")
+    figures.update(snapshot=idx.snapshot_id, machine=common.machine(python=False))
     print(json.dumps(figures, sort_keys=True))
 
 

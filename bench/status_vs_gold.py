@@ -13,7 +13,10 @@ also the share of on-gold rows whose relation BioRED marks as background knowled
 ``No``): what ``background`` should catch. Ends with one JSON line. Figures:
 docs/querying.md ("rests on").
 
-    .venv/bin/python bench/status_vs_gold.py [--file NAME=PATH ...] [--docs N]
+    .venv/bin/python bench/status_vs_gold.py [--file [NAME=]PATH ...] [--docs N]
+
+A file given without a name is named after the split it holds (:func:`bench.common.split_name`:
+``Test.PubTator`` → ``test``), so a run on a held-out split never names its figures ``*_dev``.
 """
 
 from __future__ import annotations
@@ -26,19 +29,17 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgbuild.audit.score import wilson  # noqa: E402
-from kgbuild.evaluate.facts import build_hidden, hide_relations, node_map  # noqa: E402
-from kgbuild.evaluate.gold import NOVEL, read_gold_corpus  # noqa: E402
-from kgbuild.evaluate.run_re import scratch_dir, slice_gold  # noqa: E402
+from bench import common
+from kgbuild.audit.score import wilson
+from kgbuild.evaluate.facts import build_hidden, hide_relations, node_map
+from kgbuild.evaluate.gold import NOVEL, read_gold_corpus
+from kgbuild.evaluate.run_re import scratch_dir, slice_gold
 
-SHARED = ROOT.parent / "shared" / "data"
-DEFAULTS = {
-    "biored_dev": SHARED / "biored" / "Dev.PubTator",
-    "cdr_dev": SHARED / "bc5cdr" / "CDR_DevelopmentSet.PubTator.txt",
-}
+#: The dev splits, each named after its dataset and the split its file holds.
+DEFAULTS = {f"{name}_{common.split_name(path)}": path
+            for name, path in (("biored", common.BIORED_DEV), ("cdr", common.CDR_DEV))}  # fmt: skip
 
 
 def measure(path: Path, docs: int | None) -> dict[str, object]:
@@ -86,10 +87,11 @@ def measure(path: Path, docs: int | None) -> dict[str, object]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--file", action="append", default=[], help="NAME=PATH (repeatable)")
+    ap.add_argument("--file", action="append", default=[], help="[NAME=]PATH (repeatable)")
     ap.add_argument("--docs", type=int, default=None, help="first N documents of each file")
     args = ap.parse_args(argv)
-    files = dict(f.split("=", 1) for f in args.file) or {k: str(v) for k, v in DEFAULTS.items()}
+    files = dict(f.split("=", 1) if "=" in f else (common.split_name(f), f) for f in args.file)
+    files = files or {k: str(v) for k, v in DEFAULTS.items()}
     t0 = time.perf_counter()
     line: dict[str, object] = {}
     for name, path in files.items():

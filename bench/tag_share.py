@@ -13,16 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import common
 from bench.search_names import CASES, read_cases
 from kgbuild.search.index import _tag_shares, open_index
 from kgbuild.search.tag_share import MIN_TAG_SHARE, judged_forms
@@ -40,11 +37,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="tag-share-") as tmp:
         idx = open_index(wh, sid, Path(tmp))
     al, ids = idx.aliases, idx.nodes["id"]
-    times = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        shares = _tag_shares(wh, sid, al, ids)
-        times.append(time.perf_counter() - t0)
+    p50, shares = common.timed(_tag_shares, wh, sid, al, ids, repeats=3)
     judged = judged_forms(al, ids)
     blocked = sorted((float(shares[r]), al["key"][r], idx.nodes["display"][int(al["node"][r])])
                      for r in judged if shares[r] < MIN_TAG_SHARE)  # fmt: skip
@@ -56,9 +49,9 @@ def main() -> None:
         "measured_keys": int(sum(shares[r] < 1.0 for r in judged)),
         "blocked_keys": len(blocked),
         "blocked_in_search_names": sorted(k for _, k, _ in blocked if k in queries),
-        "tag_share_p50_s": round(statistics.median(times), 3),
+        "tag_share_p50_s": round(p50, 3),
         "snapshot": sid,
-        "machine": f"{platform.machine()} {os.cpu_count()} cores",
+        "machine": common.machine(python=False),
     }
     print(json.dumps(figures, sort_keys=True))
 

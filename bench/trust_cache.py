@@ -1,4 +1,4 @@
-"""Issue 40's drill: is a query cache ever trusted blindly?
+"""Trust drill: is a query cache ever trusted blindly?
 
 A small warehouse is built from the test corpus (offline co-occurrence extractor) and its query
 cache warmed as ``kgbuild serve`` warms it (tables, BM25 arrays and, when the bundled MiniLM
@@ -22,13 +22,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -37,8 +35,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.ipc as ipc
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "tests" / "fixtures" / "corpus"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import common
+
 BUILD_REMOVES = "the next `kgbuild build` removes them"
 #: Stray files check reports, and whether the next build really removes each (the truth the
 #: report is held to is what the build then does, not this table).
@@ -54,13 +54,6 @@ STRAYS = (
     "index/.tmp-0123/nodes.arrow",
     "index/0000000000-0000000000000000-00000000/nodes.arrow",
 )
-
-
-def _offline_env() -> None:
-    """No LLM endpoint, no network model download: the drill is the offline path."""
-    for k in [k for k in os.environ if k.startswith(("OPENAI_", "KGBUILD_"))]:
-        del os.environ[k]
-    os.environ["HF_HUB_OFFLINE"] = "1"
 
 
 def _has_model() -> bool:
@@ -180,12 +173,11 @@ def _cleanup_drill(wh: Path, part: Path) -> dict[str, int]:
         (wh / rel).parent.mkdir(parents=True, exist_ok=True)
         (wh / rel).write_bytes(part.read_bytes() if rel.endswith(".parquet") else b"x")
     report = check_warehouse(wh)
-    env = {**os.environ, "KGBUILD_WAREHOUSE": str(wh), "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-m", "kgbuild.cli", "check"], env=env,
+    out = subprocess.run([*common.CLI, "check"], env=common.cli_env(KGBUILD_WAREHOUSE=str(wh)),
                          capture_output=True, text=True, timeout=300).stdout  # fmt: skip
     claims = re.findall(r"(\d+) (\w+) part file\(s\) \(harmless; the next build cleans up\)", out)
     notes = report.notes()
-    build_kg(CORPUS, kg="t", warehouse=wh, extractor="cooccurrence")
+    build_kg(common.CORPUS, kg="t", warehouse=wh, extractor="cooccurrence")
     false = sum(x.removed_by_build == (wh / x.path).exists() for x in report.leftovers)
     false += sum(
         p not in {x.path for x in report.leftovers}
@@ -203,15 +195,9 @@ def _cleanup_drill(wh: Path, part: Path) -> dict[str, int]:
 
 def drill(workdir: Path) -> dict[str, int]:
     """Build, warm, tamper, restart, check; the counts that must be 0 (and what was tried)."""
-    _offline_env()
-    from kgbuild.pipeline.build import build_kg
-
+    common.go_offline()
     t0 = time.perf_counter()
-    workdir = Path(workdir)
-    wh = workdir / "wh"
-    shutil.rmtree(wh, ignore_errors=True)
-    wh.parent.mkdir(parents=True, exist_ok=True)
-    build_kg(CORPUS, kg="t", warehouse=wh, extractor="cooccurrence")
+    wh = common.small_warehouse(workdir)
     vectors = _has_model()
     out = {"vectors_checked": int(vectors), **_cache_drill(wh, vectors)}
     part = next((wh / "parts" / "triples").glob("*.parquet"))
@@ -221,6 +207,4 @@ def drill(workdir: Path) -> dict[str, int]:
 
 
 if __name__ == "__main__":
-    with tempfile.TemporaryDirectory() as tmp:
-        where = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tmp)
-        print(json.dumps(drill(where), sort_keys=True))
+    common.run_drill(drill, "tmp", sort_keys=True, workdir_arg=True)

@@ -1,4 +1,4 @@
-"""Issue 40's trust drill: no input is lost without a trace, read off a real ``kgbuild build``.
+"""Trust drill: no input is lost without a trace, read off a real ``kgbuild build``.
 
 A small hostile source folder is written and built by the CLI (co-occurrence, offline, no
 embedding model), the way a user runs it; every figure is read off the warehouse the build
@@ -47,22 +47,21 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import pyarrow.parquet as pq  # noqa: E402
+import pyarrow.parquet as pq
 
-from kgbuild.store.snapshots import Warehouse  # noqa: E402
-from tests.support.bad_inputs import bioc_xml, good_record  # noqa: E402
-from tests.support.formula_kg import FORMULAS, formula_cells, publish_formulas  # noqa: E402
+from bench import common
+from kgbuild.store.snapshots import Warehouse
+from tests.support.bad_inputs import bioc_xml, good_record
+from tests.support.formula_kg import FORMULAS, formula_cells, publish_formulas
 
 #: good_record's text: what each built document's title and abstract must be.
 TITLE = "APOE and amyloid beta in Alzheimer's disease."
 ABSTRACT = "APOE binds amyloid beta. Donepezil treats Alzheimer's disease."
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f]")
 CORPUS_NAME = re.compile(r"\.(pubtator|txt|json|bioc|biocjson|xml)$", re.IGNORECASE)
-ENV = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "KGBUILD_", "NCBI_"))}
-ENV.update({"HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT), "DO_NOT_TRACK": "1"})
+ENV = common.cli_env((*common.NO_LLM, "NCBI_"), HF_HUB_OFFLINE="1", DO_NOT_TRACK="1")
 
 
 def mixed_endings(text: str) -> bytes:
@@ -73,7 +72,7 @@ def mixed_endings(text: str) -> bytes:
 
 
 def hostile_folder(src: Path) -> None:
-    """The source folder: one entry per class of issue 40, beside good records."""
+    """The source folder: one entry per class of hostile input, beside good records."""
     src.mkdir(parents=True)
     (src / "2015.pubtator").write_bytes(
         mixed_endings("".join(good_record(f"{99000001 + i}") for i in range(4)))
@@ -111,7 +110,7 @@ def drill(workdir: Path) -> dict[str, int]:
     lost or kept that should not be (each count must be 0)."""
     src, wh = workdir / "src", workdir / "wh"
     hostile_folder(src)
-    cmd = [sys.executable, "-m", "kgbuild.cli", "build", "--source", str(src), "--kg", "trust",
+    cmd = [*common.CLI, "build", "--source", str(src), "--kg", "trust",
            "-w", str(wh), "--extractor", "cooccurrence", "--embed-model", "none"]  # fmt: skip
     proc = subprocess.run(cmd, cwd=workdir, env=ENV, capture_output=True, text=True, timeout=300)
     listed = entries(src)
@@ -147,7 +146,7 @@ def drill(workdir: Path) -> dict[str, int]:
 
 def _cli(*args: str, wh: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**ENV, "KGBUILD_WAREHOUSE": str(wh)}
-    return subprocess.run([sys.executable, "-m", "kgbuild.cli", *args], cwd=cwd, env=env,
+    return subprocess.run([*common.CLI, *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)  # fmt: skip
 
 

@@ -19,19 +19,16 @@ Ends with one JSON line. About 30 s.
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.query_kg import build_query_kg  # noqa: E402
-from tests.support.scripted_llm_server import ScriptedLLM, serve  # noqa: E402
+from bench import common
+from tests.support.query_kg import build_query_kg
+from tests.support.scripted_llm_server import ScriptedLLM, serve
 
 QUESTIONS = [
     "Which gene is the main genetic risk factor of Alzheimer's disease?",
@@ -51,17 +48,16 @@ def flood() -> str:
 
 def drill(work: Path) -> dict[str, object]:
     build_query_kg(work / "wh")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "KGBUILD_"))}
-    env.update({"PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "OPENAI_API_KEY": "sk-bench"})
+    env = common.cli_env(common.NO_LLM, HF_HUB_OFFLINE="1", OPENAI_API_KEY="sk-bench")
     times, printed, uncounted = [], [], 0
     with serve(ScriptedLLM(default=("ok", flood()))) as url:
         env["OPENAI_BASE_URL"] = url
         for q in QUESTIONS:
-            base = [sys.executable, "-m", "kgbuild.cli", "ask", q, "-w", str(work / "wh"),
+            base = [*common.CLI, "ask", q, "-w", str(work / "wh"),
                     "--index-dir", str(work / "i"), "--embed", "off"]  # fmt: skip
-            t0 = time.perf_counter()
-            run = subprocess.run(base, capture_output=True, text=True, env=env, timeout=900)
-            times.append(time.perf_counter() - t0)
+            s, run = common.timed(subprocess.run, base, capture_output=True, text=True, env=env,
+                                  timeout=900)  # fmt: skip
+            times.append(s)
             printed.append(len(run.stdout) + len(run.stderr))
             data = json.loads(subprocess.run([*base, "--json"], capture_output=True, text=True,
                                              env=env, timeout=900).stdout)  # fmt: skip
@@ -79,8 +75,7 @@ def drill(work: Path) -> dict[str, object]:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory(prefix="flood-") as d:
-        print(json.dumps(drill(Path(d))))
+    common.run_drill(drill, "flood-")
 
 
 if __name__ == "__main__":

@@ -16,20 +16,15 @@ Each must be 0. Run: ``python bench/trust_macros.py`` (one JSON line; about 30 s
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-CORPUS = ROOT / "tests" / "fixtures" / "corpus"
-CLI = [sys.executable, "-m", "kgbuild.cli"]
+from bench import common
+
 #: (call, what its error must say)
 CASES = [
     ("belief_at(NULL)", "give a whole year"),
@@ -45,24 +40,16 @@ CASES = [
 ]
 
 
-def _env(wh: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "KGBUILD_"))}
-    return {**env, "KGBUILD_WAREHOUSE": str(wh), "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
-
-
 def _sql(wh: Path, query: str) -> tuple[int, str, float]:
+    env = common.cli_env(common.NO_LLM, KGBUILD_WAREHOUSE=str(wh), HF_HUB_OFFLINE="1")
     t0 = time.monotonic()
-    run = subprocess.run([*CLI, "sql", query, "--format", "csv"], env=_env(wh),
+    run = subprocess.run([*common.CLI, "sql", query, "--format", "csv"], env=env,
                          capture_output=True, text=True, timeout=300)  # fmt: skip
     return run.returncode, run.stderr.strip(), time.monotonic() - t0
 
 
 def drill(workdir: Path) -> dict[str, object]:
-    from kgbuild.pipeline.build import build_kg
-
-    wh = workdir / "wh"
-    shutil.rmtree(wh, ignore_errors=True)
-    build_kg(CORPUS, kg="t", warehouse=wh, extractor="cooccurrence")
+    wh = common.small_warehouse(workdir)
     _, _, startup = _sql(wh, "SELECT 1")
     silent, unnamed, slow, worst = 0, 0, 0, 0.0
     for call, says in CASES:
@@ -79,5 +66,4 @@ def drill(workdir: Path) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    with tempfile.TemporaryDirectory(prefix="trust-macros-") as tmp:
-        print(json.dumps(drill(Path(tmp))))
+    common.run_drill(drill, "trust-macros-")

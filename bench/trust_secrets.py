@@ -1,4 +1,4 @@
-"""Issue 40's drill, class 1 and leftovers: an endpoint that echoes the key, a flood answer, and
+"""Trust drill, secrets and leftovers: an endpoint that echoes the key, a flood answer, and
 snapshot references with superscript digits, through the user's own commands.
 
 Counts (each must be 0), read off what landed on disk or was printed, never off kgbuild's own
@@ -21,14 +21,13 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.hostile_scenario import BASE_ENV, CLI, build, good_corpus, run  # noqa: E402
+from bench import common
+from bench.hostile_scenario import BASE_ENV, CLI, build, good_corpus, run
 
 KEY = "sk-proj-drill-echoed-0123456789abcdefXYZ"
 
@@ -116,5 +115,4 @@ def drill(workdir: Path) -> dict[str, int]:
 
 
 if __name__ == "__main__":
-    with tempfile.TemporaryDirectory(prefix="trust-secrets-") as d:
-        print(json.dumps(drill(Path(d))))
+    common.run_drill(drill, "trust-secrets-")

@@ -1,4 +1,4 @@
-"""Issue 40, class 3 drill: ``kgbuild serve`` against idle floods, slowloris clients and request
+"""Trust drill: ``kgbuild serve`` against idle floods, slowloris clients and request
 fields that lax parsing would coerce, observed from outside.
 
 A small warehouse is built with the hostile scenario's own helpers
@@ -30,21 +30,16 @@ import resource
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.hostile_scenario import BASE_ENV, CLI, build, good_corpus  # noqa: E402
-from kgbuild.serve.connections import (  # noqa: E402
-    BODY_TIMEOUT_S,
-    HEADER_TIMEOUT_S,
-    IDLE_TIMEOUT_S,
-)
-from tests.support.serve_process import free_port, stop_server  # noqa: E402
+from bench import common
+from bench.hostile_scenario import BASE_ENV, build, good_corpus
+from kgbuild.serve.connections import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, IDLE_TIMEOUT_S
+from tests.support.serve_process import stop_server
 
 #: The server's descriptor limit.
 NOFILE = 512
@@ -112,22 +107,12 @@ def _trickle(s: socket.socket, piece: bytes, stop: threading.Event) -> None:
 
 
 def _start(wh: Path, workdir: Path, log: Path) -> tuple[subprocess.Popen[bytes], int]:
-    port = free_port()
-
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (NOFILE, NOFILE))
 
-    with log.open("wb") as err:
-        proc = subprocess.Popen([*CLI, "serve", "-w", str(wh), "--port", str(port), "--no-embed"],
-                                cwd=workdir, env=BASE_ENV, stdout=subprocess.DEVNULL, stderr=err,
-                                preexec_fn=limit)  # fmt: skip
-    deadline = time.monotonic() + 120
-    while _http(port, "GET", "/health", timeout=2) != 200:
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError(f"kgbuild serve did not start: {log.read_text()[-500:]}")
-        time.sleep(0.3)
-    return proc, port
+    proc, url = common.start_serve(wh, "--no-embed", log=log, timeout_s=120, poll_s=0.3,
+                                   cwd=workdir, env=BASE_ENV, preexec_fn=limit)  # fmt: skip
+    return proc, int(url.rsplit(":", 1)[1])
 
 
 def drill(workdir: Path) -> dict[str, int]:
@@ -220,5 +205,4 @@ def drill(workdir: Path) -> dict[str, int]:
 
 
 if __name__ == "__main__":
-    with tempfile.TemporaryDirectory(prefix="trust-server-") as tmp:
-        print(json.dumps(drill(Path(tmp))), flush=True)
+    common.run_drill(drill, "trust-server-")

@@ -1,4 +1,4 @@
-"""Issue 40's drill: does ``kgbuild sql --timeout T`` hold while the result is printed?
+"""Trust drill: does ``kgbuild sql --timeout T`` hold while the result is printed?
 
 A small warehouse is built from the test corpus (offline co-occurrence extractor); then the real
 ``kgbuild sql`` CLI runs a query that yields rows faster than they can be printed
@@ -34,22 +34,21 @@ process or its confined child: memory stays bounded however many rows stream thr
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "tests" / "fixtures" / "corpus"
-CLI = [sys.executable, "-m", "kgbuild.cli"]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import common
+from bench.common import CLI
+
 ENDLESS = "SELECT range AS i, md5(range::VARCHAR) AS h FROM range(100_000_000)"
 FINITE_ROWS = 100_000
 FINITE = f"SELECT range AS i, md5(range::VARCHAR) AS h FROM range({FINITE_ROWS})"
@@ -83,8 +82,7 @@ class Run:
 
 
 def _env(wh: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "KGBUILD_"))}
-    return {**env, "KGBUILD_WAREHOUSE": str(wh), "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    return common.cli_env(common.NO_LLM, KGBUILD_WAREHOUSE=str(wh), HF_HUB_OFFLINE="1")
 
 
 def _drain(fd: int, run: Run, start: float) -> None:
@@ -195,17 +193,10 @@ def unbounded(run: Run, limit: float) -> bool:
 def drill(workdir: Path) -> dict[str, int]:
     """Build a small warehouse, run the CLI in every format and connection, and count the
     runs that overran the limit or printed unbounded (both must be 0)."""
-    for k in [k for k in os.environ if k.startswith(("OPENAI_", "KGBUILD_"))]:
-        del os.environ[k]
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    from kgbuild.pipeline.build import build_kg
-
+    common.go_offline()
     t0 = time.monotonic()
     workdir = Path(workdir)
-    wh = workdir / "wh"
-    shutil.rmtree(wh, ignore_errors=True)
-    workdir.mkdir(parents=True, exist_ok=True)
-    build_kg(CORPUS, kg="t", warehouse=wh, extractor="cooccurrence")
+    wh = common.small_warehouse(workdir)
     start = time.monotonic()
     probe = subprocess.run([*CLI, "sql", "SELECT 1", "--format", "csv"], env=_env(wh),
                            cwd=workdir, capture_output=True, timeout=120)  # fmt: skip
@@ -239,6 +230,4 @@ def drill(workdir: Path) -> dict[str, int]:
 
 
 if __name__ == "__main__":
-    with tempfile.TemporaryDirectory(prefix="trust-sql-") as tmp:
-        where = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tmp)
-        print(json.dumps(drill(where), sort_keys=True))
+    common.run_drill(drill, "trust-sql-", sort_keys=True, workdir_arg=True)

@@ -38,18 +38,13 @@ from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.serve_process import (  # noqa: E402
-    free_port,
-    probe_health,
-    stop_server,
-    wait_healthy,
-)
+from bench import common
+from tests.support.serve_process import probe_health, stop_server
 
-CLI = [sys.executable, "-m", "kgbuild.cli"]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "DO_NOT_TRACK": "1"}
+CLI = common.CLI
+ENV = common.cli_env(HF_HUB_OFFLINE="1", DO_NOT_TRACK="1")
 NODE = "MESH:D000544"  # Alzheimer disease: the hub, with the most facts per relation
 PER_RELATION = "500"
 #: Retries of a turned-away year (each after its Retry-After).
@@ -61,18 +56,6 @@ def _build(source: Path, wh: Path) -> None:
                         "-w", str(wh)], env=ENV, capture_output=True, text=True)  # fmt: skip
     if r.returncode != 0:
         raise RuntimeError(f"build failed: {r.stderr[-500:]}")
-
-
-def _start(wh: Path, index: Path, log: Path, embed: bool) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    with log.open("wb") as err:
-        proc = subprocess.Popen([*CLI, "serve", "-w", str(wh), "--port", str(port),
-                                 "--index-dir", str(index), *([] if embed else ["--no-embed"])],
-                                env=ENV, stdout=subprocess.DEVNULL, stderr=err)  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    if wait_healthy(proc, url, 600, 0.3) is not None:
-        raise RuntimeError(f"kgbuild serve did not start: {log.read_text()[-500:]}")
-    return proc, url
 
 
 def _page(url: str, year: int) -> tuple[int, int, str | None, float]:
@@ -89,7 +72,15 @@ def _page(url: str, year: int) -> tuple[int, int, str | None, float]:
 def drill(wh: Path, workdir: Path, threads: int, embed: bool) -> dict[str, object]:
     """The drill against a server over ``wh``: figures (see the module docstring)."""
     log = workdir / "serve.log"
-    proc, url = _start(wh, workdir / "index", log, embed)
+    proc, url = common.start_serve(
+        wh,
+        "--index-dir",
+        str(workdir / "index"),
+        *([] if embed else ["--no-embed"]),
+        log=log,
+        env=ENV,
+        poll_s=0.3,
+    )
     out: dict[str, object] = {}
     try:
         years = httpx.get(f"{url}/api/years", timeout=60).json()
@@ -148,7 +139,7 @@ def drill(wh: Path, workdir: Path, threads: int, embed: bool) -> dict[str, objec
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--warehouse", type=Path, help="a multi-year build (default: build DALK)")
-    ap.add_argument("--source", type=Path, default=ROOT.parent / "shared/data/dalk/by_year")
+    ap.add_argument("--source", type=Path, default=common.DALK_YEARS)
     ap.add_argument("--threads", type=int, default=16)
     ap.add_argument("--embed", action="store_true", help="serve with the embedding fallback")
     args = ap.parse_args()

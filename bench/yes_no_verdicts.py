@@ -29,10 +29,11 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "data"
-DALK_QUESTIONS = ROOT / "data" / "questions" / "yes_no_dalk.tsv"
-BIORED_DEV = SHARED / "biored" / "Dev.PubTator"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import common
+
+DALK_QUESTIONS = common.ROOT / "data" / "questions" / "yes_no_dalk.tsv"
 #: (gold relation type, kind a, kind b) → question template (a, b): the predicate each
 #: relation type states (BioRED guidelines; Positive_Correlation chemical→disease is BC5CDR's
 #: chemical-induced disease, Negative_Correlation chemical→disease a treatment).
@@ -132,21 +133,15 @@ def score(rows: list[dict]) -> dict:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--code", type=Path, default=ROOT, help="checkout whose kgbuild is run")
+    p.add_argument("--code", type=Path, default=common.ROOT, help="checkout whose kgbuild is run")
     p.add_argument("--dalk", type=Path, required=True, help="a copy of a DALK warehouse")
     p.add_argument("--work", type=Path, default=Path("/tmp/yes_no_verdicts"))
     p.add_argument("--out", type=Path, help="write every question's verdict here (JSONL)")
     a = p.parse_args()
     sys.path.insert(0, str(a.code.resolve()))
-    from kgbuild.evaluate.facts import _read, build_hidden, hide_relations
     from kgbuild.query.engine import QueryEngine
 
-    gold = _read(BIORED_DEV)
-    wh_dir = a.work / "biored_dev" / "warehouse"
-    if not (wh_dir / "kg.duckdb").exists():
-        (a.work / "biored_dev").mkdir(parents=True, exist_ok=True)
-        build_hidden(hide_relations(BIORED_DEV, gold.fmt, a.work / "biored_dev" / "input"),
-                     wh_dir)  # fmt: skip
+    gold, wh_dir = common.hidden_build(common.BIORED_DEV, a.work / "biored_dev")
     sets = {"dalk": (a.dalk, dalk_questions()), "biored_dev": (wh_dir, biored_questions(gold))}
     rows: list[dict] = []
     for wh, questions in sets.values():

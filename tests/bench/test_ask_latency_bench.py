@@ -1,5 +1,6 @@
-"""bench/ask_latency.py (issue 41 item 6) runs end to end on the toy KG and ends with the figures
-the issue asks for; without a warehouse it says to build one."""
+"""bench/ask_latency.py (``kgbuild ask`` and ``kgbuild serve`` timed as the processes a user
+starts) runs end to end on the toy KG and ends with its figures; without a warehouse it says to
+build one."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Every bench script's code path, end to end at small sizes (issue 28), so CI fails when a
-bench breaks — not a user on a fresh clone. Figures are not asserted (benches are not timed
-tests); what is asserted is that each runs with what it ships and ends with its JSON line
-carrying the keys its issue names.
+"""Every bench script's code path, end to end at small sizes, so CI fails when a bench breaks —
+not a user on a fresh clone. Figures are not asserted (benches are not timed tests); what is
+asserted is that each runs with what it ships and ends with its JSON line carrying the keys its
+figures are reported under.
 
 And the cause of the export's memory growth, pinned where it was: a snapshot table read
 through ``<table>_at`` must stream. Its deletions used to be applied by a correlated
@@ -160,7 +160,7 @@ def test_the_build_scale_bench_runs_its_sizes_quickly(tmp_path):
 
 
 def test_the_judgments_bench_runs_every_section_and_names_the_issues_figures(tmp_path):
-    """Issue 39: the harness's full run is a bench; a small slice of it runs here. Without
+    """The judgment harness's full run is a bench; a small slice of it runs here. Without
     ../shared the gold sections say why they were skipped and the JSON line keeps its keys."""
     sheet = tmp_path / "negated.tsv"
     sheet.write_text("# status: negated\nitem\tevidence_id\tsentence\thead\ttail\t"
@@ -177,14 +177,16 @@ def test_the_judgments_bench_runs_every_section_and_names_the_issues_figures(tmp
 
 
 def test_the_facts_bench_runs_on_small_gold_files_and_names_the_issues_figures():
-    """Issue 41, item 5: the fact-retrieval bench, on the hand-written gold fixtures."""
+    """The fact-retrieval bench, on the hand-written gold fixtures: its figures are named after
+    the files read (a file whose name says no split, by its stem), never ``*_dev_*``."""
     facts = FIXTURES / "facts"
     got = run_bench(
         "facts.py", "--biored", str(facts / "biored_small.PubTator"),
         "--cdr", str(facts / "cdr_small.PubTator"), "--limit", "4",
     )  # fmt: skip
-    keys = {"biored_dev_recall_at_10", "biored_dev_mrr", "cdr_dev_recall_at_10", "cdr_dev_mrr",
-            "stated_share_biored_dev", "stated_share_cdr_dev", "questions_biored_dev",
-            "questions_cdr_dev", "seconds", "machine"}  # fmt: skip
-    assert keys <= set(got)
-    assert got["questions_biored_dev"] == 4 and got["questions_cdr_dev"] == 2
+    b, c = "biored_biored_small", "cdr_cdr_small"
+    keys = {f"{b}_recall_at_10", f"{b}_mrr", f"{c}_recall_at_10", f"{c}_mrr",
+            f"stated_share_{b}", f"stated_share_{c}", f"questions_{b}", f"questions_{c}",
+            "seconds", "machine"}  # fmt: skip
+    assert keys <= set(got) and not any("_dev" in k for k in got)
+    assert got[f"questions_{b}"] == 4 and got[f"questions_{c}"] == 2
