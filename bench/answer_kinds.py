@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import re
 import statistics
 import sys
@@ -164,8 +163,8 @@ def main() -> None:
         a.out.write_text(json.dumps(rows_out, indent=1, default=sorted))
     import kgbuild
 
-    print(json.dumps({"code": str(Path(kgbuild.__file__).parent), "machine": platform.node(),
-                      "python": platform.python_version(), **figures}))  # fmt: skip
+    print(json.dumps({"code": str(Path(kgbuild.__file__).parent), "machine": common.machine(),
+                      **figures}))  # fmt: skip
 
 
 if __name__ == "__main__":

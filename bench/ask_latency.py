@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -202,8 +201,7 @@ def main() -> None:
             "ask_process_p50_s": p50(times["dictionary"]),
             "ask_process_p50_embedding_s": p50(times["embedding"]),
             "serve_ready_s": p50(serve_s[""]),
-            "machine": f"{platform.machine()} {os.cpu_count()} cpu, Python "
-                       f"{platform.python_version()}",
+            "machine": common.machine(),
             "load": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
         }))  # fmt: skip
     finally:

@@ -220,8 +220,10 @@ def read_tsv_sheet(path: Path, encoding: str = "utf-8") -> tuple[dict[str, str],
     return meta, list(csv.DictReader(io.StringIO(body), delimiter="\t"))
 
 
-def machine(python: bool = True) -> str:
-    """The machine a figure was measured on: architecture, cores, Python (benches share the
-    machine's two cores with other work, so a figure without it says little)."""
-    cores = f"{platform.machine()} {os.cpu_count()} cores"
-    return f"{cores}, {platform.python_version()}" if python else cores
+def machine(python: bool = True, load: bool = False) -> str:
+    """The machine a figure was measured on: architecture, cores, Python, and with ``load`` the
+    1-minute load average (benches share the machine's two cores with other work, so a figure
+    without it says little)."""
+    line = f"{platform.machine()} {os.cpu_count()} cores"
+    line += f", {platform.python_version()}" if python else ""
+    return line + (f", load {os.getloadavg()[0]:.2f}" if load else "")

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -76,8 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         }
     line |= {
         "seconds": round(time.perf_counter() - t0, 1),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}, load {os.getloadavg()[0]:.2f}",
+        "machine": common.machine(load=True),
         "limit": args.limit,
         "docs": args.docs,
     }

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import common
 from bench.common import ROOT
 from kgbuild.evaluate.judgments import SECTIONS, evaluate_judgments, headline, render
 
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         headline(report)
         | seconds
         | {
-            "machine": f"{platform.machine()}, {platform.python_version()}",
+            "machine": common.machine(),
             "limit": args.limit,
         }
     )

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 import time
@@ -74,7 +73,7 @@ def main() -> None:
         "hnsw_query_p50_ms": med(hnsw_ms), "hnsw_query_p95_ms": common.p95(hnsw_ms),
         "hnsw_recall_at_1": round(recall, 4), "queries_own_node_nearest": round(own, 4),
         "speedup_p50": round(med(flat_ms) / max(1e-9, med(hnsw_ms)), 1),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared)",
+        "machine": common.machine(python=False),
         "load_avg_1m": round(os.getloadavg()[0], 2),
     }  # fmt: skip
     print(f"{args.nodes:,} node vectors, {args.queries} queries, one thread: exact p50 "

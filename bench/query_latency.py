@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -223,7 +222,7 @@ def main() -> None:
         "http_status": http.get("http_status"),
         "embed": args.embed, "snapshot": idx.snapshot_id, "nodes": idx.n_nodes,
         "triples": idx.n_edges,
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared)",
+        "machine": common.machine(python=False),
         "load_avg_1m": round(os.getloadavg()[0], 2),
     }  # fmt: skip
     print(json.dumps(figures))

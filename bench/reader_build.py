@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -72,7 +70,7 @@ def main() -> None:
     print(json.dumps({
         "runs": a.runs, "wall_s_with_reader": round(on_s, 2),
         "wall_s_without_reader": round(off_s, 2), "wall_ratio": round(on_s / off_s, 3),
-        **figures, "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+        **figures, "machine": common.machine(python=False),
     }))  # fmt: skip
 
 

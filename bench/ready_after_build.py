@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -101,7 +99,7 @@ def main() -> None:
     figures = {k: round(statistics.median(r[k] for r in runs), 3) for k in runs[0]}
     print(json.dumps({"bench": "ready_after_build", "label": a.label, "runs": a.runs,
                       "warehouse": str(a.warehouse), "years": list(years), **figures,
-                      "cpus": os.cpu_count(), "machine": platform.machine()}))  # fmt: skip
+                      "machine": common.machine()}))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import sys
 import time
 from collections import Counter, defaultdict
@@ -103,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{v['ci'][0]:.3f}-{v['ci'][1]:.3f}  {v['novelty_of_on_gold']}")  # fmt: skip
         line[name] = by_status
     line["seconds"] = round(time.perf_counter() - t0, 1)
-    line["machine"] = f"{platform.machine()}, Python {platform.python_version()}"
+    line["machine"] = common.machine()
     print(json.dumps(line))
     return 0
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import platform
 import sys
 from collections import Counter
 from pathlib import Path
@@ -155,7 +154,7 @@ def main() -> None:
         a.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     figures = {s: score([r for r in rows if r["set"] == s]) for s in sets}
     figures["code"] = str(a.code)
-    figures["machine"] = f"{platform.machine()} {platform.python_version()}"
+    figures["machine"] = common.machine()
     print(json.dumps(figures))
 
 
