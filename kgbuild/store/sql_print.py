@@ -237,9 +237,10 @@ class SqlDeadline:
 
 
 def _is_kgbuild_program() -> bool:
-    """Whether this process is the ``kgbuild`` command (its script, or ``-m kgbuild.cli``)."""
+    """Whether this process is the ``kgbuild`` command (its script, or ``-m kgbuild.cli``, whose
+    ``argv[0]`` is the package's ``__main__.py``)."""
     program = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path()
-    return program.stem == "kgbuild" or program.parts[-2:] == ("kgbuild", "cli.py")
+    return program.stem == "kgbuild" or program.parts[-3:] == ("kgbuild", "cli", "__main__.py")
 
 
 def _process_start() -> float:
