@@ -197,13 +197,12 @@ def main() -> None:
             same = sum(answers[""][k] == answers["baseline"].get(k) for k in answers[""])
             detail["same_links_and_triples_as_baseline"] = f"{same}/{len(answers[''])}"
         print(json.dumps(detail), file=sys.stderr)
-        print(json.dumps({
+        common.emit({
             "ask_process_p50_s": p50(times["dictionary"]),
             "ask_process_p50_embedding_s": p50(times["embedding"]),
             "serve_ready_s": p50(serve_s[""]),
-            "machine": common.machine(),
             "load": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
-        }))  # fmt: skip
+        })  # fmt: skip
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

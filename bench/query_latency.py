@@ -221,11 +221,9 @@ def main() -> None:
         **{k: v for k, v in http.items() if k != "http_status"},
         "http_status": http.get("http_status"),
         "embed": args.embed, "snapshot": idx.snapshot_id, "nodes": idx.n_nodes,
-        "triples": idx.n_edges,
-        "machine": common.machine(python=False),
-        "load_avg_1m": round(os.getloadavg()[0], 2),
+        "triples": idx.n_edges, "load_avg_1m": round(os.getloadavg()[0], 2),
     }  # fmt: skip
-    print(json.dumps(figures))
+    common.emit(figures, python=False)
 
 
 if __name__ == "__main__":

@@ -366,8 +366,7 @@ def main() -> None:
     log["kills_by_phase"] = dict(log["kills_by_phase"])
     del log["kill_times"]
     log["scenarios_run"] = len(log["scenarios"])
-    log["machine"] = common.machine()
-    print(json.dumps(log))
+    common.emit(log)
 
 
 if __name__ == "__main__":
