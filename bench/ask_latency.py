@@ -124,19 +124,13 @@ def p50(values: list[float]) -> float | None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--warehouse", "-w", type=Path, default=common.ROOT / "warehouse")
-    ap.add_argument("--snapshot", default="latest")
-    ap.add_argument("--questions", type=Path, nargs="+", default=common.ADQA)
+    common.add_query_options(
+        ap, "an index folder to use (default: a fresh one, built untimed first)"
+    )
     ap.add_argument("--n-dictionary", type=int, default=10)
     ap.add_argument("--n-embedding", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--serve-repeats", type=int, default=3)
-    ap.add_argument(
-        "--index-dir",
-        type=Path,
-        default=None,
-        help="an index folder to use (default: a fresh one, built untimed first)",
-    )
     ap.add_argument(
         "--baseline-env",
         default=None,

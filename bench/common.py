@@ -180,6 +180,14 @@ def run_drill(drill: Callable[[Path], dict], doc: str, prefix: str,
         print(json.dumps(drill(where), sort_keys=sort_keys), flush=True)
 
 
+def add_query_options(ap: argparse.ArgumentParser, index_help: str | None = None) -> None:
+    """The options of a bench that queries a built snapshot with the ADQA questions."""
+    ap.add_argument("--warehouse", "-w", type=Path, default=ROOT / "warehouse")
+    ap.add_argument("--snapshot", default="latest")
+    ap.add_argument("--questions", type=Path, nargs="+", default=ADQA)
+    ap.add_argument("--index-dir", type=Path, default=None, help=index_help)
+
+
 def add_llm_options(ap: argparse.ArgumentParser) -> None:
     """The ``--llm-*`` options of a bench that can read through an LLM endpoint."""
     ap.add_argument("--llm-base-url", help="OpenAI-compatible endpoint [env OPENAI_BASE_URL]")
