@@ -173,12 +173,9 @@ def run_networkx(n, head, tail, work, barred, sample: int) -> dict:
                 pass
 
     def pr(w):
-        if not w["edges"]:
-            return
-        e = w["edges"]
-        sg = nx.Graph(list(zip(head[e].tolist(), tail[e].tolist(), strict=True)))
-        pers = {v: wgt for v, wgt in w["seeds"].items() if v in sg}
-        nx.pagerank(sg, alpha=0.85, personalization=pers or None)
+        if w["edges"]:
+            _, edges, pers = seeded_subgraph(head, tail, w)
+            nx.pagerank(nx.Graph(edges), alpha=0.85, personalization=pers or None)
 
     few = work[:sample]  # networkx is slow: a sample of the questions
     return {"build_ms": build, **per_question(few, paths=paths, pagerank=pr),
