@@ -163,8 +163,7 @@ def main() -> None:
         a.out.write_text(json.dumps(rows_out, indent=1, default=sorted))
     import kgbuild
 
-    print(json.dumps({"code": str(Path(kgbuild.__file__).parent), "machine": common.machine(),
-                      **figures}))  # fmt: skip
+    common.emit({"code": str(Path(kgbuild.__file__).parent), **figures})
 
 
 if __name__ == "__main__":

@@ -124,19 +124,13 @@ def p50(values: list[float]) -> float | None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--warehouse", "-w", type=Path, default=common.ROOT / "warehouse")
-    ap.add_argument("--snapshot", default="latest")
-    ap.add_argument("--questions", type=Path, nargs="+", default=common.ADQA)
+    common.add_query_options(
+        ap, "an index folder to use (default: a fresh one, built untimed first)"
+    )
     ap.add_argument("--n-dictionary", type=int, default=10)
     ap.add_argument("--n-embedding", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--serve-repeats", type=int, default=3)
-    ap.add_argument(
-        "--index-dir",
-        type=Path,
-        default=None,
-        help="an index folder to use (default: a fresh one, built untimed first)",
-    )
     ap.add_argument(
         "--baseline-env",
         default=None,
@@ -197,13 +191,12 @@ def main() -> None:
             same = sum(answers[""][k] == answers["baseline"].get(k) for k in answers[""])
             detail["same_links_and_triples_as_baseline"] = f"{same}/{len(answers[''])}"
         print(json.dumps(detail), file=sys.stderr)
-        print(json.dumps({
+        common.emit({
             "ask_process_p50_s": p50(times["dictionary"]),
             "ask_process_p50_embedding_s": p50(times["embedding"]),
             "serve_ready_s": p50(serve_s[""]),
-            "machine": common.machine(),
             "load": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
-        }))  # fmt: skip
+        })  # fmt: skip
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -17,7 +17,6 @@ and the rest (settings, opening the corpus, progress display).
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys
@@ -179,9 +178,8 @@ def main() -> None:
         "lib_import_s": round(start["lib_import"], 3),
         "cli_help_s": round(start["help"], 3),
         "cli_other_s": round(rest, 3),
-        "machine": common.machine(),
     }
-    print(json.dumps(figures))
+    common.emit(figures)
 
 
 if __name__ == "__main__":

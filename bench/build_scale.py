@@ -266,8 +266,7 @@ def main() -> None:
         print(f"target rss(30x) <= {RSS_RATIO_MAX_30:g} x rss(1x) and <= 1 GB: {verdict}")
     figures["total_s"] = round(time.perf_counter() - started, 1)
     print(f"whole run: {figures['total_s']:.0f}s")
-    figures["machine"] = common.machine()
-    print(json.dumps(figures))
+    common.emit(figures)
 
 
 if __name__ == "__main__":

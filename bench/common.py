@@ -166,13 +166,26 @@ def p95(values: list[float], digits: int = 3) -> float:
     return round(sorted(values)[int(0.95 * (len(values) - 1))], digits)
 
 
-def run_drill(drill: Callable[[Path], dict], prefix: str, sort_keys: bool = False,
-              workdir_arg: bool = False) -> None:  # fmt: skip
-    """Run a trust drill in a fresh temporary folder (or the first argument's, when
-    ``workdir_arg``) and print its counts as one JSON line."""
+def run_drill(drill: Callable[[Path], dict], doc: str, prefix: str,
+              sort_keys: bool = False) -> None:  # fmt: skip
+    """Run a trust drill in ``--workdir DIR`` (kept) or a fresh temporary folder, and print its
+    counts as one JSON line; ``doc`` (the script's docstring) gives ``--help`` its first
+    paragraph."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--workdir", type=Path, metavar="DIR", help="keep the drill's folder here")
+    workdir = ap.parse_args().workdir
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
-        where = Path(sys.argv[1]) if workdir_arg and len(sys.argv) > 1 else Path(tmp)
+        where = workdir or Path(tmp)
+        where.mkdir(parents=True, exist_ok=True)
         print(json.dumps(drill(where), sort_keys=sort_keys), flush=True)
+
+
+def add_query_options(ap: argparse.ArgumentParser, index_help: str | None = None) -> None:
+    """The options of a bench that queries a built snapshot with the ADQA questions."""
+    ap.add_argument("--warehouse", "-w", type=Path, default=ROOT / "warehouse")
+    ap.add_argument("--snapshot", default="latest")
+    ap.add_argument("--questions", type=Path, nargs="+", default=ADQA)
+    ap.add_argument("--index-dir", type=Path, default=None, help=index_help)
 
 
 def add_llm_options(ap: argparse.ArgumentParser) -> None:
@@ -227,3 +240,10 @@ def machine(python: bool = True, load: bool = False) -> str:
     line = f"{platform.machine()} {os.cpu_count()} cores"
     line += f", {platform.python_version()}" if python else ""
     return line + (f", load {os.getloadavg()[0]:.2f}" if load else "")
+
+
+def emit(figures: dict[str, Any], sort_keys: bool = False, **machine_kw: bool) -> None:
+    """The one JSON line a bench ends with: its ``figures``, the :func:`machine` they were
+    measured on added (``machine_kw`` are that function's)."""
+    figures["machine"] = machine(**machine_kw)
+    print(json.dumps(figures, sort_keys=sort_keys))

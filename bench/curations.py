@@ -21,7 +21,6 @@ shared).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -95,9 +94,8 @@ def main() -> None:
                 fig[k] = round(v, 4)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    fig["machine"] = common.machine(python=False)
     fig["load"] = [round(load0, 2), round(os.getloadavg()[0], 2)]
-    print(json.dumps(fig))
+    common.emit(fig, python=False)
 
 
 if __name__ == "__main__":

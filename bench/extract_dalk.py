@@ -197,9 +197,8 @@ def main() -> None:
         "wall_s_runs": [round(w, 3) for w in walls],
         "peak_rss_mb": round(first["peak_rss_mb"], 1),
         "concurrency": c,
-        "machine": common.machine(),
     }  # fmt: skip
-    print(json.dumps(figures))
+    common.emit(figures)
 
 
 if __name__ == "__main__":

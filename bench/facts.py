@@ -20,7 +20,6 @@ figure is named after the split its file holds (:func:`bench.common.split_name`)
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -72,13 +71,8 @@ def main(argv: list[str] | None = None) -> int:
             f"build_s_{name}": report["seconds"]["build"],
             f"ask_ms_per_question_{name}": report["seconds"]["per_question_ms"],
         }
-    line |= {
-        "seconds": round(time.perf_counter() - t0, 1),
-        "machine": common.machine(load=True),
-        "limit": args.limit,
-        "docs": args.docs,
-    }
-    print(json.dumps(line))
+    line |= {"seconds": round(time.perf_counter() - t0, 1), "limit": args.limit, "docs": args.docs}
+    common.emit(line, load=True)
     return 0
 
 

@@ -18,7 +18,6 @@ Without ``--audit-sheet`` the four blind sheets in tests/fixtures/audit/ are use
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -53,15 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         seconds[f"{section}_s"] = round(time.perf_counter() - t0, 2)
     print(render(report))
     print("section wall times (s):", seconds)
-    line = (
-        headline(report)
-        | seconds
-        | {
-            "machine": common.machine(),
-            "limit": args.limit,
-        }
-    )
-    print(json.dumps(line))
+    common.emit(headline(report) | seconds | {"limit": args.limit})
     return 0
 
 

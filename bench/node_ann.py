@@ -13,7 +13,6 @@ and HNSW's recall@1 against the exact answer. The last line is one JSON object o
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -73,13 +72,12 @@ def main() -> None:
         "hnsw_query_p50_ms": med(hnsw_ms), "hnsw_query_p95_ms": common.p95(hnsw_ms),
         "hnsw_recall_at_1": round(recall, 4), "queries_own_node_nearest": round(own, 4),
         "speedup_p50": round(med(flat_ms) / max(1e-9, med(hnsw_ms)), 1),
-        "machine": common.machine(python=False),
         "load_avg_1m": round(os.getloadavg()[0], 2),
     }  # fmt: skip
     print(f"{args.nodes:,} node vectors, {args.queries} queries, one thread: exact p50 "
           f"{figures['flat_query_p50_ms']} ms, HNSW p50 {figures['hnsw_query_p50_ms']} ms "
           f"(built in {figures['hnsw_build_s']} s), HNSW recall@1 {recall:.3f}")  # fmt: skip
-    print(json.dumps(figures))
+    common.emit(figures, python=False)
 
 
 if __name__ == "__main__":

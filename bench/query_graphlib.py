@@ -28,6 +28,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from itertools import combinations
 from pathlib import Path
 
@@ -57,8 +58,22 @@ def workload(engine: QueryEngine, files: list[Path]) -> list[dict]:
     return out
 
 
-def timed(fn, *args) -> float:
-    return common.timed(fn, *args)[0] * 1000
+def per_question(work: list[dict], **runs: Callable[[dict], None]) -> dict[str, float]:
+    """``{name}_ms``: the mean milliseconds of each run over the questions ``work``."""
+    return {
+        f"{k}_ms": np.mean([common.timed(r, w)[0] * 1000 for w in work]) for k, r in runs.items()
+    }
+
+
+def seeded_subgraph(head, tail, w) -> tuple[int, list[tuple[int, int]], dict[int, float]]:
+    """A question's candidate subgraph, its nodes numbered from 0: (node count, its edges, the
+    restart weight of each seed in it; a seed outside it restarts nowhere, as in
+    :func:`~kgbuild.search.graph.personalized_pagerank`)."""
+    e = w["edges"]
+    nodes = np.unique(np.r_[head[e], tail[e]]).tolist()
+    at = {v: i for i, v in enumerate(nodes)}
+    edges = [(at[a], at[b]) for a, b in zip(head[e].tolist(), tail[e].tolist(), strict=True)]
+    return len(nodes), edges, {at[v]: x for v, x in w["seeds"].items() if v in at}
 
 
 def run_ours(g: Graph, head, tail, work, barred) -> dict:
@@ -73,18 +88,11 @@ def run_ours(g: Graph, head, tail, work, barred) -> dict:
 
     def pr_numpy(w):
         if w["edges"]:
-            nodes = np.unique(np.r_[head[w["edges"]], tail[w["edges"]]])
-            u = np.searchsorted(nodes, head[w["edges"]]).tolist()
-            v = np.searchsorted(nodes, tail[w["edges"]]).tolist()
-            pairs = {(min(a, b), max(a, b)) for a, b in zip(u, v, strict=True) if a != b}
-            at = {int(n): i for i, n in enumerate(nodes.tolist())}
-            # seeds outside the candidate subgraph restart nowhere (as personalized_pagerank)
-            pers = {at[n]: x for n, x in w["seeds"].items() if n in at}
-            _pagerank_numpy(len(nodes), pairs, pers, 0.85, 1e-6, 100)
+            n, edges, pers = seeded_subgraph(head, tail, w)
+            pairs = {(min(a, b), max(a, b)) for a, b in edges if a != b}
+            _pagerank_numpy(n, pairs, pers, 0.85, 1e-6, 100)
 
-    return {"paths_ms": np.mean([timed(paths, w) for w in work]),
-            "pagerank_ms": np.mean([timed(pr, w) for w in work]),
-            "pagerank_numpy_ms": np.mean([timed(pr_numpy, w) for w in work])}  # fmt: skip
+    return per_question(work, paths=paths, pagerank=pr, pagerank_numpy=pr_numpy)
 
 
 def run_igraph(n, head, tail, work, barred) -> dict:
@@ -106,22 +114,13 @@ def run_igraph(n, head, tail, work, barred) -> dict:
                 sub.get_all_shortest_paths(pos[s], to=pos[t])
 
     def pr(w):
-        if not w["edges"]:
-            return
-        e = w["edges"]
-        nodes = np.unique(np.r_[head[e], tail[e]]).tolist()
-        idx = {v: i for i, v in enumerate(nodes)}
-        pairs = zip(head[e].tolist(), tail[e].tolist(), strict=True)
-        sg = ig.Graph(n=len(nodes), edges=[(idx[a], idx[b]) for a, b in pairs])
-        sg.simplify()
-        reset = [0.0] * len(nodes)
-        for v, wgt in w["seeds"].items():
-            if v in idx:
-                reset[idx[v]] = wgt
-        sg.personalized_pagerank(damping=0.85, reset=reset)
+        if w["edges"]:
+            n, edges, pers = seeded_subgraph(head, tail, w)
+            sg = ig.Graph(n=n, edges=edges)
+            sg.simplify()
+            sg.personalized_pagerank(damping=0.85, reset=[pers.get(i, 0.0) for i in range(n)])
 
-    return {"build_ms": build, "paths_ms": np.mean([timed(paths, w) for w in work]),
-            "pagerank_ms": np.mean([timed(pr, w) for w in work])}  # fmt: skip
+    return {"build_ms": build, **per_question(work, paths=paths, pagerank=pr)}
 
 
 def run_rustworkx(n, head, tail, work, barred) -> dict:
@@ -144,20 +143,14 @@ def run_rustworkx(n, head, tail, work, barred) -> dict:
                 rx.all_shortest_paths(sub, pos[s], pos[t])
 
     def pr(w):
-        if not w["edges"]:
-            return
-        e = w["edges"]
-        nodes = np.unique(np.r_[head[e], tail[e]]).tolist()
-        idx = {v: i for i, v in enumerate(nodes)}
-        dg = rx.PyDiGraph(multigraph=False)
-        dg.add_nodes_from(nodes)
-        pairs = {(idx[a], idx[b]) for a, b in zip(head[e].tolist(), tail[e].tolist(), strict=True)}
-        dg.add_edges_from_no_data(list(pairs | {(b, a) for a, b in pairs}))
-        pers = {idx[v]: wgt for v, wgt in w["seeds"].items() if v in idx}
-        rx.pagerank(dg, alpha=0.85, personalization=pers or None)
+        if w["edges"]:
+            n, edges, pers = seeded_subgraph(head, tail, w)
+            dg = rx.PyDiGraph(multigraph=False)
+            dg.add_nodes_from(range(n))
+            dg.add_edges_from_no_data(list({*edges, *((b, a) for a, b in edges)}))
+            rx.pagerank(dg, alpha=0.85, personalization=pers or None)
 
-    return {"build_ms": build, "paths_ms": np.mean([timed(paths, w) for w in work]),
-            "pagerank_ms": np.mean([timed(pr, w) for w in work])}  # fmt: skip
+    return {"build_ms": build, **per_question(work, paths=paths, pagerank=pr)}
 
 
 def run_networkx(n, head, tail, work, barred, sample: int) -> dict:
@@ -180,25 +173,18 @@ def run_networkx(n, head, tail, work, barred, sample: int) -> dict:
                 pass
 
     def pr(w):
-        if not w["edges"]:
-            return
-        e = w["edges"]
-        sg = nx.Graph(list(zip(head[e].tolist(), tail[e].tolist(), strict=True)))
-        pers = {v: wgt for v, wgt in w["seeds"].items() if v in sg}
-        nx.pagerank(sg, alpha=0.85, personalization=pers or None)
+        if w["edges"]:
+            _, edges, pers = seeded_subgraph(head, tail, w)
+            nx.pagerank(nx.Graph(edges), alpha=0.85, personalization=pers or None)
 
     few = work[:sample]  # networkx is slow: a sample of the questions
-    return {"build_ms": build, "paths_ms": np.mean([timed(paths, w) for w in few]),
-            "pagerank_ms": np.mean([timed(pr, w) for w in few]),
+    return {"build_ms": build, **per_question(few, paths=paths, pagerank=pr),
             "questions_sampled": len(few)}  # fmt: skip
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--warehouse", type=Path, default=common.ROOT / "warehouse")
-    ap.add_argument("--snapshot", default="latest")
-    ap.add_argument("--questions", type=Path, nargs="+", default=common.ADQA)
-    ap.add_argument("--index-dir", type=Path, default=None)
+    common.add_query_options(ap)
     ap.add_argument("--networkx-sample", type=int, default=40)
     args = ap.parse_args()
     common.require_warehouse(args.warehouse)

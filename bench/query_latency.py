@@ -140,20 +140,14 @@ def http_load(wh: Path, snapshot: str, index_dir: Path, questions: list, n: int,
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--warehouse", type=Path, default=common.ROOT / "warehouse")
-    ap.add_argument("--snapshot", default="latest")
-    ap.add_argument("--questions", type=Path, nargs="+", default=common.ADQA)
+    common.add_query_options(
+        ap, "reuse an index folder (default: a fresh one, so the first open is cold)"
+    )
     ap.add_argument("--embed", default="mentions", choices=["mentions", "all", "off"])
     ap.add_argument("--http-requests", type=int, default=1000)
     ap.add_argument("--http-clients", type=int, default=8)
     ap.add_argument("--http-workers", type=int, default=1, help="kgbuild serve --workers")
     ap.add_argument("--query-process", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument(
-        "--index-dir",
-        type=Path,
-        default=None,
-        help="reuse an index folder (default: a fresh one, so the first open is cold)",
-    )
     args = ap.parse_args()
     if args.query_process:
         print(json.dumps(query_process(str(args.warehouse), args.snapshot, str(args.index_dir),
@@ -221,11 +215,9 @@ def main() -> None:
         **{k: v for k, v in http.items() if k != "http_status"},
         "http_status": http.get("http_status"),
         "embed": args.embed, "snapshot": idx.snapshot_id, "nodes": idx.n_nodes,
-        "triples": idx.n_edges,
-        "machine": common.machine(python=False),
-        "load_avg_1m": round(os.getloadavg()[0], 2),
+        "triples": idx.n_edges, "load_avg_1m": round(os.getloadavg()[0], 2),
     }  # fmt: skip
-    print(json.dumps(figures))
+    common.emit(figures, python=False)
 
 
 if __name__ == "__main__":

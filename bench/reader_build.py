@@ -13,7 +13,6 @@ and ends with one JSON line: medians of both wall times, their ratio (the bound 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys
@@ -67,11 +66,10 @@ def main() -> None:
             print(f"run {run + 1}: {without[-1]:.1f} s without the reader, "
                   f"{with_reader[-1]:.1f} s with it; {figures}")  # fmt: skip
     on_s, off_s = statistics.median(with_reader), statistics.median(without)
-    print(json.dumps({
+    common.emit({
         "runs": a.runs, "wall_s_with_reader": round(on_s, 2),
-        "wall_s_without_reader": round(off_s, 2), "wall_ratio": round(on_s / off_s, 3),
-        **figures, "machine": common.machine(python=False),
-    }))  # fmt: skip
+        "wall_s_without_reader": round(off_s, 2), "wall_ratio": round(on_s / off_s, 3), **figures,
+    }, python=False)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -97,9 +97,8 @@ def main() -> None:
               file=sys.stderr)  # fmt: skip
         runs.append(got)
     figures = {k: round(statistics.median(r[k] for r in runs), 3) for k in runs[0]}
-    print(json.dumps({"bench": "ready_after_build", "label": a.label, "runs": a.runs,
-                      "warehouse": str(a.warehouse), "years": list(years), **figures,
-                      "machine": common.machine()}))  # fmt: skip
+    common.emit({"bench": "ready_after_build", "label": a.label, "runs": a.runs,
+                 "warehouse": str(a.warehouse), "years": list(years), **figures})  # fmt: skip
 
 
 if __name__ == "__main__":

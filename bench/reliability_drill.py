@@ -20,15 +20,9 @@ process, builds are `kgbuild build` processes (the user's path), killed with SIG
    corpus folder and one in the working folder, a second endpoint, an obedient model, one
    hostile value or file per build (the dense abstract among them), a shadow ``parts/`` folder
    and ``kgbuild serve`` under 60 heavy clients.
-7. The trust drills, one module per class of hostile case, every count must be 0:
-   ``bench/trust_secrets.py`` (``keys_stored``, ``oversized_answers_stored``,
-   ``reference_tracebacks``), ``bench/trust_inputs.py`` (``files_without_status``,
-   ``merged_title_abstract``, ``duplicate_pmids_built``, ``control_chars_kept``),
-   ``bench/trust_server.py`` (``health_unanswered``, ``idle_connections_left_open``,
-   ``slowloris_left_open``, ``traceback_lines_logged``, ``coerced_fields_accepted``),
-   ``bench/trust_cache.py`` (``tampered_cache_served``, ``tampered_cache_passed_check``,
-   ``false_cleanup_claims``) and ``bench/trust_sql.py`` (``sql_timeouts_overrun``,
-   ``sql_unbounded_output``). Each also runs on its own and prints its JSON line.
+7. The trust drills, one module per class of hostile case (:data:`ROUND3`: ``trust_secrets``,
+   ``trust_inputs``, ``trust_server``, ``trust_cache``, ``trust_sql``): every count each one's
+   docstring names must be 0. Each also runs on its own and prints its JSON line.
 
 ``repeated_llm_calls``: answers delivered (HTTP 200, complete) for a request that had already
 been delivered before. Answers are cached as they arrive, so these can only be requests in
@@ -372,8 +366,7 @@ def main() -> None:
     log["kills_by_phase"] = dict(log["kills_by_phase"])
     del log["kill_times"]
     log["scenarios_run"] = len(log["scenarios"])
-    log["machine"] = common.machine()
-    print(json.dumps(log))
+    common.emit(log)
 
 
 if __name__ == "__main__":

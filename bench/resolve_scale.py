@@ -17,7 +17,6 @@ node_strings, wall_s, peak_rss_mb (+ the breakdown).
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import resource
 import sys
@@ -137,14 +136,13 @@ def main() -> None:
     print(f"resolved in {wall:.1f}s: {dict(methods)}; {embedded:,} names embedded")
     print(f"{args.triples:,} triples → {len(out.triples):,} after re-keying and merge; "
           f"{len(out.evidence):,} evidence rows; {len(out.rejections):,} self-loops")  # fmt: skip
-    print(json.dumps({
+    common.emit({
         "triples": args.triples, "node_strings": len(ids), "novel_strings": n_novel,
         "concepts": args.concepts, "wall_s": round(wall, 2), "peak_rss_mb": round(peak, 1),
         "generate_s": round(gen_s, 2), "resolution_methods": dict(methods),
         "names_embedded": embedded, "triples_after_merge": len(out.triples),
         "evidence_rows": len(out.evidence), "self_loop_rejections": len(out.rejections),
-        "machine": common.machine(),
-    }))  # fmt: skip
+    })  # fmt: skip
 
 
 if __name__ == "__main__":

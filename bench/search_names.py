@@ -21,7 +21,6 @@ JSON object of the figures.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
@@ -99,8 +98,7 @@ def run_cases(description: str, cases: Path, read, score_fn, prefix: str) -> Non
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         idx = open_index(wh, wh.resolve(a.snapshot), Path(tmp))
         figures = score_fn(idx, read(a.cases), a.misses)
-    figures.update(snapshot=idx.snapshot_id, machine=common.machine(python=False))
-    print(json.dumps(figures, sort_keys=True))
+    common.emit(figures | {"snapshot": idx.snapshot_id}, sort_keys=True, python=False)
 
 
 def main() -> None:

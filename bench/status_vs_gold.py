@@ -22,7 +22,6 @@ A file given without a name is named after the split it holds (:func:`bench.comm
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections import Counter, defaultdict
@@ -102,8 +101,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{v['ci'][0]:.3f}-{v['ci'][1]:.3f}  {v['novelty_of_on_gold']}")  # fmt: skip
         line[name] = by_status
     line["seconds"] = round(time.perf_counter() - t0, 1)
-    line["machine"] = common.machine()
-    print(json.dumps(line))
+    common.emit(line)
     return 0
 
 

@@ -12,7 +12,6 @@ queries and the count over three runs.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -51,9 +50,8 @@ def main() -> None:
         "blocked_in_search_names": sorted(k for _, k, _ in blocked if k in queries),
         "tag_share_p50_s": round(p50, 3),
         "snapshot": sid,
-        "machine": common.machine(python=False),
     }
-    print(json.dumps(figures, sort_keys=True))
+    common.emit(figures, sort_keys=True, python=False)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ pristine copy of the cache, and:
   — said the next build removes them and it did not, or the reverse — counting its report, its
   notes and the ``kgbuild check`` command's own "the next build cleans up" line.
 
-All three must be 0. Run: ``python bench/trust_cache.py [WORKDIR]`` (one JSON line).
+All three must be 0. Run: ``python bench/trust_cache.py [--workdir DIR]`` (one JSON line).
 """
 
 from __future__ import annotations
@@ -207,4 +207,4 @@ def drill(workdir: Path) -> dict[str, int]:
 
 
 if __name__ == "__main__":
-    common.run_drill(drill, "tmp", sort_keys=True, workdir_arg=True)
+    common.run_drill(drill, __doc__, "tmp", sort_keys=True)

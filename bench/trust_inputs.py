@@ -38,13 +38,11 @@ Ends with one JSON line. About 30 s (one CLI build, one export, two sql runs).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -185,15 +183,7 @@ def formulas(workdir: Path) -> dict[str, int]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--workdir", type=Path, help="keep the folder and warehouse here")
-    args = ap.parse_args()
-    if args.workdir:
-        args.workdir.mkdir(parents=True, exist_ok=True)
-        print(json.dumps({**drill(args.workdir), **formulas(args.workdir)}))
-        return
-    with tempfile.TemporaryDirectory(prefix="trust-") as d:
-        print(json.dumps({**drill(Path(d)), **formulas(Path(d))}))
+    common.run_drill(lambda workdir: {**drill(workdir), **formulas(workdir)}, __doc__, "trust-")
 
 
 if __name__ == "__main__":

@@ -75,7 +75,7 @@ def drill(work: Path) -> dict[str, object]:
 
 
 def main() -> None:
-    common.run_drill(drill, "flood-")
+    common.run_drill(drill, __doc__, "flood-")
 
 
 if __name__ == "__main__":

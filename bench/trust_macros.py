@@ -66,4 +66,4 @@ def drill(workdir: Path) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    common.run_drill(drill, "trust-macros-")
+    common.run_drill(drill, __doc__, "trust-macros-")

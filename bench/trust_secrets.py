@@ -115,4 +115,4 @@ def drill(workdir: Path) -> dict[str, int]:
 
 
 if __name__ == "__main__":
-    common.run_drill(drill, "trust-secrets-")
+    common.run_drill(drill, __doc__, "trust-secrets-")

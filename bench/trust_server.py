@@ -205,4 +205,4 @@ def drill(workdir: Path) -> dict[str, int]:
 
 
 if __name__ == "__main__":
-    common.run_drill(drill, "trust-server-")
+    common.run_drill(drill, __doc__, "trust-server-")

@@ -25,8 +25,8 @@ byte of stdout arrived, the exit status, the stderr line and the rows actually p
 
 Both must be 0. T is measured, not fixed: the limit counts from the command's start, so it is
 the wall time of ``kgbuild sql "SELECT 1"`` on this machine now plus 2 s (rows must print
-before it), at least 3 s. Run: ``python bench/trust_sql.py [WORKDIR]`` (one JSON line; about
-45 s on two cores).
+before it), at least 3 s. Run: ``python bench/trust_sql.py [--workdir DIR]`` (one JSON line;
+about 45 s on two cores).
 
 ``peak_rss_mb`` is the largest resident set seen (``VmHWM``, sampled) of any ``kgbuild sql``
 process or its confined child: memory stays bounded however many rows stream through.
@@ -230,4 +230,4 @@ def drill(workdir: Path) -> dict[str, int]:
 
 
 if __name__ == "__main__":
-    common.run_drill(drill, "trust-sql-", sort_keys=True, workdir_arg=True)
+    common.run_drill(drill, __doc__, "trust-sql-", sort_keys=True)

@@ -154,8 +154,7 @@ def main() -> None:
         a.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     figures = {s: score([r for r in rows if r["set"] == s]) for s in sets}
     figures["code"] = str(a.code)
-    figures["machine"] = common.machine()
-    print(json.dumps(figures))
+    common.emit(figures)
 
 
 if __name__ == "__main__":
