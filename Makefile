@@ -80,6 +80,7 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/python tests/support/room_sizes.py >/dev/null
 
 # The docs: a broken link, a missing anchor or a page left out of the nav fails the build.
 # (NO_MKDOCS_2_WARNING silences Material's end-of-life banner, which is not about our pages.)
