@@ -637,7 +637,13 @@
   // ---- neighbourhood graph: radial layout, expand on click, legend, labels that never overlap
   const graphView = (function () {
     const W = 900, H = 560, MARGIN = 4, NAME_CHARS = 24, REL_CHARS = 18;
+    // A click expands a node and a double-click opens it. Expanding redraws the graph, and a
+    // redraw between the two clicks of a double-click replaces the node under the pointer, so
+    // the browser never sees the double-click: the redraw waits out the double-click interval
+    // (500 ms, Chrome's and Windows' default) after the click that asked for it.
+    const DOUBLE_CLICK_MS = 500;
     let state = null;
+    let lastNodeClick = -Infinity;
 
     function draw(g, asOf) {
       state = { center: g.center, asOf: asOf, nodes: new Map(), edges: new Map(), pos: new Map(), expanded: new Set([g.center]) };
@@ -670,6 +676,7 @@
       if (!state || state.expanded.has(id)) return select(id);
       const asOf = state.asOf;
       const mine = state;
+      const hash = location.hash; // a double-click opens the node: this page is left then
       let g;
       try {
         g = await getJSON("/api/neighbourhood/" + encodeURIComponent(id) + apiQuery({ as_of: asOf, limit: 8 }));
@@ -677,7 +684,9 @@
         setStatus(e.message);
         return;
       }
-      if (mine !== state) return; // the page changed meanwhile
+      const wait = lastNodeClick + DOUBLE_CLICK_MS - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (mine !== state || location.hash !== hash) return; // the page changed meanwhile
       state.expanded.add(id);
       const [x, y] = state.pos.get(id);
       const fresh = g.nodes.filter((n) => !state.pos.has(n.id));
@@ -755,7 +764,7 @@
         const t = svg("title");
         t.textContent = n.name + " (" + n.id + ", " + n.type + ", " + n.degree + " neighbours)";
         grp.appendChild(t);
-        grp.addEventListener("click", () => expand(n.id));
+        grp.addEventListener("click", () => { lastNodeClick = performance.now(); expand(n.id); });
         grp.addEventListener("dblclick", () => { location.hash = entityHref(n.id, state.asOf); });
         grp.addEventListener("keydown", (ev) => {
           if (ev.key === "Enter") location.hash = entityHref(n.id, state.asOf);
