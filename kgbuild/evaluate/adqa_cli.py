@@ -6,21 +6,13 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from kgbuild.errors import InputError, StoreError
 from kgbuild.helptext import examples
 from kgbuild.llm.options import BaseUrl, MaxTokens, Model, llm_settings, make_client
-from kgbuild.query.limits import DEFAULT_HOPS, DEFAULT_K
-from kgbuild.settings import warehouse_path
-from kgbuild.store.cli_options import KgOpt, snapshot_ref
-from kgbuild.store.sql_output import print_json
-
-if TYPE_CHECKING:
-    pass
-
 from kgbuild.query.cli import (
     Embed,
     Hops,
@@ -32,6 +24,10 @@ from kgbuild.query.cli import (
     err,
     out,
 )
+from kgbuild.query.limits import DEFAULT_HOPS, DEFAULT_K
+from kgbuild.settings import warehouse_path
+from kgbuild.store.cli_options import KgOpt, snapshot_ref
+from kgbuild.store.sql_output import print_json
 
 ADQA_EXAMPLES = examples(
     "kgbuild eval adqa ../shared/data/dalk/adqa/medqa_ner.json --limit 50",

@@ -6,20 +6,13 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from kgbuild.errors import InputError
 from kgbuild.helptext import examples
 from kgbuild.llm.options import BaseUrl, MaxTokens, Model, llm_settings
-from kgbuild.serve.connections import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, IDLE_TIMEOUT_S
-from kgbuild.settings import warehouse_path
-from kgbuild.store.cli_options import KgOpt, snapshot_ref
-
-if TYPE_CHECKING:
-    pass
-
 from kgbuild.query.cli import (
     AllEvidence,
     IndexDir,
@@ -27,6 +20,9 @@ from kgbuild.query.cli import (
     Warehouse,
     err,
 )
+from kgbuild.serve.connections import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, IDLE_TIMEOUT_S
+from kgbuild.settings import warehouse_path
+from kgbuild.store.cli_options import KgOpt, snapshot_ref
 
 SERVE_EXAMPLES = examples(
     "kgbuild serve --port 8000",
