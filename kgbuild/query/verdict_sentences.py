@@ -281,7 +281,9 @@ def sentence_verdict(wh: Any, index: Any, lexical: Any, question: str, base: dic
             return verdict(base, sides, got, pred)
     if base["answer"] == "not found" and tries:
         out = dict(base)
-        words = ", ".join(f"'{p.label}'" for _, ps in tries for p in ps)
-        out["line"] = f"{base['line']}; no sentence of the corpus names {words} with them"
+        concepts, phrases = tries[0]
+        words = ", ".join(f"'{p.label}'" for p in phrases)
+        named = " and ".join(s.label for s in concepts)
+        out["line"] = f"{base['line']}; no sentence of the corpus names {words} with {named}"
         return out
     return base
