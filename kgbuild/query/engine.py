@@ -488,7 +488,7 @@ class QueryEngine:
             verdict = open_verdict(idx, graph, mask, question, links, qn, intent, f.as_of_year)
         if intent.yes_no and not choices:  # facts that do not decide: the corpus's sentences
             verdict = sentence_verdict(self.wh, idx, lexical, question, verdict, pair, qn,
-                                       intent, f.as_of_year)  # fmt: skip
+                                       intent, f.as_of_year, links)  # fmt: skip
         # the facts behind the answers (or the pair) join the candidates, ranked by answer
         featured: dict[int, float] = {}
         for pos, a in enumerate(answers[:k]):

@@ -20,6 +20,7 @@ sentences, not from extracted facts.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -246,16 +247,20 @@ def verdict(base: dict[str, Any], sides: list[Side], got: Reading, pred: Predica
     return out
 
 
-def _in_order(question: str, sides: list[Side]) -> list[Side]:
+def _in_order(question: str, sides: list[Side], at: dict[str, int]) -> list[Side]:
     """Sides in the order the question names them (subject first): "does exercise lower the
-    risk of AD" reads exercise → AD."""
-    low = question.lower()
-    return sorted(sides, key=lambda s: low.find(s.label.lower()) % (len(low) + 1))
+    risk of AD" reads exercise → AD. ``at``: where each linked CURIE's surface starts."""
+
+    def pos(s: Side) -> int:
+        return at.get(s.ids[0], 0) if s.ids else max(question.find(s.label), 0)
+
+    return sorted(sides, key=pos)
 
 
 def sentence_verdict(wh: Any, index: Any, lexical: Any, question: str, base: dict | None,
                      pair: tuple[int, int] | None, nodes: list[int], intent: Intent,
-                     as_of: int | None = None) -> dict | None:  # fmt: skip
+                     as_of: int | None = None,
+                     links: Sequence[Any] = ()) -> dict | None:  # fmt: skip
     """``base`` (the facts' verdict) unless it is undecided and sentences naming its sides
     decide or count: the pair's (A and B; with a third question entity C, first the
     sentences naming A, C and B: "does lithium reduce tau phosphorylation by inhibiting
@@ -291,7 +296,9 @@ def sentence_verdict(wh: Any, index: Any, lexical: Any, question: str, base: dic
         got = read(fetch(wh, index.snapshot_id, concepts, phrases, as_of), concepts, phrases,
                    pred)  # fmt: skip
         if got.docs:
-            sides = concepts if len(concepts) > 2 else _in_order(question, concepts + phrases)
+            at = {str(ids[x.node]): x.start for x in reversed(links)
+                  if x.where == "question" and x.node is not None}  # fmt: skip
+            sides = concepts if not phrases else _in_order(question, concepts + phrases, at)
             return verdict(base, sides, got, pred)
     if base["answer"] == "not found" and tries:
         out = dict(base)

@@ -1,6 +1,8 @@
 """Yes/no verdicts read from the corpus's sentences when no served fact decides
 (kgbuild/query/verdict_sentences.py), on a real KG (tests/support/sentences_kg.py)."""
 
+import re
+
 import pytest
 
 from kgbuild.query.engine import QueryEngine
@@ -49,6 +51,9 @@ def test_an_unlinked_phrase_is_read_by_its_words_misspelt_or_not(engine):
         v = _verdict(engine, q)
         assert v["answer"] == "yes" and v["pmids"] == ["505"], (q, v["line"])
         assert "not extracted as facts" in v["line"]
+        # the phrase is the subject, as the question has it, and the line says how it was read
+        assert re.search(r"exc?ercise reduces the risk of Alzheimer disease", v["line"])
+        assert "phrase read as: " in v["line"] and "exercis*" in v["line"]
 
 
 def test_a_phrase_no_sentence_names_stays_not_found(engine):
