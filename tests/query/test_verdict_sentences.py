@@ -6,8 +6,8 @@ import re
 import pytest
 
 from kgbuild.query.engine import QueryEngine
-from kgbuild.query.verdict_sentences import phrase_side
-from tests.support.sentences_kg import build_sentences_kg
+from kgbuild.query.verdict_sentences import Side, fetch, phrase_side
+from tests.support.sentences_kg import AD, T2D, build_sentences_kg
 
 
 @pytest.fixture(scope="module")
@@ -73,3 +73,10 @@ def test_a_misspelt_stem_is_corrected_against_the_vocabulary():
     side = phrase_side("regular excercise", {"regular": 0, "exercis": 1})
     assert side is not None and side.stems == ("regular", "exercis")
     assert phrase_side("of the", {}) is None
+
+
+def test_only_the_snapshot_documents_up_to_the_asked_year_are_read(engine):
+    sides = [Side("t2d", ids=(T2D,)), Side("ad", ids=(AD,))]
+    sid = engine.snapshot_id
+    assert sorted(r[0] for r in fetch(engine.wh, sid, sides, [], 2019)) == ["501", "502", "506"]
+    assert fetch(engine.wh, sid, sides, [], 2018) == []
