@@ -49,6 +49,13 @@ MIN_STEM = 3
 WINDOW = 20
 #: Longest sentence read (characters): a run-on "sentence" of a hostile abstract is skipped.
 MAX_SENTENCE = 2000
+#: PMIDs whose sentences carry the opposite cue needed for a "no" without a negation. One
+#: sentence's "decreases" is most often about another role of the pair ("monoHER decreases
+#: DOX-induced cardiotoxicity" against "does monoHER decrease DOX"): on BioRED Dev's yes/no
+#: questions (``bench/yes_no_verdicts.py``) every one of the 10 sentence "no"s that rested on
+#: one abstract's opposite cue answered a gold "yes". A negated statement ("did not increase
+#: the risk") says "no" outright.
+OPPOSITE_PMIDS = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +76,8 @@ class Reading:
 
     yes: set[str] = field(default_factory=set)
     no: set[str] = field(default_factory=set)
+    #: PMIDs whose sentence negates the predicate's cue (a subset of ``no``).
+    negated: set[str] = field(default_factory=set)
     hedged: set[str] = field(default_factory=set)
     docs: set[str] = field(default_factory=set)
     sentences: int = 0
@@ -176,6 +185,9 @@ def read(rows: list[tuple[Any, ...]], concepts: list[Side], phrases: list[Side],
         out.docs.add(pmid)
         out.sentences += 1
         said = _reading(pred, text, sent, s0, marks)
+        if said == "negated":
+            out.negated.add(pmid)
+            said = "no"
         {"yes": out.yes, "no": out.no, "hedged": out.hedged}.get(said, set()).add(pmid)
         gap = max(b for _, b in marks) - min(a for a, _ in marks)
         out.shown.append({"pmid": pmid, "year": year, "reading": said or "", "gap": gap,
@@ -197,8 +209,8 @@ def _disjoint(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def _reading(pred: Predicate, text: str, sent: str, s0: int,
              marks: list[tuple[int, int]]) -> str | None:  # fmt: skip
     """ "yes" when the sentence carries the predicate's cue between or next to the two names
-    (:data:`WINDOW`), "no" for its opposite cue or a negated cue ("did not increase the
-    risk"), "hedged" for a hedged one, else None."""
+    (:data:`WINDOW`), "no" for its opposite cue, "negated" for a negated cue ("did not
+    increase the risk"), "hedged" for a hedged one, else None."""
     lo = max(0, min(a for a, _ in marks) - WINDOW)
     hi = max(b for _, b in marks) + WINDOW
     near = sent[lo:hi]
@@ -210,7 +222,7 @@ def _reading(pred: Predicate, text: str, sent: str, s0: int,
     status, _ = classify(text, (s0, s0 + len(sent)), (s0 + a[0], s0 + a[1]),
                          (s0 + b[0], s0 + b[1]))  # fmt: skip
     if status == "negated":
-        return "no" if pro else None
+        return "negated" if pro else None
     if status == "hypothesis":
         return "hedged"
     return "yes" if pro else "no"
@@ -219,7 +231,8 @@ def _reading(pred: Predicate, text: str, sent: str, s0: int,
 def verdict(base: dict[str, Any], sides: list[Side], got: Reading, pred: Predicate) -> dict:
     """The verdict of a sentence reading, on top of the facts' verdict ``base``."""
     yes, no = len(got.yes), len(got.no - got.yes)
-    answer = decide(yes, no, len(got.docs))
+    weak = no and not (got.negated - got.yes) and no < OPPOSITE_PMIDS
+    answer = decide(yes, 0 if weak else no, len(got.docs))
     names = " and ".join(s.label for s in sides)
     both = "all three" if len(sides) > 2 else "both"
     claim = f"{sides[0].label} {pred.says} {sides[-1].label}"
@@ -230,6 +243,7 @@ def verdict(base: dict[str, Any], sides: list[Side], got: Reading, pred: Predica
     if yes or no:
         line = f"{head}: {yes} PMIDs' sentences state {claim}"
         line += f"; {no} state the opposite" if no else ""
+        line += " (too few, none negated, to answer no)" if weak else ""
     else:
         line = f"{head}: no sentence naming {names} states {claim}"
     if got.hedged:

@@ -37,6 +37,16 @@ def test_a_negated_cue_in_the_sentence_answers_no(engine):
     assert v["sentences"][0]["reading"] == "no"
 
 
+def test_one_abstract_stating_the_opposite_is_too_few_to_answer_no(engine):
+    # an opposite cue ("reduced") in two abstracts answers no; in one, without a negation,
+    # it is as often about another role of the pair, so the verdict does not say no
+    v = _verdict(engine, "Does lithium increase APP?")
+    assert v["answer"] == "no" and v["basis"] == "sentences", v["line"]
+    v = _verdict(engine, "Does hypertension increase APP?")
+    assert v["basis"] == "sentences" and v["answer"] == "no stated evidence", v["line"]
+    assert "1 state the opposite (too few, none negated, to answer no)" in v["line"]
+
+
 def test_a_three_entity_question_is_read_on_sentences_naming_all_three(engine):
     v = _verdict(engine, "Does lithium reduce tau phosphorylation by inhibiting GSK3B?")
     assert v["answer"] == "yes" and v["pmids"] == ["504"]

@@ -64,6 +64,26 @@ DOCS = [
         "disease</b>. In type 2 diabetes and Alzheimer's disease " + "x " * 3000 + "end.",
         {"type 2 diabetes": T2D, "Alzheimer's disease": AD},
     ),
+    # two abstracts state the opposite of "lithium increases APP", one that of
+    # "hypertension increases APP"
+    (
+        "507",
+        "Lithium in neurons.",
+        "Lithium reduced APP levels in neurons.",
+        {"Lithium": LITHIUM, "APP": APP},
+    ),
+    (
+        "508",
+        "Lithium in mice.",
+        "In mice, lithium decreased APP expression.",
+        {"lithium": LITHIUM, "APP": APP},
+    ),
+    (
+        "509",
+        "A kinase.",
+        "Hypertension reduced APP processing in cells.",
+        {"Hypertension": HTN, "APP": APP},
+    ),
 ]
 
 
