@@ -284,6 +284,9 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None,
             out.print(Text("verdict: " + verdict["line"], style="bold"))
         if verdict.get("pmids"):
             out.print(Text(f"  PMIDs: {', '.join(verdict['pmids'])}", style="dim"))
+        for x in verdict.get("sentences") or []:  # a verdict read from sentences shows them
+            said = f" [{x['reading']}]" if x["reading"] else ""
+            out.print(Text(f"  PMID {x['pmid']} ({x['year']}){said}: {x['sentence']}"))
     if rdict.get("answers"):
         rows = [
             [i, a["name"], a["id"], ", ".join(a["relation"][:3]) or "—", _basis(a), a["support"],

@@ -39,6 +39,7 @@ from kgbuild.query.rank import rank_paths, rank_triples
 from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, validate
 from kgbuild.query.verdict import pair_verdict
 from kgbuild.query.verdict_open import open_verdict
+from kgbuild.query.verdict_sentences import sentence_verdict
 from kgbuild.search.flight import Flights
 from kgbuild.search.graph import Graph
 from kgbuild.search.index import SnapshotIndex, index_dir_for, open_index
@@ -485,6 +486,9 @@ class QueryEngine:
             verdict = pair_verdict(idx, graph, mask, *pair, intent, f.as_of_year)
         elif intent.yes_no and not choices:  # a missing entity, or one entity asked about
             verdict = open_verdict(idx, graph, mask, question, links, qn, intent, f.as_of_year)
+        if intent.yes_no and not choices:  # facts that do not decide: the corpus's sentences
+            verdict = sentence_verdict(self.wh, idx, lexical, question, verdict, pair, qn,
+                                       intent, f.as_of_year, links)  # fmt: skip
         # the facts behind the answers (or the pair) join the candidates, ranked by answer
         featured: dict[int, float] = {}
         for pos, a in enumerate(answers[:k]):

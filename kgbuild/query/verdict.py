@@ -138,8 +138,8 @@ def pair_statuses(wh: Warehouse, snapshot_id: str, a: str, b: str) -> dict[str, 
 def add_statuses(verdict: dict[str, Any], rows: list[tuple[str, str, str]]) -> None:
     """Put a pair's status counts on its verdict: PMIDs that negate a relation stating the
     predicate ("X does not activate Y") count against it; then redo the answer and line."""
-    if verdict.get("answer") == "not found":
-        return
+    if verdict.get("answer") == "not found" or verdict.get("basis") == "sentences":
+        return  # a sentence reading already read each sentence's negation
     by: dict[str, set[str]] = {}
     for _, s, p in rows:
         by.setdefault(s, set()).add(p)

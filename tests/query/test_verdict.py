@@ -56,8 +56,10 @@ def test_a_pair_joined_only_otherwise_has_no_stated_evidence_never_related(engin
 def test_a_missing_entity_is_named(engine):
     v = _verdict(engine, "Do statins reduce the risk of Alzheimer's disease?")
     assert v["answer"] == "not found" and v["missing"] == ["statins"]
+    # and the corpus's sentences were read for it (kgbuild/query/verdict_sentences.py)
     assert v["line"] == ("not found: could not find 'statins' in this KG "
-                         "(found: Alzheimer disease)")  # fmt: skip
+                         "(found: Alzheimer disease); no sentence of the corpus names "
+                         "'statins' with Alzheimer disease")  # fmt: skip
 
 
 def test_one_entity_and_a_predicate_is_answered_from_its_facts(engine):

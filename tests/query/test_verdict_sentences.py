@@ -1,0 +1,92 @@
+"""Yes/no verdicts read from the corpus's sentences when no served fact decides
+(kgbuild/query/verdict_sentences.py), on a real KG (tests/support/sentences_kg.py)."""
+
+import re
+
+import pytest
+
+from kgbuild.query.engine import QueryEngine
+from kgbuild.query.verdict_sentences import Side, fetch, phrase_side
+from tests.support.sentences_kg import AD, T2D, build_sentences_kg
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    root = tmp_path_factory.mktemp("sentences") / "wh"
+    build_sentences_kg(root)
+    return QueryEngine(root, embeddings=False)
+
+
+def _verdict(engine, q: str) -> dict:
+    v = engine.retrieve(q, embed="off").verdict
+    assert v is not None
+    return v
+
+
+def test_sentences_answer_yes_where_no_fact_joins_the_pair(engine):
+    v = _verdict(engine, "Is type 2 diabetes a risk factor for Alzheimer's disease?")
+    assert v["answer"] == "yes" and v["basis"] == "sentences"
+    assert "not extracted as facts" in v["line"]
+    assert v["pmids"] == ["501", "502", "506"]
+    assert any("«Type 2 diabetes»" in x["sentence"] for x in v["sentences"])
+
+
+def test_a_negated_cue_in_the_sentence_answers_no(engine):
+    v = _verdict(engine, "Is hypertension a risk factor for Alzheimer's disease?")
+    assert v["answer"] == "no" and v["basis"] == "sentences"
+    assert v["sentences"][0]["reading"] == "no"
+
+
+def test_one_abstract_stating_the_opposite_is_too_few_to_answer_no(engine):
+    # an opposite cue ("reduced") in two abstracts answers no; in one, without a negation,
+    # it is as often about another role of the pair, so the verdict does not say no
+    v = _verdict(engine, "Does lithium increase APP?")
+    assert v["answer"] == "no" and v["basis"] == "sentences", v["line"]
+    v = _verdict(engine, "Does hypertension increase APP?")
+    assert v["basis"] == "sentences" and v["answer"] == "no stated evidence", v["line"]
+    assert "1 state the opposite (too few, none negated, to answer no)" in v["line"]
+
+
+def test_a_three_entity_question_is_read_on_sentences_naming_all_three(engine):
+    v = _verdict(engine, "Does lithium reduce tau phosphorylation by inhibiting GSK3B?")
+    assert v["answer"] == "yes" and v["pmids"] == ["504"]
+    assert "via GSK3B" in v["line"]
+    # "tau" has no concept ID there: found as one of the node's names
+    assert "«tau»" in v["sentences"][0]["sentence"]
+
+
+def test_an_unlinked_phrase_is_read_by_its_words_misspelt_or_not(engine):
+    for q in ("Does regular excercise lower the risk of Alzheimer's disease?",
+              "Does exercise lower the risk of Alzheimer's disease?"):  # fmt: skip
+        v = _verdict(engine, q)
+        assert v["answer"] == "yes" and v["pmids"] == ["505"], (q, v["line"])
+        assert "not extracted as facts" in v["line"]
+        # the phrase is the subject, as the question has it, and the line says how it was read
+        assert re.search(r"exc?ercise reduces the risk of Alzheimer disease", v["line"])
+        assert "phrase read as: " in v["line"] and "exercis*" in v["line"]
+
+
+def test_a_phrase_no_sentence_names_stays_not_found(engine):
+    v = _verdict(engine, "Does yoghurt lower the risk of Alzheimer's disease?")
+    assert v["answer"] == "not found"
+    assert "yoghurt" in v["line"]
+
+
+def test_a_hostile_abstract_does_not_break_the_reading(engine):
+    v = _verdict(engine, "Is type 2 diabetes a risk factor for Alzheimer's disease?")
+    marked = [x["sentence"] for x in v["sentences"] if x["pmid"] == "506"]
+    assert marked == ["<i>«type 2 diabetes»</i> raises the risk of <b>«Alzheimer's disease»</b>."]
+    assert v["sentence_counts"]["sentences"] == 3  # the 6,000-character run-on is not read
+
+
+def test_a_misspelt_stem_is_corrected_against_the_vocabulary():
+    side = phrase_side("regular excercise", {"regular": 0, "exercis": 1})
+    assert side is not None and side.stems == ("regular", "exercis")
+    assert phrase_side("of the", {}) is None
+
+
+def test_only_the_snapshot_documents_up_to_the_asked_year_are_read(engine):
+    sides = [Side("t2d", ids=(T2D,)), Side("ad", ids=(AD,))]
+    sid = engine.snapshot_id
+    assert sorted(r[0] for r in fetch(engine.wh, sid, sides, [], 2019)) == ["501", "502", "506"]
+    assert fetch(engine.wh, sid, sides, [], 2018) == []

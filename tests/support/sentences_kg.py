@@ -1,0 +1,111 @@
+"""A small real KG whose abstracts say what its facts do not: type 2 diabetes raising the risk
+of Alzheimer's disease (no fact joins them), hypertension said *not* to raise it, lithium
+inhibiting GSK3B to prevent tau phosphorylation in one sentence, exercise (no entity kind) said
+to lower the risk, and one hostile abstract (markup, a huge run-on sentence). Mentions carry
+real offsets into title + " " + abstract, as the annotators write them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from kgbuild.records import Document, Entity, Mention
+from kgbuild.store.snapshots import SnapshotInfo, Warehouse
+from tests.support.query_kg import publish_year
+
+AD, T2D, HTN = "MESH:D000544", "MESH:D003924", "MESH:D006973"
+LITHIUM, GSK3B, MAPT, APP = "MESH:D008094", "NCBIGene:2932", "NCBIGene:4137", "NCBIGene:351"
+NODES = [
+    (AD, "Alzheimer disease", "Disease", ["Alzheimer's disease", "AD"]),
+    (T2D, "type 2 diabetes", "Disease", ["T2D"]),
+    (HTN, "hypertension", "Disease", []),
+    (LITHIUM, "lithium", "Compound", []),
+    (GSK3B, "GSK3B", "Gene", ["GSK3-beta"]),
+    (MAPT, "tau", "Gene", ["MAPT"]),
+    (APP, "APP", "Gene", []),
+]
+#: (pmid, title, abstract, {surface: CURIE or None}) — every surface found is a mention.
+DOCS = [
+    (
+        "501",
+        "Diabetes and dementia.",
+        "Type 2 diabetes increases the risk of Alzheimer's "
+        "disease in older adults. Insulin was measured.",
+        {"Type 2 diabetes": T2D, "Alzheimer's disease": AD},
+    ),
+    (
+        "502",
+        "A cohort study.",
+        "People with type 2 diabetes had a higher risk of Alzheimer's disease.",
+        {"type 2 diabetes": T2D, "Alzheimer's disease": AD},
+    ),
+    (
+        "503",
+        "Blood pressure.",
+        "Hypertension did not increase the risk of Alzheimer's disease in this cohort.",
+        {"Hypertension": HTN, "Alzheimer's disease": AD},
+    ),
+    (
+        "504",
+        "Lithium and tau.",
+        "Lithium's GSK3-beta inhibitory effect prevents tau phosphorylation in mice.",
+        {"Lithium": LITHIUM, "GSK3-beta": GSK3B, "tau": None},
+    ),
+    (
+        "505",
+        "Exercise.",
+        "Regular exercise reduced the risk of Alzheimer's disease in a trial.",
+        {"Alzheimer's disease": AD},
+    ),
+    (
+        "506",
+        "<b>Markup</b> & noise.",
+        "<i>type 2 diabetes</i> raises the risk of <b>Alzheimer's "
+        "disease</b>. In type 2 diabetes and Alzheimer's disease " + "x " * 3000 + "end.",
+        {"type 2 diabetes": T2D, "Alzheimer's disease": AD},
+    ),
+    # two abstracts state the opposite of "lithium increases APP", one that of
+    # "hypertension increases APP"
+    (
+        "507",
+        "Lithium in neurons.",
+        "Lithium reduced APP levels in neurons.",
+        {"Lithium": LITHIUM, "APP": APP},
+    ),
+    (
+        "508",
+        "Lithium in mice.",
+        "In mice, lithium decreased APP expression.",
+        {"lithium": LITHIUM, "APP": APP},
+    ),
+    (
+        "509",
+        "A kinase.",
+        "Hypertension reduced APP processing in cells.",
+        {"Hypertension": HTN, "APP": APP},
+    ),
+]
+
+
+def _mentions() -> list[Mention]:
+    out = []
+    for pmid, title, abstract, names in DOCS:
+        text = f"{title} {abstract}"
+        for surface, cid in names.items():
+            for m in re.finditer(re.escape(surface), text):
+                out.append(Mention(pmid, m.start(), m.end(), surface, "x", None, cid,
+                                   [cid] if cid else []))  # fmt: skip
+    return out
+
+
+def build_sentences_kg(root: Path, kg: str = "sentences") -> SnapshotInfo:
+    """Publish the KG's one snapshot (2019) into ``root``: one unrelated fact, the abstracts
+    and their mentions."""
+    w = Warehouse(root).writer(kg)
+    ents = [Entity(i, n, t, [n, *a], 2019) for i, n, t, a in NODES]
+    w.add("documents", [Document(p, 2019, t, a) for p, t, a, _ in DOCS])
+    w.add("mentions", _mentions())
+    # the served sentence gives the snapshot's vocabulary "exercise" (spelling correction)
+    said = "APP is associated with AD whatever the exercise."
+    edges = [(APP, "associates", AD, [("900", 2019, said, 0.8)])]
+    return publish_year(w, 2019, edges, ents)
