@@ -148,8 +148,14 @@ def rank_answers(
     if not anchors:
         return []
     if intent.kind is not None and intent.kind.via:  # "Which diseases share genes with AD?"
-        return shared_answers(index, graph, mask, anchors, intent, set(exclude or ()), limit,
-                              as_of)  # fmt: skip
+        out = shared_answers(index, graph, mask, anchors, intent, set(exclude or ()), limit,
+                             as_of)  # fmt: skip
+        if len(out) >= FALLBACK_BELOW or mask is not None or not intent.kind.fallback:
+            return out
+        docs = mention_docs(index, warehouse) if warehouse is not None else None
+        shown = {index.node_of[a["id"]] for a in out} | set(exclude or ())
+        return out + _same_abstract(index, anchors, kind_nodes(index, intent.kind), shown,
+                                    limit - len(out), docs)  # fmt: skip
     barred = set(anchors) | set(exclude or ())
     out = _ranked(index, graph, mask, anchors, intent, answer_type, barred, limit, as_of,
                   index.edges["support"].astype(np.float64), "fact")  # fmt: skip
