@@ -13,7 +13,9 @@ subject's answers by :data:`CONTEXT_GAIN` and adds none of its own.
 "Which genes are associated with late-onset AD besides APOE?": an entity after "besides",
 "other than", "apart from", "aside from", "except (for)", "excluding" is no anchor and no answer
 (the question says so; the usual reading of exclusion phrases, e.g. Quirk et al. 1985 §8.123 on
-"except"/"besides").
+"except"/"besides"). An entity after "e.g.", "such as", "including" is an example of the
+answer asked ("adverse effects of aducanumab, e.g. ARIA"): no anchor, so its own neighbours
+never pad the list, but it may be an answer.
 """
 
 from __future__ import annotations
@@ -44,6 +46,12 @@ CONTEXT = re.compile(
     r"individuals|cases?|mouse|mice|rat|rats|animal|cellular|transgenic|with|of|models?))*\s*$",
     re.IGNORECASE,
 )
+#: Words right before an entity that offer it as an example of the answer ("adverse effects of
+#: aducanumab, e.g. ARIA"): no anchor (its own neighbours are no answers), still an answer.
+EXAMPLE = re.compile(
+    r"(?:\be\.g\.,?|\bsuch as|\bfor example,?|\bfor instance,?|\bincluding|\blike)\s*$",
+    re.IGNORECASE,
+)
 #: A subject's answer also joined to the context scores this much more (1 + gain): enough to
 #: order the subject's facts by the setting asked, never to outrank one by support alone.
 CONTEXT_GAIN = 0.5
@@ -58,6 +66,7 @@ class Focus:
     subject: list[int] = field(default_factory=list)
     context: list[int] = field(default_factory=list)
     excluded: list[int] = field(default_factory=list)
+    examples: list[int] = field(default_factory=list)
 
 
 def read_focus(question: str, mentions: list[tuple[int, int, int]]) -> Focus:
@@ -66,10 +75,13 @@ def read_focus(question: str, mentions: list[tuple[int, int, int]]) -> Focus:
     subject: list[int] = []
     context: list[int] = []
     excluded: list[int] = []
+    examples: list[int] = []
     for start, _, node in mentions:
         before = question[:start]
         if EXCLUDE.search(before):
             excluded.append(node)
+        elif EXAMPLE.search(before):
+            examples.append(node)
         elif CONTEXT.search(before):
             context.append(node)
         else:
@@ -77,9 +89,12 @@ def read_focus(question: str, mentions: list[tuple[int, int, int]]) -> Focus:
     subject = list(dict.fromkeys(subject))
     excluded = [n for n in dict.fromkeys(excluded) if n not in subject]
     context = [n for n in dict.fromkeys(context) if n not in subject and n not in excluded]
+    examples = [n for n in dict.fromkeys(examples) if n not in subject and n not in excluded]
     if not subject:  # "Which genes are involved in AD?": the setting is the subject
         subject, context = context, []
-    return Focus(subject, context, excluded)
+    if not subject:  # nothing but examples: they are what the question is about
+        subject, examples = examples, []
+    return Focus(subject, context, excluded, examples)
 
 
 def focused_answers(

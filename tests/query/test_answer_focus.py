@@ -18,6 +18,7 @@ from tests.support.focus_kg import (
     MIGRAINE,
     PD,
     PPARG,
+    SNCA,
     T2D,
     build_focus_kg,
 )  # fmt: skip
@@ -111,3 +112,13 @@ def test_cell_types_asked_of_a_snapshot_without_them_get_a_plain_no(engine):
         "this snapshot has no cell type entities, so it cannot list cell types"
     )
     assert read_intent("Which genes are expressed in microglial cells?").kind is None
+
+
+def test_an_example_of_the_answer_is_no_anchor_but_may_be_an_answer(engine):
+    q = "Which genes are associated with AD, e.g. SNCA?"
+    f = read_focus(q, [(q.index("AD"), q.index("AD") + 2, 1), (q.index("SNCA"), len(q) - 1, 2)])
+    assert (f.subject, f.examples) == ([1], [2])
+    r = engine.retrieve("Which genes are associated with Parkinson's disease, e.g. SNCA?")
+    assert SNCA in _ids(r)  # an example named in the question is still an answer
+    r = engine.retrieve("Which genes are associated with Parkinson's disease such as APOE?")
+    assert not set(FILLERS) & set(_ids(r))  # APOE's own genes do not pad the list
