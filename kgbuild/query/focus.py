@@ -52,6 +52,8 @@ EXAMPLE = re.compile(
     r"(?:\be\.g\.,?|\bsuch as|\bfor example,?|\bfor instance,?|\bincluding|\blike)\s*$",
     re.IGNORECASE,
 )
+#: Words joining an entity to the one before it ("in AD and PD"): it takes that one's role.
+AND = re.compile(r"\s*(?:,|,?\s*(?:and|or)\b)\s*", re.IGNORECASE)
 #: A subject's answer also joined to the context scores this much more (1 + gain): enough to
 #: order the subject's facts by the setting asked, never to outrank one by support alone.
 CONTEXT_GAIN = 0.5
@@ -72,20 +74,23 @@ class Focus:
 def read_focus(question: str, mentions: list[tuple[int, int, int]]) -> Focus:
     """The roles of the question's linked entities; ``mentions``: (start, end, node) in text
     order. An entity both set aside and named elsewhere as a subject stays a subject."""
-    subject: list[int] = []
-    context: list[int] = []
-    excluded: list[int] = []
-    examples: list[int] = []
-    for start, _, node in mentions:
+    roles: dict[str, list[int]] = {"subject": [], "context": [], "excluded": [], "example": []}
+    role, prev_end = "", 0
+    for start, end, node in mentions:
         before = question[:start]
-        if EXCLUDE.search(before):
-            excluded.append(node)
+        if role and role != "subject" and AND.fullmatch(question[prev_end:start]):
+            pass  # "in AD and PD", "besides APOE or APP": the role of the entity before
+        elif EXCLUDE.search(before):
+            role = "excluded"
         elif EXAMPLE.search(before):
-            examples.append(node)
+            role = "example"
         elif CONTEXT.search(before):
-            context.append(node)
+            role = "context"
         else:
-            subject.append(node)
+            role = "subject"
+        roles[role].append(node)
+        prev_end = end
+    subject, context, excluded, examples = roles.values()
     subject = list(dict.fromkeys(subject))
     excluded = [n for n in dict.fromkeys(excluded) if n not in subject]
     context = [n for n in dict.fromkeys(context) if n not in subject and n not in excluded]

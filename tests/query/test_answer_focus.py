@@ -122,3 +122,15 @@ def test_an_example_of_the_answer_is_no_anchor_but_may_be_an_answer(engine):
     assert SNCA in _ids(r)  # an example named in the question is still an answer
     r = engine.retrieve("Which genes are associated with Parkinson's disease such as APOE?")
     assert not set(FILLERS) & set(_ids(r))  # APOE's own genes do not pad the list
+
+
+def test_an_entity_joined_by_and_takes_the_role_of_the_one_before():
+    q = "Which microRNAs does X regulate in AD and PD?"
+    spans = [(q.index(w), q.index(w) + len(w), n) for w, n in (("X", 1), ("AD", 2), ("PD", 3))]
+    f = read_focus(q, spans)
+    assert (f.subject, f.context) == ([1], [2, 3])
+    q = "Which genes link AD and PD besides APOE or APP?"
+    spans = [(q.index(w), q.index(w) + len(w), n)
+             for w, n in (("AD", 1), ("PD", 2), ("APOE", 3), ("APP", 4))]  # fmt: skip
+    f = read_focus(q, spans)
+    assert (f.subject, f.excluded) == ([1, 2], [3, 4])
