@@ -63,6 +63,7 @@ from kgbuild.query.cues import SATURATE, cue_factor
 from kgbuild.query.generic_chemicals import GENERIC_BASE, asks_for_drugs, generic_nodes
 from kgbuild.query.intent import Intent
 from kgbuild.query.kinds import AnswerKind, kind_edges, kind_nodes
+from kgbuild.query.shared_genes import shared_answers
 from kgbuild.search.graph import Graph
 from kgbuild.search.index import SnapshotIndex
 from kgbuild.store.snapshots import Warehouse
@@ -134,6 +135,7 @@ def rank_answers(
     limit: int = MAX_ANSWERS,
     warehouse: Warehouse | None = None,
     weaker: Callable[[], SnapshotIndex | None] | None = None,
+    exclude: list[int] | None = None,
 ) -> list[dict[str, Any]]:
     """The ranked answer entities (see module docstring), each a dict: id, name, type, score,
     basis, relation (the KG relations joining it to the anchors, best first), support (distinct
@@ -141,10 +143,20 @@ def rank_answers(
     :data:`FALLBACK_BELOW` answers of served facts are followed by those of facts whose
     evidence is not served (``weaker``: the snapshot indexed over every evidence row, opened
     only when needed), then by ones named in the same abstracts (from ``warehouse``'s
-    mentions when given)."""
+    mentions when given). ``exclude``: nodes the question sets aside ("besides APOE"), never
+    an answer."""
     if not anchors:
         return []
-    barred = set(anchors)
+    if intent.kind is not None and intent.kind.via:  # "Which diseases share genes with AD?"
+        out = shared_answers(index, graph, mask, anchors, intent, set(exclude or ()), limit,
+                             as_of)  # fmt: skip
+        if len(out) >= FALLBACK_BELOW or mask is not None or not intent.kind.fallback:
+            return out
+        docs = mention_docs(index, warehouse) if warehouse is not None else None
+        shown = {index.node_of[a["id"]] for a in out} | set(exclude or ())
+        return out + _same_abstract(index, anchors, kind_nodes(index, intent.kind), shown,
+                                    limit - len(out), docs)  # fmt: skip
+    barred = set(anchors) | set(exclude or ())
     out = _ranked(index, graph, mask, anchors, intent, answer_type, barred, limit, as_of,
                   index.edges["support"].astype(np.float64), "fact")  # fmt: skip
     joined = _joined_nodes(index, graph, anchors)
@@ -164,8 +176,8 @@ def rank_answers(
     if kind is not None and not kind.fallback:  # a shared abstract is no evidence of the kind
         return out
     docs = mention_docs(index, warehouse) if warehouse is not None else None
-    out += _same_abstract(index, anchors, _candidates(index, kind, answer_type), joined,
-                          limit - len(out), docs)  # fmt: skip
+    out += _same_abstract(index, anchors, _candidates(index, kind, answer_type),
+                          joined | barred, limit - len(out), docs)  # fmt: skip
     return out
 
 

@@ -226,6 +226,13 @@ def excerpt(text: str, limit: int = MAX_PRINTED_ANSWER) -> str:
     return f"{text[:limit]} … ({len(text) - limit:,} more characters; --json shows them)"
 
 
+def _relations(a: dict[str, Any]) -> str:
+    """The answer's relations column: the genes shared, for an answer reached through them."""
+    if a.get("shared"):
+        return str(a.get("why", ""))
+    return ", ".join(a["relation"][:3]) or "—"
+
+
 def _basis(answer: dict[str, Any]) -> str:
     """What an answer rests on, in words: an asserted fact, a fact whose evidence has another
     status (with the statuses), or only a shared abstract."""
@@ -276,8 +283,9 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None,
         if it.get("yes_no"):
             parts.append("yes/no")
         out.print(Text("asks: " + "; ".join(parts)))
-    if it.get("answer_note"):
-        out.print(Text(f"no answer: {it['answer_note']}", style="bold"))
+    if it.get("answer_note"):  # with answers: a caveat on them ("has only 1 asserted answer")
+        said = "note" if rdict.get("answers") else "no answer"
+        out.print(Text(f"{said}: {it['answer_note']}", style="bold"))
     verdict = rdict.get("verdict")
     if verdict:
         if line != "verdict: " + verdict["line"]:  # not already the answer line
@@ -289,7 +297,7 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None,
             out.print(Text(f"  PMID {x['pmid']} ({x['year']}){said}: {x['sentence']}"))
     if rdict.get("answers"):
         rows = [
-            [i, a["name"], a["id"], ", ".join(a["relation"][:3]) or "—", _basis(a), a["support"],
+            [i, a["name"], a["id"], _relations(a), _basis(a), a["support"],
              f"{a['score']:.3f}"]
             for i, a in enumerate(rdict["answers"][:10], 1)
         ]  # fmt: skip

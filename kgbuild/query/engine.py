@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from kgbuild.errors import ConfigError, InputError
-from kgbuild.query.answer_entities import rank_answers
 from kgbuild.query.asked_relation import relation_terms
 from kgbuild.query.choices import asks_for_exception, kg_answer, score_choices, sentence_dict
 from kgbuild.query.context import build_context
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
+from kgbuild.query.focus import focus_note, focused_answers, read_focus
 from kgbuild.query.intent import Intent, infer_answer_type, read_intent, understood, yes_no_pair
 from kgbuild.query.kinds import absent, for_anchors
 from kgbuild.query.limits import (
@@ -472,14 +472,17 @@ class QueryEngine:
             intent.kind = for_anchors(intent.kind, [idx.nodes["type"][n] for n in qn], answer_type)
         answers: list[dict[str, Any]] = []
         asks = answer_type or intent.asked or intent.kind
+        focus = read_focus(question, [(x.start, x.end, x.node) for x in links
+                                      if x.where == "question" and x.node in qn])  # fmt: skip
+        kind_note = None
         if intent.wh and not intent.yes_no and not choices and qn and asks:
             served = st
-            answers = rank_answers(idx, graph, mask, qn, intent, answer_type, f.as_of_year,
-                                   warehouse=self.wh,
-                                   weaker=lambda: self._everything(served).index)  # fmt: skip
-        kind_note = None
+            answers = focused_answers(idx, graph, mask, focus, intent, answer_type, f.as_of_year,
+                                      warehouse=self.wh,
+                                      weaker=lambda: self._everything(served).index)  # fmt: skip
+            kind_note = focus_note(idx, focus, answers)
         if intent.kind is not None and not choices and qn and not _stated(answers):
-            kind_note = absent(idx, intent.kind, [idx.nodes["display"][n] for n in qn],
+            kind_note = absent(idx, intent.kind, [idx.nodes["display"][n] for n in focus.subject],
                                bool(answers))  # fmt: skip
         verdict = None
         if pair is not None:

@@ -58,6 +58,7 @@ class AnswerKind:
     direct: re.Pattern[str] | None = None
     inverse: str = ""
     directed: frozenset[str] = frozenset()
+    via: str = ""
 
     def weight(self, relation: str, asked: float) -> float:
         """A fact's weight for the kind: the kind's own table, else the question's
@@ -93,7 +94,7 @@ def answer_kinds() -> tuple[AnswerKind, ...]:
             frozenset(r.get("stated", [])), frozenset(r.get("contra", [])),
             frozenset(r.get("anchors", [])), bool(r.get("fallback", True)),
             re.compile(r["direct"], re.IGNORECASE) if r.get("direct") else None,
-            r.get("inverse", ""), frozenset(r.get("directed", [])),
+            r.get("inverse", ""), frozenset(r.get("directed", [])), r.get("via", ""),
         ))  # fmt: skip
     return tuple(out)
 
@@ -138,7 +139,8 @@ def heads(between: str) -> bool:
 
 def read_kind(question: str, taken: list[tuple[int, int]]) -> tuple[AnswerKind, int, int] | None:
     """The kind a wh-question asks for and its cue's span: the earliest cue within
-    :data:`_WINDOW` words of the wh-word, outside the ``taken`` spans (linked entities), and
+    :data:`_WINDOW` words of the wh-word, outside the ``taken`` spans (linked entities) save
+    those within the cue, and
     heading the wh-phrase (:func:`heads`). None for any other question."""
     wh = _WH.search(question)
     if wh is None:
@@ -148,7 +150,9 @@ def read_kind(question: str, taken: list[tuple[int, int]]) -> tuple[AnswerKind, 
     best: tuple[AnswerKind, int, int] | None = None
     for kind in answer_kinds():
         for m in kind.cue.finditer(question, wh.start(), limit):
-            if any(not (m.end() <= a or m.start() >= b) for a, b in taken):
+            # a link inside the cue ("diseases share" spelled as Rare Diseases) yields to it
+            if any(not (m.end() <= a or m.start() >= b) and not (m.start() <= a and b <= m.end())
+                   for a, b in taken):  # fmt: skip
                 continue
             if m.start() > wh.end() and not heads(question[wh.end() : m.start()]):
                 continue
