@@ -12,6 +12,13 @@ confidence)) × the gene's specificity, 1 / log2(1 + the diseases it joins): APP
 of diseases in an AD corpus and says little about which of them resemble AD; a gene joined to
 two says more (the inverse-frequency weighting of Salton & Buckley 1988). So more shared genes
 and stronger ones rank first; each answer names the genes it shares.
+
+Two kinds of Disease node are no answer (:func:`unlike`): the question disease's own MeSH
+ancestors and descendants ("Dementia", "Neurodegenerative Diseases" share AD's genes because
+they contain AD), and headings MeSH files only under signs, symptoms and processes — C23
+(Pathological Conditions, Signs and Symptoms: "Inflammation", "Nerve Degeneration"), C10.597
+(Neurologic Manifestations: "Memory Disorders") and F01 (Behavior) — which an AD corpus joins
+to every gene it studies and which are not disorders one compares AD with.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import numpy as np
 from kgbuild.query.context import evidence_for, make_triple
 from kgbuild.query.intent import Intent
 from kgbuild.query.kinds import kind_nodes
+from kgbuild.resolve.vocabularies import mesh_trees, tree_related
 from kgbuild.search.graph import Graph
 from kgbuild.search.index import SnapshotIndex
 
@@ -33,6 +41,9 @@ CONF_BASE = 0.5
 #: Shared genes named per answer, and facts (legs) shown.
 GENES_NAMED = 5
 FACTS_PER_ANSWER = 4
+
+#: MeSH branches of signs, symptoms and processes (see the module docstring).
+SYMPTOM_TREES = ("C23", "C10.597", "F01")
 
 _VIA: dict[tuple[int, str], tuple[SnapshotIndex, np.ndarray]] = {}
 _LOCK = threading.Lock()
@@ -48,6 +59,16 @@ def via_nodes(index: SnapshotIndex, kind: str) -> np.ndarray:
                 _VIA.clear()
             got = _VIA[key] = (index, np.asarray(index.nodes["type"], dtype=object) == kind)
         return got[1]
+
+
+def unlike(cid: str, asked: list[str]) -> bool:
+    """Whether a MeSH Disease node is no answer to "which diseases share genes with
+    ``asked``": an ancestor or descendant of an asked disease, or a heading MeSH files only
+    under :data:`SYMPTOM_TREES`. IDs without MeSH trees are kept."""
+    trees = mesh_trees(cid) if cid.startswith("MESH:") else ()
+    if trees and all(any(t == b or t.startswith(b + ".") for b in SYMPTOM_TREES) for t in trees):
+        return True
+    return any(tree_related(cid, a) for a in asked if a.startswith("MESH:"))
 
 
 def _slices(graph: Graph, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -79,6 +100,11 @@ def shared_answers(index: SnapshotIndex, graph: Graph, mask: np.ndarray | None,
     allowed = kind_nodes(index, kind).copy()
     shut = np.array(sorted({*anchors, *barred}), np.int64)
     allowed[shut] = False
+    ids = index.nodes["id"]
+    asked = [str(ids[a]) for a in anchors]
+    for c in np.flatnonzero(allowed).tolist():
+        if unlike(str(ids[c]), asked):
+            allowed[c] = False
     via_ok = via.copy()
     via_ok[shut] = False
     # leg 1: anchor → gene (the best fact per gene)

@@ -90,6 +90,8 @@ def test_diseases_sharing_genes_are_reached_through_the_genes(engine):
     ids = _ids(r)
     assert ids == [PD, T2D]  # two shared genes before one; migraine shares none
     assert MIGRAINE not in ids and AD not in ids
+    # AD's MeSH ancestor (Dementia) and a process (Inflammation, MeSH C23) share more genes,
+    # more strongly, and are still no answer
     pd = r.answers[0]
     assert pd["type"] == "Disease" and set(pd["shared"]) == {APP, MAPT}
     assert pd["why"].startswith("shares 2 genes: ")
