@@ -190,11 +190,17 @@ def read(rows: list[tuple[Any, ...]], concepts: list[Side], phrases: list[Side],
             said = "no"
         {"yes": out.yes, "no": out.no, "hedged": out.hedged}.get(said, set()).add(pmid)
         gap = max(b for _, b in marks) - min(a for a, _ in marks)
+        # the pair's first side (the question's subject) named before its last: "T2D increases
+        # the risk of AD" reads the asked way round, "AD patients are susceptible to T2D" not
+        backward = not phrases and len(concepts) > 1 and marks[0][0] > marks[len(concepts) - 1][0]
         out.shown.append({"pmid": pmid, "year": year, "reading": said or "", "gap": gap,
+                          "backward": backward,
                           "sentence": excerpt(sent, _disjoint(marks))})  # fmt: skip
-    # what each reading says first, the names closest together first (the plainest statement)
+    # what each reading says first, then the subject first, then the names closest together
+    # (the plainest statement)
     rank = {"yes": 0, "no": 1, "hedged": 2, "": 3}
-    out.shown.sort(key=lambda x: (rank[x["reading"]], x["gap"], -x["year"], x["pmid"]))
+    out.shown.sort(key=lambda x: (rank[x["reading"]], x["backward"], x["gap"], -x["year"],
+                                  x["pmid"]))  # fmt: skip
     return out
 
 

@@ -27,8 +27,10 @@ def test_sentences_answer_yes_where_no_fact_joins_the_pair(engine):
     v = _verdict(engine, "Is type 2 diabetes a risk factor for Alzheimer's disease?")
     assert v["answer"] == "yes" and v["basis"] == "sentences"
     assert "not extracted as facts" in v["line"]
-    assert v["pmids"] == ["501", "502", "506"]
+    assert v["pmids"] == ["501", "502", "506", "510"]
     assert any("«Type 2 diabetes»" in x["sentence"] for x in v["sentences"])
+    # sentences naming the subject first are shown first, though 510's names sit closer
+    assert [x["pmid"] for x in v["sentences"]][-1] == "510"
 
 
 def test_a_negated_cue_in_the_sentence_answers_no(engine):
@@ -76,7 +78,7 @@ def test_a_hostile_abstract_does_not_break_the_reading(engine):
     v = _verdict(engine, "Is type 2 diabetes a risk factor for Alzheimer's disease?")
     marked = [x["sentence"] for x in v["sentences"] if x["pmid"] == "506"]
     assert marked == ["<i>«type 2 diabetes»</i> raises the risk of <b>«Alzheimer's disease»</b>."]
-    assert v["sentence_counts"]["sentences"] == 3  # the 6,000-character run-on is not read
+    assert v["sentence_counts"]["sentences"] == 4  # the 6,000-character run-on is not read
 
 
 def test_a_misspelt_stem_is_corrected_against_the_vocabulary():
@@ -88,5 +90,6 @@ def test_a_misspelt_stem_is_corrected_against_the_vocabulary():
 def test_only_the_snapshot_documents_up_to_the_asked_year_are_read(engine):
     sides = [Side("t2d", ids=(T2D,)), Side("ad", ids=(AD,))]
     sid = engine.snapshot_id
-    assert sorted(r[0] for r in fetch(engine.wh, sid, sides, [], 2019)) == ["501", "502", "506"]
+    got = sorted(r[0] for r in fetch(engine.wh, sid, sides, [], 2019))
+    assert got == ["501", "502", "506", "510"]
     assert fetch(engine.wh, sid, sides, [], 2018) == []

@@ -64,6 +64,13 @@ DOCS = [
         "disease</b>. In type 2 diabetes and Alzheimer's disease " + "x " * 3000 + "end.",
         {"type 2 diabetes": T2D, "Alzheimer's disease": AD},
     ),
+    # the pair named the other way round, closer together than in any abstract above
+    (
+        "510",
+        "Reverse.",
+        "In Alzheimer's disease, risk of type 2 diabetes rises.",
+        {"Alzheimer's disease": AD, "type 2 diabetes": T2D},
+    ),
     # two abstracts state the opposite of "lithium increases APP", one that of
     # "hypertension increases APP"
     (
