@@ -81,7 +81,11 @@ def _figures(c: Counter, spurious: bool = False) -> dict[str, Any]:
     gold_in_kg = c["right"] + c["miss"] + (c["wrong_in_kg"] if not spurious else 0)
     r = c["right"] / gold_in_kg if gold_in_kg else 0.0
     f = 2 * p * r / (p + r) if p + r else 0.0
-    return dict(c) | {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4)}
+    kinds = ("right", "wrong", "miss") + (
+        ("spurious",) if spurious else ("unlinked", "wrong_in_kg")
+    )
+    counts = {k: c[k] for k in kinds} | dict(c)
+    return counts | {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4)}
 
 
 def evaluate(linker: Linker, node_ids: set[str], data: Path, corpora: Iterable[str] = tuple(GOLD),
