@@ -26,6 +26,9 @@ _GROUPS = {
     # kinds of intervention named without what is given
     "intervention": "therapy intervention agent compound medication exposure administration "
     "supplementation",
+    # tools of a study named by their kind, not by which one ("PET tracers", "fluorescent
+    # probes"): the tagger's rare "tracer" is a trade name (Tracer: spinosad, MeSH C415329)
+    "tool": "tracer radiotracer probe ligand reagent dye stain label",
 }
 #: Normalized one-word keys (singular, lower case: :func:`kgbuild.search.text.key`).
 GENERIC_WORDS = frozenset(w for words in _GROUPS.values() for w in words.split())

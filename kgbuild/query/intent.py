@@ -299,13 +299,17 @@ def yes_no_pair(it: Intent, mentions: list[tuple[int, int, int]]) -> tuple[int, 
     first two named. ``mentions``: (start, end, node) in text order."""
     if not it.yes_no:
         return None
-    nodes = list(dict.fromkeys(n for _, _, n in mentions))
+    # one node per mention: a group name's members share its span ("the miR-34 family")
+    first: dict[tuple[int, int], int] = {}
+    for a, b, n in mentions:
+        first.setdefault((a, b), n)
+    nodes = list(dict.fromkeys(first.values()))
     if len(nodes) < 2:
         return None
     rel = next((c for c in it.cues if c.kind == "relation"), None)
     if rel is not None:
-        before = [n for a, b, n in mentions if b <= rel.start]
-        after = [n for a, b, n in mentions if a >= rel.end]
+        before = [n for (a, b), n in first.items() if b <= rel.start]
+        after = [n for (a, b), n in first.items() if a >= rel.end]
         if before and after and before[-1] != after[0]:
             return before[-1], after[0]
     return nodes[0], nodes[1]

@@ -12,7 +12,9 @@
 3. **LLM entities** (optional, :mod:`kgbuild.query.llm`): ≤ 5 names (WTS), linked whole by the
    dictionary, then by spelling (:meth:`Linker.spelled`: "alzhiemer", "memantin" — the search's
    fuzzy match, :mod:`kgbuild.search.entities`), then by embedding, then by the dictionary
-   matches inside them. MiniLM does not repair a misspelt drug name; a character ratio does.
+   matches inside them. MiniLM does not repair a misspelt drug name; a character ratio does,
+   but only a slip: a match that changes a word the corpus writes often is refused
+   (:mod:`kgbuild.query.spelling`: "diseases share" is not "rare diseases").
 
 Question and choice links are kept apart (``where`` = ``question`` or ``choice:<i>``), and
 every mention that found no node is reported, not dropped.
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgbuild.query.generic import generic_blocked
 from kgbuild.query.mirna import MicroRNA, find_mirnas
+from kgbuild.query.spelling import is_slip, named_elsewhere
 from kgbuild.search.aliases import SEP, SHORT_KEY, display_parts
 from kgbuild.search.tag_share import share_blocked
 from kgbuild.search.text import STOPWORDS, Token, is_content, key, tokenize
@@ -43,7 +46,7 @@ LINK_THRESHOLD = 0.80
 SPELLING_CUTOFF = 88.0
 #: Shortest name (characters of its key, without spaces) linked by spelling.
 SPELLING_MIN_CHARS = 6
-#: Longest unlinked phrase (tokens) whose parts are tried by spelling: "Alzhiemer's disease".
+#: Longest part of an unlinked phrase (tokens) tried by spelling: "Alzhiemer's disease".
 SPELLING_MAX_TOKENS = 4
 #: Longest dictionary key tried, in tokens.
 MAX_MATCH_TOKENS = 8
@@ -128,9 +131,20 @@ class Linker:
             return None
         hits = searcher(self.index).search(text, limit=1)
         refused = ("id",) if exact else ("id", "exact")
-        if hits and hits[0].how not in refused and hits[0].score >= SPELLING_CUTOFF:
-            return hits[0].node, hits[0].score
-        return None
+        if not hits or hits[0].how in refused or hits[0].score < SPELLING_CUTOFF:
+            return None
+        h = hits[0]
+        if h.how != "exact":  # "diseases share" is no slip of "rare diseases"
+            if not is_slip(self.index.ensure_lexical(), text, h.alias, SPELLING_CUTOFF):
+                return None
+            nodes = self.index.nodes  # nor a name of something else ("pentobarbital")
+            if named_elsewhere(text, nodes["type"][h.node], nodes["id"][h.node]):
+                return None
+            row = self._row.get(h.alias)  # nor "toxicityy" of a generic word
+            if row is not None and generic_blocked(h.alias, self._source[row],
+                                                   float(self._weight[row])):  # fmt: skip
+                return None
+        return h.node, h.score
 
     def _accept(self, row: int, k: str, surface: str) -> bool:
         """The short-key rule of :mod:`kgbuild.search.aliases`; a generic English word
@@ -156,7 +170,7 @@ class Linker:
         for m in find_mirnas(text, self._mir_nodes):
             inside = [j for j, t in enumerate(toks) if m.start <= t.start and t.end <= m.end]
             if inside:
-                links.append(self._mirna_link(text, m, where))
+                links += self._mirna_links(text, m, where)
                 for j in inside:
                     covered[j] = True
         i = 0
@@ -196,7 +210,10 @@ class Linker:
             for j in range(i, i + n):
                 covered[j] = True
             i += n
-        for a, b in _chunks(toks, covered):
+        tried: set[tuple[int, int]] = set()  # a phrase may hold two slips: "donepazil help
+        while todo := [c for c in _chunks(toks, covered) if c not in tried]:  # in alzhiemer…"
+            a, b = todo[0]
+            tried.add((a, b))
             found = self._spell_chunk(text, toks, a, b, where)
             if found is not None:
                 links.append(found)
@@ -216,27 +233,35 @@ class Linker:
             self._mir = mir
         return self._mir
 
-    def _mirna_link(self, text: str, m: MicroRNA, where: str) -> Link:
-        """A microRNA name's link to its MIR gene node, or unlinked naming the HGNC symbol it
-        means (never the generic "miR" node: :mod:`kgbuild.query.mirna`)."""
-        node = self._mir_nodes().get(m.symbol)
-        surface = text[m.start : m.end]
+    def _mirna_links(self, text: str, m: MicroRNA, where: str) -> list[Link]:
+        """A microRNA name's link to its MIR gene node — a group name's ("miR-29 family") to
+        each member that is a node, over the same span —, or one unlinked link naming the HGNC
+        symbols it means (never the generic "miR" node: :mod:`kgbuild.query.mirna`)."""
+        mir = self._mir_nodes()
+        surface, a, b = text[m.start : m.end], m.start, m.end
+        if m.members:
+            nodes = [mir[s] for s in m.members if s in mir]
+            got = [self._link(surface, where, n, "dictionary:microrna-family", 1.0, a, b)
+                   for n in nodes]  # fmt: skip
+            return got or [Link(surface, where, None, None, "|".join(m.members), "unlinked",
+                                0.0, a, b)]  # fmt: skip
+        node = mir.get(m.symbol)
         if node is None:
-            return Link(surface, where, None, None, m.symbol, "unlinked", 0.0, m.start, m.end)
-        return self._link(surface, where, node, "dictionary:microrna", 1.0, m.start, m.end)
+            return [Link(surface, where, None, None, m.symbol, "unlinked", 0.0, m.start, m.end)]
+        return [self._link(surface, where, node, "dictionary:microrna", 1.0, m.start, m.end)]
 
     def _spell_chunk(self, text: str, toks: list[Token], a: int, b: int,
                      where: str) -> Link | None:  # fmt: skip
-        """A misspelt name of two words or more inside an unlinked phrase of at most
-        :data:`SPELLING_MAX_TOKENS` tokens: the node of the part the entity search matches best
-        by spelling, reported over the shortest part that names it ("Alzhiemer's disease",
-        not "Alzhiemer's disease linked"); never an exact key, which the dictionary's rules
-        refused. At most six searches of ~0.1 ms."""
+        """A misspelt name inside an unlinked phrase: the node of the part (at most
+        :data:`SPELLING_MAX_TOKENS` tokens; one word of :data:`SPELLING_MIN_CHARS` or more:
+        "donepazil") the entity search matches best by spelling (then the shortest, then the
+        first), over that part ("Alzhiemer's disease", not "Alzhiemer's disease linked", whose
+        whole is less alike); never an exact key, which the dictionary's rules refused, nor a
+        likeness of right words
+        (:mod:`kgbuild.query.spelling`). At most fourteen searches of ~0.1 ms."""
         inner = [t for t in toks if a <= t.start and t.end <= b]
-        if len(inner) > SPELLING_MAX_TOKENS:
-            return None
         hits: list[tuple[float, int, int, int]] = []  # score, tokens, first, node
-        for n in range(len(inner), 1, -1):
+        for n in range(min(len(inner), SPELLING_MAX_TOKENS), 0, -1):
             for s in range(0, len(inner) - n + 1):
                 part = inner[s : s + n]
                 if not (is_content(part[0].norm) and is_content(part[-1].norm)):
@@ -246,8 +271,7 @@ class Linker:
                     hits.append((got[1], n, s, got[0]))
         if not hits:
             return None
-        node = max(hits, key=lambda h: (h[0], h[1]))[3]
-        score, n, s, _ = min((h for h in hits if h[3] == node), key=lambda h: (h[1], -h[0]))
+        score, n, s, node = max(hits, key=lambda h: (h[0], -h[1], -h[2]))
         start, end = inner[s].start, inner[s + n - 1].end
         return self._link(text[start:end], where, node, "spelling", round(score / 100, 4),
                           start, end)  # fmt: skip

