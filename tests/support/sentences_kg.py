@@ -15,6 +15,7 @@ from tests.support.query_kg import publish_year
 
 AD, T2D, HTN = "MESH:D000544", "MESH:D003924", "MESH:D006973"
 LITHIUM, GSK3B, MAPT, APP = "MESH:D008094", "NCBIGene:2932", "NCBIGene:4137", "NCBIGene:351"
+DONEPEZIL, NAUSEA, DEMENTIA = "MESH:D000077265", "MESH:D009325", "MESH:D003704"
 NODES = [
     (AD, "Alzheimer disease", "Disease", ["Alzheimer's disease", "AD"]),
     (T2D, "type 2 diabetes", "Disease", ["T2D"]),
@@ -23,6 +24,9 @@ NODES = [
     (GSK3B, "GSK3B", "Gene", ["GSK3-beta"]),
     (MAPT, "tau", "Gene", ["MAPT"]),
     (APP, "APP", "Gene", []),
+    (DONEPEZIL, "donepezil", "Compound", []),
+    (NAUSEA, "nausea", "Disease", []),
+    (DEMENTIA, "dementia", "Disease", []),
 ]
 #: (pmid, title, abstract, {surface: CURIE or None}) — every surface found is a mention.
 DOCS = [
@@ -70,6 +74,13 @@ DOCS = [
         "Reverse.",
         "In Alzheimer's disease, risk of type 2 diabetes rises.",
         {"Alzheimer's disease": AD, "type 2 diabetes": T2D},
+    ),
+    # no fact joins donepezil to anything: its abstract names nausea and the corpus's topic
+    (
+        "511",
+        "Donepezil in Alzheimer's disease.",
+        "Donepezil caused nausea in Alzheimer's disease patients with dementia.",
+        {"Donepezil": DONEPEZIL, "nausea": NAUSEA, "Alzheimer's disease": AD, "dementia": DEMENTIA},
     ),
     # two abstracts state the opposite of "lithium increases APP", one that of
     # "hypertension increases APP"
