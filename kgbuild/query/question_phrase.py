@@ -1,0 +1,183 @@
+"""The phrase an open question names that the KG has no entity for ("the MAPK pathway",
+"PET tracers", "cell types"), found in the question and sized by the corpus.
+
+PubTator annotates genes, chemicals, diseases, variants, species and cell lines (Wei et al.
+2019, PubTator central), not pathways, cell types, procedures or tracer classes; so "What role
+does the PI3K/Akt pathway play in AD?" leaves "PI3K", "pathway" and "play" unlinked and links
+only "Akt". The phrase is a run of adjacent question words that are neither question words,
+stopwords nor relation/answer cues (:mod:`kgbuild.query.intent`), holding a word the
+dictionary left unlinked; a linked name inside the run is a modifier of it ("Notch" in "Notch
+signaling pathway"). Without a part-of-speech tagger the run may end in a verb ("pathway
+play"), so its extent is read from the corpus: of its sub-runs, the longest the snapshot's
+abstracts write (words adjacent, in order) in at least :data:`MIN_DOCS` documents — one catalog
+query counting every sub-run at once. A run of generic words alone ("role",
+:data:`kgbuild.query.generic.GENERIC_WORDS`) names nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kgbuild.query.generic import GENERIC_WORDS
+from kgbuild.query.intent import QUESTION_WORDS, Intent
+from kgbuild.search.sentences import terms
+from kgbuild.search.text import STOPWORDS
+
+#: Least documents writing a sub-run for it to be the phrase (else the longest written once).
+MIN_DOCS = 3
+#: Longest run read (words): a longer one is a clause, not a name.
+MAX_WORDS = 6
+#: Function words that end a phrase (the index's stopwords also hold content nouns a phrase
+#: may need: "cell types", "AD patients").
+_FUNCTION = frozenset(
+    """a an the of in on at to by for with from into through during
+among between within against via and or but nor not no as is are was
+were be been being am do does did has have had it its this that
+these those their there here than then so such any all each both either neither
+some about over under after before while when where which what who whom whose why
+how if whether also very can could may might must shall should will would""".split()  # noqa: SIM905
+)
+#: A question word: letters/digits, joined by "/" or "-" ("PI3K/Akt", "Abeta-induced").
+_TOKEN = re.compile(r"[\w'’]+(?:[/-][\w'’]+)*")
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """A phrase of the question: its text, span and word stems (in order)."""
+
+    text: str
+    start: int
+    end: int
+    stems: tuple[str, ...]
+
+    def pattern(self, sql: bool = False) -> str:
+        """A regex finding the phrase's words adjacent and in order in lower-cased text
+        (``sql``: RE2 syntax, without look-behind, for DuckDB)."""
+        body = r"\w*[^a-z0-9]{1,3}".join(re.escape(s) for s in self.stems) + r"\w*"
+        return rf"(^|[^a-z0-9]){body}" if sql else rf"(?<![a-z0-9]){body}"
+
+
+def shorter(phrase: Phrase) -> list[Phrase]:
+    """The phrase without its trailing generic words, one at a time ("Notch signaling
+    pathway" → "Notch signaling" → "Notch"): a generic head adds little to what the
+    abstracts name, and they often drop it."""
+    out: list[Phrase] = []
+    words = list(re.finditer(r"[A-Za-z0-9]+", phrase.text))
+    while len(words) > 1 and words[-1].group(0).lower().rstrip("s") in _GENERIC_STEMS:
+        words.pop()
+        text = phrase.text[: words[-1].end()]
+        out.append(Phrase(text, phrase.start, phrase.start + len(text), word_stems(text)))
+    return out
+
+
+_GENERIC_STEMS = frozenset(w.rstrip("s") for w in GENERIC_WORDS)
+
+
+def word_stems(text: str) -> tuple[str, ...]:
+    """The stems of a phrase's words; a word the sentence index drops as a stopword ("types")
+    is kept, lower-cased and without a plural "s" — in a phrase it carries meaning."""
+    out: list[str] = []
+    for tok in re.findall(r"[A-Za-z0-9]+", text):
+        got = terms(tok)
+        low = tok.lower()
+        out += got or [low[:-1] if len(low) > 3 and low.endswith("s") else low]
+    return tuple(out)
+
+
+def runs(question: str, linked: Sequence[tuple[int, int]], intent: Intent
+         ) -> list[list[tuple[int, int, bool]]]:  # fmt: skip
+    """Runs of adjacent content words of ``question``: (start, end, unlinked) per word; a run
+    holds at least one unlinked word and is not generic words alone."""
+    cues = [(c.start, c.end) for c in intent.cues if c.kind in ("relation", "answer")]
+    out: list[list[tuple[int, int, bool]]] = []
+    cur: list[tuple[int, int, bool]] = []
+    prev_end = -1
+    for m in _TOKEN.finditer(question):
+        a, b, w = m.start(), m.end(), m.group(0).lower()
+        stop = (w in QUESTION_WORDS or w in _FUNCTION
+                or any(x < b and a < y for x, y in cues))  # fmt: skip
+        gap = question[prev_end:a] if prev_end >= 0 else " "
+        if stop or (cur and gap.strip()):
+            out.append(cur)
+            cur = []
+        if not stop:
+            inside = any(x <= a and b <= y for x, y in linked)
+            cur.append((a, b, not inside))
+        prev_end = b
+    out.append(cur)
+    return [r[:MAX_WORDS] for r in out if r and _names(question, r)]
+
+
+def _names(question: str, run: list[tuple[int, int, bool]]) -> bool:
+    """Does a run name something: an unlinked word that is no stopword ("AD patients" names
+    AD only), and a word that is neither generic nor a stopword ("role" names nothing)?"""
+    words = [(question[a:b].lower(), u) for a, b, u in run]
+    return any(u and w not in STOPWORDS for w, u in words) and any(
+        w not in GENERIC_WORDS and w not in STOPWORDS for w, _ in words
+    )
+
+
+def candidates(question: str, run: list[tuple[int, int, bool]]) -> list[Phrase]:
+    """The sub-runs of ``run`` that may be the phrase: holding an unlinked word, not generic
+    words alone, longest first."""
+    out = []
+    for n in range(len(run), 0, -1):
+        for i in range(len(run) - n + 1):
+            part = run[i : i + n]
+            if not _names(question, part):
+                continue
+            a, b = part[0][0], part[-1][1]
+            stems = word_stems(question[a:b])
+            if stems:
+                out.append(Phrase(question[a:b], a, b, stems))
+    return out
+
+
+def doc_counts(wh: Any, snapshot_id: str, phrases: list[Phrase],
+               as_of: int | None) -> list[int]:  # fmt: skip
+    """How many of the snapshot's documents write each phrase (one catalog query)."""
+    if not phrases:
+        return []
+    from kgbuild.store import catalog
+
+    cols = ", ".join(f"count_if(regexp_matches(t, $p{i}))" for i in range(len(phrases)))
+    sql = (f"SELECT {cols} FROM (SELECT lower(coalesce(title, '') || ' ' || "
+           "coalesce(abstract, '')) AS t FROM documents_at($sid) "
+           "WHERE $asof IS NULL OR year <= $asof)")  # fmt: skip
+    named: dict[str, Any] = {"sid": snapshot_id, "asof": as_of}
+    named |= {f"p{i}": p.pattern(sql=True) for i, p in enumerate(phrases)}
+    with catalog.connect(wh.catalog_path, read_only=True) as con:
+        row = con.execute(sql, named).fetchone()
+    return [int(x or 0) for x in row] if row else [0] * len(phrases)
+
+
+def pick(phrases: list[Phrase], counts: list[int]) -> Phrase | None:
+    """The longest phrase written in :data:`MIN_DOCS` documents (more documents first among
+    equally long ones), else the longest written at all, else None."""
+    for least in (MIN_DOCS, 1):
+        pairs = enumerate(zip(phrases, counts, strict=True))
+        ok = [(len(p.stems), c, -i, p) for i, (p, c) in pairs if c >= least]
+        if ok:
+            return max(ok, key=lambda x: x[:3])[3]
+    return None
+
+
+def question_phrase(wh: Any, snapshot_id: str, question: str,
+                    linked: Sequence[tuple[int, int]], intent: Intent,
+                    as_of: int | None = None) -> tuple[Phrase | None, list[Phrase]]:  # fmt: skip
+    """(the first run's phrase as the corpus writes it or None, every run's longest form):
+    the first run is the question's subject when no linked name outside it comes before it."""
+    found = runs(question, linked, intent)
+    if not found:
+        return None, []
+    first = found[0]
+    longest = [c[0] for r in found if (c := candidates(question, r))]
+    cands = candidates(question, first)
+    counts = doc_counts(wh, snapshot_id, cands, as_of)
+    # a subject phrase opens its run ("MAPK pathway involved"): prefixes first
+    heads = [(p, c) for p, c in zip(cands, counts, strict=True) if p.start == first[0][0]]
+    got = pick([p for p, _ in heads], [c for _, c in heads])
+    return got or pick(cands, counts), longest
