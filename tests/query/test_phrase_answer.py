@@ -1,0 +1,105 @@
+"""Open questions whose subject is an unlinked phrase, answered from the sentences writing it
+(kgbuild/query/phrase_answer.py, kgbuild/query/question_phrase.py), on a real KG
+(tests/support/phrase_kg.py)."""
+
+import pytest
+
+from kgbuild.query.engine import QueryEngine
+from kgbuild.query.intent import read_intent
+from kgbuild.query.question_phrase import candidates, runs, shorter
+from tests.support.phrase_kg import build_phrase_kg
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    root = tmp_path_factory.mktemp("phrase") / "wh"
+    build_phrase_kg(root)
+    return QueryEngine(root, embeddings=False)
+
+
+def _ask(engine, q: str):
+    return engine.retrieve(q, embed="off")
+
+
+def test_a_pathway_phrase_is_answered_by_the_genes_its_sentences_name(engine):
+    r = _ask(engine, "Which genes in the Notch signaling pathway are associated with Alzheimer's disease?")
+    v = r.verdict
+    assert v is not None and v["basis"] == "sentences" and v["phrase"] == "Notch signaling pathway"
+    assert v["line"].startswith("from sentences, not extracted facts")
+    # PSEN1 in three abstracts' pathway sentences, HES1 and JAG1 in one; APP (the KG's fact) is
+    # named only in another sentence, EVILGENE only in a run-on "sentence" no one can read
+    names = [a["name"] for a in r.answers]
+    assert names[0] == "PSEN1" and set(names) == {"PSEN1", "HES1", "JAG1"}, names
+    assert all(a["basis"] == "sentence" and a["pmid"] for a in r.answers)
+    assert r.answers[0]["support"] == 3
+    # the sentence naming the question's other entity (AD) first, the phrase marked
+    assert v["sentences"][0]["pmid"] == "601"
+    assert "«Notch signaling pathway»" in v["sentences"][0]["sentence"]
+    assert "«Alzheimer's disease»" in v["sentences"][0]["sentence"]
+    # the JSON says where the answer comes from
+    d = r.to_dict()
+    assert d["verdict"]["basis"] == "sentences" and d["answers"][0]["basis"] == "sentence"
+
+
+def test_a_shorter_form_of_the_phrase_is_read_after_the_whole(engine):
+    q = "Which genes in the Notch signaling pathway are associated with Alzheimer's disease?"
+    v = _ask(engine, q).verdict
+    # "JAG1 activates Notch signaling" writes the phrase without its generic head
+    assert "'Notch signaling'" in v["line"]
+    assert "603" in v["pmids"]
+
+
+def test_a_kind_the_kg_has_no_entities_for_lists_sentences_and_says_so(engine):
+    r = _ask(engine, "Which cell types express TREM2?")
+    v = r.verdict
+    assert v is not None and v["basis"] == "sentences" and v["phrase"] == "cell types"
+    assert r.answers == []  # no unrelated genes stand in for cell types
+    assert "no entities of the kind 'cell types'" in r.intent["answer_note"]
+    assert v["sentences"][0]["pmid"] == "604"
+    assert "«cell types»" in v["sentences"][0]["sentence"]
+    assert "«TREM2»" in v["sentences"][0]["sentence"]
+
+
+def test_a_phrase_no_sentence_names_says_so(engine):
+    r = _ask(engine, "What role does the Hedgehog pathway play in Alzheimer's disease?")
+    v = r.verdict
+    assert v is not None and v["answer"] == "not found" and v["sentences"] == []
+    assert "no sentence of the corpus names 'Hedgehog pathway" in v["line"]
+
+
+def test_a_linked_subject_keeps_the_fact_answers(engine):
+    # the disease comes first: its facts answer; the phrase only qualifies them
+    r = _ask(engine, "Which genes are associated with Alzheimer's disease in the Notch pathway?")
+    assert r.verdict is None
+    assert [a["name"] for a in r.answers][:2] == ["APP", "TREM2"]
+    assert all(a["basis"] == "fact" for a in r.answers[:2])
+
+
+def test_yes_no_questions_are_left_to_the_verdicts(engine):
+    r = _ask(engine, "Is the Notch signaling pathway associated with Alzheimer's disease?")
+    assert r.verdict is None or r.verdict.get("phrase") is None
+
+
+@pytest.mark.parametrize(
+    "q",
+    [
+        "Which genes in the Notch (signaling) pathway* are associated with AD?",
+        "What role does the Notch'; DROP TABLE documents;-- pathway play?",
+        "Which genes in the <b>Notch</b> $sid \\1 pathway are associated with AD?",
+        "Which " + "Notch " * 200 + "pathway genes?",
+    ],
+)
+def test_hostile_questions_are_read_safely(engine, q):
+    r = _ask(engine, q)
+    assert r.verdict is None or r.verdict["basis"] == "sentences"
+    assert _ask(engine, "Which cell types express TREM2?").verdict["sentences"]  # still intact
+
+
+def test_the_phrase_runs_start_after_question_words_and_skip_generic_ones():
+    q = "What role does the PI3K/Akt pathway play in AD?"
+    it = read_intent(q, [(q.index("AD"), q.index("AD") + 2)])
+    got = [[q[a:b] for a, b, _ in r] for r in runs(q, [(q.index("AD"), q.index("AD") + 2)], it)]
+    assert got == [["PI3K/Akt", "pathway", "play"]]  # "role" alone names nothing
+    forms = [c.text for c in candidates(q, runs(q, [], it)[0])]
+    assert forms[0] == "PI3K/Akt pathway play" and "PI3K/Akt pathway" in forms
+    assert [p.text for p in shorter(candidates(q, runs(q, [], it)[0])[1])] in ([], ["PI3K/Akt"])
