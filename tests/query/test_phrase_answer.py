@@ -22,7 +22,8 @@ def _ask(engine, q: str):
 
 
 def test_a_pathway_phrase_is_answered_by_the_genes_its_sentences_name(engine):
-    r = _ask(engine, "Which genes in the Notch signaling pathway are associated with Alzheimer's disease?")
+    q = "Which genes in the Notch signaling pathway are associated with Alzheimer's disease?"
+    r = _ask(engine, q)
     v = r.verdict
     assert v is not None and v["basis"] == "sentences" and v["phrase"] == "Notch signaling pathway"
     assert v["line"].startswith("from sentences, not extracted facts")

@@ -93,7 +93,7 @@ def build_phrase_kg(root: Path, kg: str = "phrase") -> SnapshotInfo:
     w.add("documents", [Document(p, y, t, a) for p, y, t, a, _ in DOCS])
     w.add("mentions", _mentions())
     edges = [
-        (APP, "associates", AD, [("900", 2019, "The protein is associated with the disease.", 0.8)]),
-        (TREM2, "associates", AD, [("901", 2019, "The receptor is associated with the disease.", 0.8)]),
+        (APP, "associates", AD, [("900", 2019, "The protein is tied to the disease.", 0.8)]),
+        (TREM2, "associates", AD, [("901", 2019, "The receptor is tied to the disease.", 0.8)]),
     ]
     return publish_year(w, 2019, edges, ents)
