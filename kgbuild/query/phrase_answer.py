@@ -225,10 +225,10 @@ def phrase_answer(wh: Any, index: SnapshotIndex, question: str, links: list[Any]
     """The answer of an open question whose subject is an unlinked phrase (module docstring),
     or None when its subject is a linked entity or it names no unlinked phrase."""
     q = [x for x in links if x.where == "question" and x.start >= 0]
-    phrase, longest = question_phrase(wh, index.snapshot_id, question,
+    phrase, unwritten = question_phrase(wh, index.snapshot_id, question,
                                       [(x.start, x.end) for x in q if x.node is not None],
                                       intent, as_of)  # fmt: skip
-    subject = phrase or (longest[0] if longest else None)
+    subject = phrase or unwritten
     if subject is None:
         return None
     outside = [x for x in q if x.node is not None

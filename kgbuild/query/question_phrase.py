@@ -28,6 +28,11 @@ from kgbuild.search.text import STOPWORDS
 
 #: Least documents writing a sub-run for it to be the phrase (else the longest written once).
 MIN_DOCS = 3
+#: Largest share of the documents a phrase may be written in (a larger one is a common word:
+#: on DALK "cell" 0.33, "involved" 0.2; "cell types" 0.01, "MAPK pathway" 0.003).
+MAX_SHARE = 0.05
+#: Documents a phrase may always be written in (a share of a small corpus says nothing).
+MIN_COMMON = 50
 #: Longest run read (words): a longer one is a clause, not a name.
 MAX_WORDS = 6
 #: Function words that end a phrase (the index's stopwords also hold content nouns a phrase
@@ -42,6 +47,7 @@ how if whether also very can could may might must shall should will would""".spl
 )
 #: A question word: letters/digits, joined by "/" or "-" ("PI3K/Akt", "Abeta-induced").
 _TOKEN = re.compile(r"[\w'’]+(?:[/-][\w'’]+)*")
+_WH_WORD = re.compile(r"\b(?:which|what|list|name|identify|find|give|show)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,11 +93,31 @@ def word_stems(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _described(question: str, intent: Intent) -> list[tuple[int, int]]:
+    """The spans that describe the answer: the intent's cues, and the words from the wh-word to
+    an answer or kind cue heading its phrase ("What CSF biomarkers", "Which FDA-approved
+    drugs") — unless a verb comes between ("What role does the PI3K/Akt pathway": the cue
+    is in the clause's subject, and only its own words are)."""
+    out = [(c.start, c.end) for c in intent.cues]
+    for c in intent.cues:
+        if c.kind not in ("answer", "kind"):
+            continue
+        wh = None
+        for m in _WH_WORD.finditer(question, 0, c.start):
+            wh = m
+        if wh is None:
+            continue
+        between = re.findall(r"[\w'’-]+", question[wh.end() : c.start].lower())
+        if not any(w in QUESTION_WORDS for w in between):
+            out.append((wh.start(), c.end))
+    return out
+
+
 def runs(question: str, linked: Sequence[tuple[int, int]], intent: Intent
          ) -> list[list[tuple[int, int, bool]]]:  # fmt: skip
-    """Runs of adjacent content words of ``question``: (start, end, unlinked) per word; a run
-    holds at least one unlinked word and is not generic words alone."""
-    cues = [(c.start, c.end) for c in intent.cues if c.kind in ("relation", "answer")]
+    """Runs of adjacent content words of ``question`` outside what describes the answer:
+    (start, end, unlinked) per word; a run names something (:func:`_names`)."""
+    cues = _described(question, intent)
     out: list[list[tuple[int, int, bool]]] = []
     cur: list[tuple[int, int, bool]] = []
     prev_end = -1
@@ -120,16 +146,23 @@ def _names(question: str, run: list[tuple[int, int, bool]]) -> bool:
     )
 
 
-def candidates(question: str, run: list[tuple[int, int, bool]]) -> list[Phrase]:
+def candidates(question: str, run: list[tuple[int, int, bool]],
+               linked: Sequence[tuple[int, int]] = ()) -> list[Phrase]:  # fmt: skip
     """The sub-runs of ``run`` that may be the phrase: holding an unlinked word, not generic
     words alone, longest first."""
     out = []
     for n in range(len(run), 0, -1):
         for i in range(len(run) - n + 1):
             part = run[i : i + n]
-            if not _names(question, part):
-                continue
             a, b = part[0][0], part[-1][1]
+            # a noun phrase ends in its head: one ending in a linked name is about that entity
+            # ("target GSK3B"); nor may a part cut a linked name in two
+            if (
+                not part[-1][2]
+                or not _names(question, part)
+                or any(x < b and a < y and not (a <= x and y <= b) for x, y in linked)
+            ):
+                continue
             stems = word_stems(question[a:b])
             if stems:
                 out.append(Phrase(question[a:b], a, b, stems))
@@ -137,29 +170,33 @@ def candidates(question: str, run: list[tuple[int, int, bool]]) -> list[Phrase]:
 
 
 def doc_counts(wh: Any, snapshot_id: str, phrases: list[Phrase],
-               as_of: int | None) -> list[int]:  # fmt: skip
-    """How many of the snapshot's documents write each phrase (one catalog query)."""
+               as_of: int | None) -> tuple[list[int], int]:  # fmt: skip
+    """How many of the snapshot's documents write each phrase, and how many there are (one
+    catalog query)."""
     if not phrases:
-        return []
+        return [], 0
     from kgbuild.store import catalog
 
     cols = ", ".join(f"count_if(regexp_matches(t, $p{i}))" for i in range(len(phrases)))
-    sql = (f"SELECT {cols} FROM (SELECT lower(coalesce(title, '') || ' ' || "
+    sql = (f"SELECT count(*), {cols} FROM (SELECT lower(coalesce(title, '') || ' ' || "
            "coalesce(abstract, '')) AS t FROM documents_at($sid) "
            "WHERE $asof IS NULL OR year <= $asof)")  # fmt: skip
     named: dict[str, Any] = {"sid": snapshot_id, "asof": as_of}
     named |= {f"p{i}": p.pattern(sql=True) for i, p in enumerate(phrases)}
     with catalog.connect(wh.catalog_path, read_only=True) as con:
         row = con.execute(sql, named).fetchone()
-    return [int(x or 0) for x in row] if row else [0] * len(phrases)
+    if not row:
+        return [0] * len(phrases), 0
+    return [int(x or 0) for x in row[1:]], int(row[0] or 0)
 
 
-def pick(phrases: list[Phrase], counts: list[int]) -> Phrase | None:
-    """The longest phrase written in :data:`MIN_DOCS` documents (more documents first among
-    equally long ones), else the longest written at all, else None."""
+def pick(phrases: list[Phrase], counts: list[int], most: float) -> Phrase | None:
+    """The longest phrase written in :data:`MIN_DOCS` to ``most`` documents (more documents
+    first among equally long ones), else the longest written at all up to ``most``, else
+    None."""
     for least in (MIN_DOCS, 1):
         pairs = enumerate(zip(phrases, counts, strict=True))
-        ok = [(len(p.stems), c, -i, p) for i, (p, c) in pairs if c >= least]
+        ok = [(len(p.stems), c, -i, p) for i, (p, c) in pairs if least <= c <= most]
         if ok:
             return max(ok, key=lambda x: x[:3])[3]
     return None
@@ -167,17 +204,20 @@ def pick(phrases: list[Phrase], counts: list[int]) -> Phrase | None:
 
 def question_phrase(wh: Any, snapshot_id: str, question: str,
                     linked: Sequence[tuple[int, int]], intent: Intent,
-                    as_of: int | None = None) -> tuple[Phrase | None, list[Phrase]]:  # fmt: skip
-    """(the first run's phrase as the corpus writes it or None, every run's longest form):
-    the first run is the question's subject when no linked name outside it comes before it."""
+                    as_of: int | None = None) -> tuple[Phrase | None, Phrase | None]:  # fmt: skip
+    """(the phrase of the question's first run as the corpus writes it, or None; the run's
+    longest form when no document writes any form of it, or None). A phrase written in more
+    than :data:`MAX_SHARE` of the documents is a common word of the field ("involved",
+    "brain", "cell"), not a name of something: neither is returned."""
     found = runs(question, linked, intent)
-    if not found:
-        return None, []
-    first = found[0]
-    longest = [c[0] for r in found if (c := candidates(question, r))]
-    cands = candidates(question, first)
-    counts = doc_counts(wh, snapshot_id, cands, as_of)
+    cands = candidates(question, found[0], linked) if found else []
+    if not cands:
+        return None, None
+    counts, n_docs = doc_counts(wh, snapshot_id, cands, as_of)
+    if not any(counts):
+        return None, cands[0]
+    most = max(MAX_SHARE * n_docs, MIN_COMMON)
     # a subject phrase opens its run ("MAPK pathway involved"): prefixes first
-    heads = [(p, c) for p, c in zip(cands, counts, strict=True) if p.start == first[0][0]]
-    got = pick([p for p, _ in heads], [c for _, c in heads])
-    return got or pick(cands, counts), longest
+    heads = [(p, c) for p, c in zip(cands, counts, strict=True) if p.start == found[0][0][0]]
+    got = pick([p for p, _ in heads], [c for _, c in heads], most)
+    return got or pick(cands, counts, most), None

@@ -69,7 +69,7 @@ def test_a_phrase_no_sentence_names_says_so(engine):
     r = _ask(engine, "What role does the Hedgehog pathway play in Alzheimer's disease?")
     v = r.verdict
     assert v is not None and v["answer"] == "not found" and v["sentences"] == []
-    assert "no sentence of the corpus names 'Hedgehog pathway" in v["line"]
+    assert "no sentence of the corpus names 'Hedgehog'" in v["line"]
 
 
 def test_a_linked_subject_keeps_the_fact_answers(engine):
@@ -100,11 +100,38 @@ def test_hostile_questions_are_read_safely(engine, q):
     assert _ask(engine, "Which cell types express TREM2?").verdict["sentences"]  # still intact
 
 
-def test_the_phrase_runs_start_after_question_words_and_skip_generic_ones():
-    q = "What role does the PI3K/Akt pathway play in AD?"
-    it = read_intent(q, [(q.index("AD"), q.index("AD") + 2)])
-    got = [[q[a:b] for a, b, _ in r] for r in runs(q, [(q.index("AD"), q.index("AD") + 2)], it)]
-    assert got == [["PI3K/Akt", "pathway", "play"]]  # "role" alone names nothing
-    forms = [c.text for c in candidates(q, runs(q, [], it)[0])]
-    assert forms[0] == "PI3K/Akt pathway play" and "PI3K/Akt pathway" in forms
-    assert [p.text for p in shorter(candidates(q, runs(q, [], it)[0])[1])] in ([], ["PI3K/Akt"])
+def _runs(q: str, linked: list[str]) -> list[list[str]]:
+    spans = [(q.index(x), q.index(x) + len(x)) for x in linked]
+    it = read_intent(q, spans)
+    return [[q[a:b] for a, b, _ in r] for r in runs(q, spans, it)]
+
+
+def test_the_phrase_runs_leave_out_question_words_cues_and_generic_words():
+    # "role" alone names nothing; the kind's noun ("pathway") is read, not a phrase word
+    assert _runs("What role does the PI3K/Akt pathway play in AD?", ["AD"]) == [
+        ["PI3K/Akt"],
+        ["play"],
+    ]
+    # the words describing the answer ("CSF biomarkers", "drugs target") are no phrase
+    assert _runs("What CSF biomarkers are used for AD?", ["AD"]) == []
+    assert _runs("Which drugs target GSK3B?", ["GSK3B"]) == []
+    # a linked name inside a run modifies its head ("Notch" of "Notch signaling pathway")
+    q = "Which genes in the Notch signaling pathway are associated with AD?"
+    assert _runs(q, ["Notch", "AD"]) == [["Notch", "signaling", "pathway"]]
+
+
+def test_a_phrase_ends_in_an_unlinked_head_and_never_cuts_a_linked_name():
+    q = "Which markers indicate mild cognitive impairment?"
+    span = [(q.index("mild"), len(q) - 1)]
+    it = read_intent(q, span)
+    forms = [c.text for r in runs(q, span, it) for c in candidates(q, r, span)]
+    assert "indicate mild cognitive impairment" not in forms and "indicate mild" not in forms
+    q = "Which genes in the Notch signaling pathway are associated with AD?"
+    span = [(q.index("Notch"), q.index("Notch") + 5)]
+    it = read_intent(q, span)
+    forms = [c.text for c in candidates(q, runs(q, span, it)[0], span)]
+    assert forms[0] == "Notch signaling pathway" and "Notch" not in forms
+    assert [p.text for p in shorter(candidates(q, runs(q, span, it)[0], span)[0])] == [
+        "Notch signaling",
+        "Notch",
+    ]
