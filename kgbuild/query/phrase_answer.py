@@ -131,6 +131,20 @@ def abstracts(rows: list[tuple[Any, ...]]) -> list[Hit]:
             for r in rows]  # fmt: skip
 
 
+def _shown(h: Hit, want: set[str]) -> str:
+    """The sentence with the phrase and the nearest mention of each asked entity marked; when
+    a long sentence's cut would hide the phrase, with the nearest one only."""
+    near: dict[str, tuple[int, int]] = {}
+    for c, a, b in sorted(h.mentions, key=lambda m: _gap((m[1], m[2]), h.at)):
+        if c in want:
+            near.setdefault(c, (a, b))
+    marks = [h.at, *near.values()]
+    text = excerpt(h.sentence, _disjoint(marks))
+    if len(marks) > 2 and h.sentence[h.at[0] : h.at[1]] not in text:
+        text = excerpt(h.sentence, _disjoint(marks[:2]))
+    return text
+
+
 def _gap(a: tuple[int, int], b: tuple[int, int]) -> int:
     return max(0, max(a[0], b[0]) - min(a[1], b[1]))
 
@@ -263,9 +277,8 @@ def phrase_answer(wh: Any, index: SnapshotIndex, question: str, links: list[Any]
             continue
         pmids.append(h.pmid)
         if len(shown) < MAX_SHOWN:
-            marks = [h.at] + [(a, b) for c, a, b in h.mentions if c in want]
             shown.append({"pmid": h.pmid, "year": h.year, "reading": "",
-                          "sentence": excerpt(h.sentence, _disjoint(marks))})  # fmt: skip
+                          "sentence": _shown(h, want)})  # fmt: skip
     allowed, note = asked_kind(index, question, intent, answer_type, subject)
     answers: list[dict[str, Any]] = []
     if allowed is not None:

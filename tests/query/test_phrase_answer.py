@@ -65,6 +65,13 @@ def test_a_kind_the_kg_has_no_entities_for_lists_sentences_and_says_so(engine):
     assert "«TREM2»" in v["sentences"][0]["sentence"]
 
 
+def test_a_question_naming_only_a_phrase_is_answered_from_its_sentences(engine):
+    r = _ask(engine, "Which cell types are studied?")
+    assert not any(x.node is not None for x in r.links)
+    assert r.found and r.message is None  # not "no entity of this snapshot found"
+    assert r.verdict["sentences"][0]["pmid"] == "604"
+
+
 def test_a_phrase_no_sentence_names_says_so(engine):
     r = _ask(engine, "What role does the Hedgehog pathway play in Alzheimer's disease?")
     v = r.verdict
