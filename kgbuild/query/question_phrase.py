@@ -163,6 +163,12 @@ def candidates(question: str, run: list[tuple[int, int, bool]],
                 or any(x < b and a < y and not (a <= x and y <= b) for x, y in linked)
             ):
                 continue
+            # a linked name inside is a modifier of a generic head only ("Notch signaling
+            # pathway"); "tenofovir disoproxil fumarate" is tenofovir, which the facts answer
+            if not all(u for _, _, u in part) and any(
+                u and question[x:y].lower().rstrip("s") not in _GENERIC_STEMS for x, y, u in part
+            ):
+                continue
             stems = word_stems(question[a:b])
             if stems:
                 out.append(Phrase(question[a:b], a, b, stems))

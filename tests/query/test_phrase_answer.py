@@ -142,3 +142,10 @@ def test_a_phrase_ends_in_an_unlinked_head_and_never_cuts_a_linked_name():
         "Notch signaling",
         "Notch",
     ]
+    # a linked name inside modifies a generic head only: "tenofovir disoproxil fumarate" is
+    # tenofovir, whose facts answer (what is left comes after it: not the subject)
+    q = "What are the side effects of tenofovir disoproxil fumarate?"
+    span = [(q.index("tenofovir"), q.index("tenofovir") + 9)]
+    it = read_intent(q, span)
+    forms = [c.text for r in runs(q, span, it) for c in candidates(q, r, span)]
+    assert forms == ["disoproxil fumarate", "disoproxil", "fumarate"]
