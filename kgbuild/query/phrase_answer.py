@@ -254,7 +254,6 @@ def phrase_answer(wh: Any, index: SnapshotIndex, question: str, links: list[Any]
     names = list(dict.fromkeys(str(index.nodes["display"][x.node]) for x in outside))
     base = {"pair": None, "basis": "sentences", "phrase": subject.text, "names": names,
             "facts": [], "edges": [], "statuses": None}  # fmt: skip
-    with_ = f" with {' and '.join(names)}" if names else ""
     forms = [phrase, *shorter(phrase)] if phrase else []
     rows = fetch(wh, index.snapshot_id, forms[-1], ids, as_of) if forms else []
     hits = sentences(rows, forms)
@@ -299,10 +298,14 @@ def phrase_answer(wh: Any, index: SnapshotIndex, question: str, links: list[Any]
     if len(forms) > 1:
         line += f" or {' or '.join(repr(f.text) for f in forms[1:])}"
     if want:
-        line += f" ({named_all}{with_})"
-    if answers:
-        top = answers[0]["name"]
-        line += f"; the answers below are the entities those sentences name (top: {top})"
+        line += f" ({named_all} of them also naming {' and '.join(names)})"
+    said = [a for a in answers if a["basis"] == "sentence"]
+    if said:
+        line += (
+            f"; the answers below are the entities those sentences name (top: {said[0]['name']})"
+        )
+    elif answers:
+        line += "; none of the kind asked is named in them, the answers below in their abstracts"
     elif note:
         line += "; no entities of the kind asked in this KG"
     out = {**base, "answer": "from sentences", "line": line, "sentences": shown,
