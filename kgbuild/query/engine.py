@@ -493,7 +493,8 @@ class QueryEngine:
         if not intent.yes_no and not choices:  # an unlinked phrase as subject: its sentences
             said = phrase_answer(self.wh, idx, question, links, intent, answer_type, f.as_of_year)
             if said is not None:
-                verdict, kind_note = said.verdict, said.note
+                verdict = said.verdict
+                kind_note = said.note or (kind_note if said.keep_facts else None)
                 answers = said.answers or (answers if said.keep_facts else [])
         # the facts behind the answers (or the pair) join the candidates, ranked by answer
         featured: dict[int, float] = {}

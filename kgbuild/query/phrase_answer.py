@@ -259,8 +259,9 @@ def phrase_answer(wh: Any, index: SnapshotIndex, question: str, links: list[Any]
     hits = sentences(rows, forms)
     if not hits:
         line = f"no sentence of the corpus names '{subject.text}'"
+        # written nowhere, the phrase cannot answer: the facts' answers (if any) stand
         return PhraseAnswer({**base, "answer": "not found", "line": line, "sentences": [],
-                             "pmids": []})  # fmt: skip
+                             "pmids": []}, keep_facts=True)  # fmt: skip
     pred = predicate_for(intent.asked)
     want = set(ids)
 

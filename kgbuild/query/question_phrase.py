@@ -45,6 +45,9 @@ these those their there here than then so such any all each both either neither
 some about over under after before while when where which what who whom whose why
 how if whether also very can could may might must shall should will would""".split()  # noqa: SIM905
 )
+#: The verb "be": a word right after it, when the wh-phrase before it names the answer, is
+#: said of the answer ("Which chemicals are bad for AD?"), not a name.
+_COPULA = frozenset({"is", "are", "was", "were", "be", "been", "being"})
 #: A question word: letters/digits, joined by "/" or "-" ("PI3K/Akt", "Abeta-induced").
 _TOKEN = re.compile(r"[\w'’]+(?:[/-][\w'’]+)*")
 _WH_WORD = re.compile(r"\b(?:which|what|list|name|identify|find|give|show)\b", re.IGNORECASE)
@@ -118,22 +121,27 @@ def runs(question: str, linked: Sequence[tuple[int, int]], intent: Intent
     """Runs of adjacent content words of ``question`` outside what describes the answer:
     (start, end, unlinked) per word; a run names something (:func:`_names`)."""
     cues = _described(question, intent)
+    asked = [c.end for c in intent.cues if c.kind in ("answer", "kind")]
     out: list[list[tuple[int, int, bool]]] = []
     cur: list[tuple[int, int, bool]] = []
-    prev_end = -1
+    prev: tuple[int, int, str] | None = None
+    predicate = False
     for m in _TOKEN.finditer(question):
         a, b, w = m.start(), m.end(), m.group(0).lower()
         stop = (w in QUESTION_WORDS or w in _FUNCTION
                 or any(x < b and a < y for x, y in cues))  # fmt: skip
-        gap = question[prev_end:a] if prev_end >= 0 else " "
+        gap = question[prev[1] : a] if prev else " "
         if stop or (cur and gap.strip()):
-            out.append(cur)
+            out.append([] if predicate else cur)
             cur = []
         if not stop:
+            if not cur:  # "Which chemicals are bad for AD": after the answer's verb, a predicate
+                predicate = bool(prev and prev[2] in _COPULA and any(e <= prev[0] for e in asked)
+                                 and not any(x <= prev[0] < y for x, y in cues))  # fmt: skip
             inside = any(x <= a and b <= y for x, y in linked)
             cur.append((a, b, not inside))
-        prev_end = b
-    out.append(cur)
+        prev = (a, b, w)
+    out.append([] if predicate else cur)
     return [r[:MAX_WORDS] for r in out if r and _names(question, r)]
 
 

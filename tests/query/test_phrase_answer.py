@@ -87,6 +87,13 @@ def test_a_linked_subject_keeps_the_fact_answers(engine):
     assert all(a["basis"] == "fact" for a in r.answers[:2])
 
 
+def test_a_word_said_of_the_answer_is_no_phrase(engine):
+    # "bad" follows the answer's verb: it says what the genes are, it names nothing
+    r = _ask(engine, "Which genes are bad for Alzheimer's disease?")
+    assert r.verdict is None
+    assert [a["name"] for a in r.answers][:2] == ["APP", "TREM2"]
+
+
 def test_yes_no_questions_are_left_to_the_verdicts(engine):
     r = _ask(engine, "Is the Notch signaling pathway associated with Alzheimer's disease?")
     assert r.verdict is None or r.verdict.get("phrase") is None
