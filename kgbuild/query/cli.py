@@ -242,6 +242,8 @@ def _basis(answer: dict[str, Any]) -> str:
             ev.get("status") for f in answer.get("facts") or [] for ev in f.get("evidence") or []
         }
         return "fact, " + ("/".join(sorted(s for s in said if s)) or "not asserted")
+    if basis == "sentence":
+        return "sentences only"
     return "same abstract only" if basis == "same_abstract" else "asserted fact"
 
 

@@ -35,6 +35,7 @@ from kgbuild.query.limits import (
     DEFAULT_TOKEN_BUDGET,
 )
 from kgbuild.query.link import EMBED_MODES, Link, Linker, unique_nodes
+from kgbuild.query.phrase_answer import phrase_answer
 from kgbuild.query.rank import rank_paths, rank_triples
 from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, validate
 from kgbuild.query.verdict import pair_verdict
@@ -492,6 +493,12 @@ class QueryEngine:
         if intent.yes_no and not choices:  # facts that do not decide: the corpus's sentences
             verdict = sentence_verdict(self.wh, idx, lexical, question, verdict, pair, qn,
                                        intent, f.as_of_year, links)  # fmt: skip
+        if not intent.yes_no and not choices:  # an unlinked phrase as subject: its sentences
+            said = phrase_answer(self.wh, idx, question, links, intent, answer_type, f.as_of_year)
+            if said is not None:
+                verdict = said.verdict
+                kind_note = said.note or (kind_note if said.keep_facts else None)
+                answers = said.answers or (answers if said.keep_facts else [])
         # the facts behind the answers (or the pair) join the candidates, ranked by answer
         featured: dict[int, float] = {}
         for pos, a in enumerate(answers[:k]):

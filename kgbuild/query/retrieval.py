@@ -65,8 +65,11 @@ class Retrieval:
         that names no node, evidence sentences. A question's own BM25 sentences do
         not count: nearly any words find some, and a question that names nothing in the
         snapshot is told so (exit 2), not shown unrelated sentences."""
-        return any(x.node is not None for x in self.links) or any(
-            s.get("for", "").startswith("choice") for s in self.sentences
+        return (
+            any(x.node is not None for x in self.links)
+            or any(s.get("for", "").startswith("choice") for s in self.sentences)
+            # an unlinked phrase's own sentences (kgbuild/query/phrase_answer.py)
+            or bool(self.verdict and self.verdict.get("phrase") and self.verdict["sentences"])
         )
 
     @property

@@ -1,0 +1,237 @@
+"""The phrase an open question names that the KG has no entity for ("the MAPK pathway",
+"PET tracers", "cell types"), found in the question and sized by the corpus.
+
+PubTator annotates genes, chemicals, diseases, variants, species and cell lines (Wei et al.
+2019, PubTator central), not pathways, cell types, procedures or tracer classes; so "What role
+does the PI3K/Akt pathway play in AD?" leaves "PI3K", "pathway" and "play" unlinked and links
+only "Akt". The phrase is a run of adjacent question words that are neither question words,
+stopwords nor relation/answer cues (:mod:`kgbuild.query.intent`), holding a word the
+dictionary left unlinked; a linked name inside the run is a modifier of it ("Notch" in "Notch
+signaling pathway"). Without a part-of-speech tagger the run may end in a verb ("pathway
+play"), so its extent is read from the corpus: of its sub-runs, the longest the snapshot's
+abstracts write (words adjacent, in order) in at least :data:`MIN_DOCS` documents — one catalog
+query counting every sub-run at once. A run of generic words alone ("role",
+:data:`kgbuild.query.generic.GENERIC_WORDS`) names nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kgbuild.query.generic import GENERIC_WORDS
+from kgbuild.query.intent import QUESTION_WORDS, Intent
+from kgbuild.search.sentences import terms
+from kgbuild.search.text import STOPWORDS
+
+#: Least documents writing a sub-run for it to be the phrase (else the longest written once).
+MIN_DOCS = 3
+#: Largest share of the documents a phrase may be written in (a larger one is a common word:
+#: on DALK "cell" 0.33, "involved" 0.2; "cell types" 0.01, "MAPK pathway" 0.003).
+MAX_SHARE = 0.05
+#: Documents a phrase may always be written in (a share of a small corpus says nothing).
+MIN_COMMON = 50
+#: Longest run read (words): a longer one is a clause, not a name.
+MAX_WORDS = 6
+#: Function words that end a phrase (the index's stopwords also hold content nouns a phrase
+#: may need: "cell types", "AD patients").
+_FUNCTION = frozenset(
+    """a an the of in on at to by for with from into through during
+among between within against via and or but nor not no as is are was
+were be been being am do does did has have had it its this that
+these those their there here than then so such any all each both either neither
+some about over under after before while when where which what who whom whose why
+how if whether also very can could may might must shall should will would""".split()  # noqa: SIM905
+)
+#: The verb "be": a word right after it, when the wh-phrase before it names the answer, is
+#: said of the answer ("Which chemicals are bad for AD?"), not a name.
+_COPULA = frozenset({"is", "are", "was", "were", "be", "been", "being"})
+#: A question word: letters/digits, joined by "/" or "-" ("PI3K/Akt", "Abeta-induced").
+_TOKEN = re.compile(r"[\w'’]+(?:[/-][\w'’]+)*")
+_WH_WORD = re.compile(r"\b(?:which|what|list|name|identify|find|give|show)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """A phrase of the question: its text, span and word stems (in order)."""
+
+    text: str
+    start: int
+    end: int
+    stems: tuple[str, ...]
+
+    def pattern(self, sql: bool = False) -> str:
+        """A regex finding the phrase's words adjacent and in order in lower-cased text
+        (``sql``: RE2 syntax, without look-behind, for DuckDB)."""
+        body = r"\w*[^a-z0-9]{1,3}".join(re.escape(s) for s in self.stems) + r"\w*"
+        return rf"(^|[^a-z0-9]){body}" if sql else rf"(?<![a-z0-9]){body}"
+
+
+def shorter(phrase: Phrase) -> list[Phrase]:
+    """The phrase without its trailing generic words, one at a time ("Notch signaling
+    pathway" → "Notch signaling" → "Notch"): a generic head adds little to what the
+    abstracts name, and they often drop it."""
+    out: list[Phrase] = []
+    words = list(re.finditer(r"[A-Za-z0-9]+", phrase.text))
+    while len(words) > 1 and words[-1].group(0).lower().rstrip("s") in _GENERIC_STEMS:
+        words.pop()
+        text = phrase.text[: words[-1].end()]
+        out.append(Phrase(text, phrase.start, phrase.start + len(text), word_stems(text)))
+    return out
+
+
+_GENERIC_STEMS = frozenset(w.rstrip("s") for w in GENERIC_WORDS)
+
+
+def word_stems(text: str) -> tuple[str, ...]:
+    """The stems of a phrase's words; a word the sentence index drops as a stopword ("types")
+    is kept, lower-cased and without a plural "s" — in a phrase it carries meaning."""
+    out: list[str] = []
+    for tok in re.findall(r"[A-Za-z0-9]+", text):
+        got = terms(tok)
+        low = tok.lower()
+        out += got or [low[:-1] if len(low) > 3 and low.endswith("s") else low]
+    return tuple(out)
+
+
+def _described(question: str, intent: Intent) -> list[tuple[int, int]]:
+    """The spans that describe the answer: the intent's cues, and the words from the wh-word to
+    an answer or kind cue heading its phrase ("What CSF biomarkers", "Which FDA-approved
+    drugs") — unless a verb comes between ("What role does the PI3K/Akt pathway": the cue
+    is in the clause's subject, and only its own words are)."""
+    out = [(c.start, c.end) for c in intent.cues]
+    for c in intent.cues:
+        if c.kind not in ("answer", "kind"):
+            continue
+        wh = None
+        for m in _WH_WORD.finditer(question, 0, c.start):
+            wh = m
+        if wh is None:
+            continue
+        between = re.findall(r"[\w'’-]+", question[wh.end() : c.start].lower())
+        if not any(w in QUESTION_WORDS for w in between):
+            out.append((wh.start(), c.end))
+    return out
+
+
+def runs(question: str, linked: Sequence[tuple[int, int]], intent: Intent
+         ) -> list[list[tuple[int, int, bool]]]:  # fmt: skip
+    """Runs of adjacent content words of ``question`` outside what describes the answer:
+    (start, end, unlinked) per word; a run names something (:func:`_names`)."""
+    cues = _described(question, intent)
+    asked = [c.end for c in intent.cues if c.kind in ("answer", "kind")]
+    out: list[list[tuple[int, int, bool]]] = []
+    cur: list[tuple[int, int, bool]] = []
+    prev: tuple[int, int, str] | None = None
+    predicate = False
+    for m in _TOKEN.finditer(question):
+        a, b, w = m.start(), m.end(), m.group(0).lower()
+        stop = (w in QUESTION_WORDS or w in _FUNCTION
+                or any(x < b and a < y for x, y in cues))  # fmt: skip
+        gap = question[prev[1] : a] if prev else " "
+        if stop or (cur and gap.strip()):
+            out.append([] if predicate else cur)
+            cur = []
+        if not stop:
+            if not cur:  # "Which chemicals are bad for AD": after the answer's verb, a predicate
+                predicate = bool(prev and prev[2] in _COPULA and any(e <= prev[0] for e in asked)
+                                 and not any(x <= prev[0] < y for x, y in cues))  # fmt: skip
+            inside = any(x <= a and b <= y for x, y in linked)
+            cur.append((a, b, not inside))
+        prev = (a, b, w)
+    out.append([] if predicate else cur)
+    return [r[:MAX_WORDS] for r in out if r and _names(question, r)]
+
+
+def _names(question: str, run: list[tuple[int, int, bool]]) -> bool:
+    """Does a run name something: an unlinked word that is no stopword ("AD patients" names
+    AD only), and a word that is neither generic nor a stopword ("role" names nothing)?"""
+    words = [(question[a:b].lower(), u) for a, b, u in run]
+    return any(u and w not in STOPWORDS for w, u in words) and any(
+        w not in GENERIC_WORDS and w not in STOPWORDS for w, _ in words
+    )
+
+
+def candidates(question: str, run: list[tuple[int, int, bool]],
+               linked: Sequence[tuple[int, int]] = ()) -> list[Phrase]:  # fmt: skip
+    """The sub-runs of ``run`` that may be the phrase: holding an unlinked word, not generic
+    words alone, longest first."""
+    out = []
+    for n in range(len(run), 0, -1):
+        for i in range(len(run) - n + 1):
+            part = run[i : i + n]
+            a, b = part[0][0], part[-1][1]
+            # a noun phrase ends in its head: one ending in a linked name is about that entity
+            # ("target GSK3B"); nor may a part cut a linked name in two
+            if (
+                not part[-1][2]
+                or not _names(question, part)
+                or any(x < b and a < y and not (a <= x and y <= b) for x, y in linked)
+            ):
+                continue
+            # a linked name inside is a modifier of a generic head only ("Notch signaling
+            # pathway"); "tenofovir disoproxil fumarate" is tenofovir, which the facts answer
+            if not all(u for _, _, u in part) and any(
+                u and question[x:y].lower().rstrip("s") not in _GENERIC_STEMS for x, y, u in part
+            ):
+                continue
+            stems = word_stems(question[a:b])
+            if stems:
+                out.append(Phrase(question[a:b], a, b, stems))
+    return out
+
+
+def doc_counts(wh: Any, snapshot_id: str, phrases: list[Phrase],
+               as_of: int | None) -> tuple[list[int], int]:  # fmt: skip
+    """How many of the snapshot's documents write each phrase, and how many there are (one
+    catalog query)."""
+    if not phrases:
+        return [], 0
+    from kgbuild.store import catalog
+
+    cols = ", ".join(f"count_if(regexp_matches(t, $p{i}))" for i in range(len(phrases)))
+    sql = (f"SELECT count(*), {cols} FROM (SELECT lower(coalesce(title, '') || ' ' || "
+           "coalesce(abstract, '')) AS t FROM documents_at($sid) "
+           "WHERE $asof IS NULL OR year <= $asof)")  # fmt: skip
+    named: dict[str, Any] = {"sid": snapshot_id, "asof": as_of}
+    named |= {f"p{i}": p.pattern(sql=True) for i, p in enumerate(phrases)}
+    with catalog.connect(wh.catalog_path, read_only=True) as con:
+        row = con.execute(sql, named).fetchone()
+    if not row:
+        return [0] * len(phrases), 0
+    return [int(x or 0) for x in row[1:]], int(row[0] or 0)
+
+
+def pick(phrases: list[Phrase], counts: list[int], most: float) -> Phrase | None:
+    """The longest phrase written in :data:`MIN_DOCS` to ``most`` documents (more documents
+    first among equally long ones), else the longest written at all up to ``most``, else
+    None."""
+    for least in (MIN_DOCS, 1):
+        pairs = enumerate(zip(phrases, counts, strict=True))
+        ok = [(len(p.stems), c, -i, p) for i, (p, c) in pairs if least <= c <= most]
+        if ok:
+            return max(ok, key=lambda x: x[:3])[3]
+    return None
+
+
+def question_phrase(wh: Any, snapshot_id: str, question: str,
+                    linked: Sequence[tuple[int, int]], intent: Intent,
+                    as_of: int | None = None) -> tuple[Phrase | None, Phrase | None]:  # fmt: skip
+    """(the phrase of the question's first run as the corpus writes it, or None; the run's
+    longest form when no document writes any form of it, or None). A phrase written in more
+    than :data:`MAX_SHARE` of the documents is a common word of the field ("involved",
+    "brain", "cell"), not a name of something: neither is returned."""
+    found = runs(question, linked, intent)
+    cands = candidates(question, found[0], linked) if found else []
+    if not cands:
+        return None, None
+    counts, n_docs = doc_counts(wh, snapshot_id, cands, as_of)
+    if not any(counts):
+        return None, cands[0]
+    most = max(MAX_SHARE * n_docs, MIN_COMMON)
+    # a subject phrase opens its run ("MAPK pathway involved"): prefixes first
+    heads = [(p, c) for p, c in zip(cands, counts, strict=True) if p.start == found[0][0][0]]
+    got = pick([p for p, _ in heads], [c for _, c in heads], most)
+    return got or pick(cands, counts, most), None

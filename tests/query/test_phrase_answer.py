@@ -1,0 +1,158 @@
+"""Open questions whose subject is an unlinked phrase, answered from the sentences writing it
+(kgbuild/query/phrase_answer.py, kgbuild/query/question_phrase.py), on a real KG
+(tests/support/phrase_kg.py)."""
+
+import pytest
+
+from kgbuild.query.engine import QueryEngine
+from kgbuild.query.intent import read_intent
+from kgbuild.query.question_phrase import candidates, runs, shorter
+from tests.support.phrase_kg import build_phrase_kg
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    root = tmp_path_factory.mktemp("phrase") / "wh"
+    build_phrase_kg(root)
+    return QueryEngine(root, embeddings=False)
+
+
+def _ask(engine, q: str):
+    return engine.retrieve(q, embed="off")
+
+
+def test_a_pathway_phrase_is_answered_by_the_genes_its_sentences_name(engine):
+    q = "Which genes in the Notch signaling pathway are associated with Alzheimer's disease?"
+    r = _ask(engine, q)
+    v = r.verdict
+    assert v is not None and v["basis"] == "sentences" and v["phrase"] == "Notch signaling pathway"
+    assert v["line"].startswith("from sentences, not extracted facts")
+    # PSEN1 in three abstracts' pathway sentences, HES1 and JAG1 in one; APP (the KG's fact) is
+    # named only in another sentence, EVILGENE only in a run-on "sentence" no one can read:
+    # they follow, as named in the same abstracts only
+    said = [a["name"] for a in r.answers if a["basis"] == "sentence"]
+    assert said[0] == "PSEN1" and set(said) == {"PSEN1", "HES1", "JAG1"}, said
+    assert all(a["pmid"] and a["sentence"] for a in r.answers[:3])
+    rest = r.answers[3:]
+    assert {a["name"] for a in rest} == {"APP", "EVILGENE"}
+    assert all(a["basis"] == "same_abstract" and not a["sentence"] for a in rest)
+    assert r.answers[0]["support"] == 3
+    # the sentence naming the question's other entity (AD) first, the phrase marked
+    assert v["sentences"][0]["pmid"] == "601"
+    assert "«Notch signaling pathway»" in v["sentences"][0]["sentence"]
+    assert "«Alzheimer's disease»" in v["sentences"][0]["sentence"]
+    # the JSON says where the answer comes from
+    d = r.to_dict()
+    assert d["verdict"]["basis"] == "sentences" and d["answers"][0]["basis"] == "sentence"
+
+
+def test_a_shorter_form_of_the_phrase_is_read_after_the_whole(engine):
+    q = "Which genes in the Notch signaling pathway are associated with Alzheimer's disease?"
+    v = _ask(engine, q).verdict
+    # "JAG1 activates Notch signaling" writes the phrase without its generic head
+    assert "'Notch signaling'" in v["line"]
+    assert "603" in v["pmids"]
+
+
+def test_a_kind_the_kg_has_no_entities_for_lists_sentences_and_says_so(engine):
+    r = _ask(engine, "Which cell types express TREM2?")
+    v = r.verdict
+    assert v is not None and v["basis"] == "sentences" and v["phrase"] == "cell types"
+    assert r.answers == []  # no unrelated genes stand in for cell types
+    assert "no entities of the kind 'cell types'" in r.intent["answer_note"]
+    assert v["sentences"][0]["pmid"] == "604"
+    assert "«cell types»" in v["sentences"][0]["sentence"]
+    assert "«TREM2»" in v["sentences"][0]["sentence"]
+
+
+def test_a_question_naming_only_a_phrase_is_answered_from_its_sentences(engine):
+    r = _ask(engine, "Which cell types are studied?")
+    assert not any(x.node is not None for x in r.links)
+    assert r.found and r.message is None  # not "no entity of this snapshot found"
+    assert r.verdict["sentences"][0]["pmid"] == "604"
+
+
+def test_a_phrase_no_sentence_names_says_so(engine):
+    r = _ask(engine, "What role does the Hedgehog pathway play in Alzheimer's disease?")
+    v = r.verdict
+    assert v is not None and v["answer"] == "not found" and v["sentences"] == []
+    assert "no sentence of the corpus names 'Hedgehog'" in v["line"]
+
+
+def test_a_linked_subject_keeps_the_fact_answers(engine):
+    # the disease comes first: its facts answer; the phrase only qualifies them
+    r = _ask(engine, "Which genes are associated with Alzheimer's disease in the Notch pathway?")
+    assert r.verdict is None
+    assert [a["name"] for a in r.answers][:2] == ["APP", "TREM2"]
+    assert all(a["basis"] == "fact" for a in r.answers[:2])
+
+
+def test_a_word_said_of_the_answer_is_no_phrase(engine):
+    # "bad" follows the answer's verb: it says what the genes are, it names nothing
+    r = _ask(engine, "Which genes are bad for Alzheimer's disease?")
+    assert r.verdict is None
+    assert [a["name"] for a in r.answers][:2] == ["APP", "TREM2"]
+
+
+def test_yes_no_questions_are_left_to_the_verdicts(engine):
+    r = _ask(engine, "Is the Notch signaling pathway associated with Alzheimer's disease?")
+    assert r.verdict is None or r.verdict.get("phrase") is None
+
+
+@pytest.mark.parametrize(
+    "q",
+    [
+        "Which genes in the Notch (signaling) pathway* are associated with AD?",
+        "What role does the Notch'; DROP TABLE documents;-- pathway play?",
+        "Which genes in the <b>Notch</b> $sid \\1 pathway are associated with AD?",
+        "Which " + "Notch " * 200 + "pathway genes?",
+    ],
+)
+def test_hostile_questions_are_read_safely(engine, q):
+    r = _ask(engine, q)
+    assert r.verdict is None or r.verdict["basis"] == "sentences"
+    assert _ask(engine, "Which cell types express TREM2?").verdict["sentences"]  # still intact
+
+
+def _runs(q: str, linked: list[str]) -> list[list[str]]:
+    spans = [(q.index(x), q.index(x) + len(x)) for x in linked]
+    it = read_intent(q, spans)
+    return [[q[a:b] for a, b, _ in r] for r in runs(q, spans, it)]
+
+
+def test_the_phrase_runs_leave_out_question_words_cues_and_generic_words():
+    # "role" alone names nothing; the kind's noun ("pathway") is read, not a phrase word
+    assert _runs("What role does the PI3K/Akt pathway play in AD?", ["AD"]) == [
+        ["PI3K/Akt"],
+        ["play"],
+    ]
+    # the words describing the answer ("CSF biomarkers", "drugs target") are no phrase
+    assert _runs("What CSF biomarkers are used for AD?", ["AD"]) == []
+    assert _runs("Which drugs target GSK3B?", ["GSK3B"]) == []
+    # a linked name inside a run modifies its head ("Notch" of "Notch signaling pathway")
+    q = "Which genes in the Notch signaling pathway are associated with AD?"
+    assert _runs(q, ["Notch", "AD"]) == [["Notch", "signaling", "pathway"]]
+
+
+def test_a_phrase_ends_in_an_unlinked_head_and_never_cuts_a_linked_name():
+    q = "Which markers indicate mild cognitive impairment?"
+    span = [(q.index("mild"), len(q) - 1)]
+    it = read_intent(q, span)
+    forms = [c.text for r in runs(q, span, it) for c in candidates(q, r, span)]
+    assert "indicate mild cognitive impairment" not in forms and "indicate mild" not in forms
+    q = "Which genes in the Notch signaling pathway are associated with AD?"
+    span = [(q.index("Notch"), q.index("Notch") + 5)]
+    it = read_intent(q, span)
+    forms = [c.text for c in candidates(q, runs(q, span, it)[0], span)]
+    assert forms[0] == "Notch signaling pathway" and "Notch" not in forms
+    assert [p.text for p in shorter(candidates(q, runs(q, span, it)[0], span)[0])] == [
+        "Notch signaling",
+        "Notch",
+    ]
+    # a linked name inside modifies a generic head only: "tenofovir disoproxil fumarate" is
+    # tenofovir, whose facts answer (what is left comes after it: not the subject)
+    q = "What are the side effects of tenofovir disoproxil fumarate?"
+    span = [(q.index("tenofovir"), q.index("tenofovir") + 9)]
+    it = read_intent(q, span)
+    forms = [c.text for r in runs(q, span, it) for c in candidates(q, r, span)]
+    assert forms == ["disoproxil fumarate", "disoproxil", "fumarate"]
