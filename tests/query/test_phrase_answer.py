@@ -55,20 +55,23 @@ def test_a_shorter_form_of_the_phrase_is_read_after_the_whole(engine):
 
 
 def test_a_kind_the_kg_has_no_entities_for_lists_sentences_and_says_so(engine):
+    # "cell types" is the kind asked (a kind the KG has no entities of), so the phrase read
+    # is what is said of TREM2: the sentences saying where it is expressed
     r = _ask(engine, "Which cell types express TREM2?")
     v = r.verdict
-    assert v is not None and v["basis"] == "sentences" and v["phrase"] == "cell types"
+    assert v is not None and v["basis"] == "sentences" and v["phrase"] == "express"
     assert r.answers == []  # no unrelated genes stand in for cell types
-    assert "no entities of the kind 'cell types'" in r.intent["answer_note"]
+    assert "no cell type entities" in r.intent["answer_note"]
     assert v["sentences"][0]["pmid"] == "604"
-    assert "«cell types»" in v["sentences"][0]["sentence"]
+    assert "«expressed»" in v["sentences"][0]["sentence"]
     assert "«TREM2»" in v["sentences"][0]["sentence"]
 
 
 def test_a_question_naming_only_a_phrase_is_answered_from_its_sentences(engine):
-    r = _ask(engine, "Which cell types are studied?")
+    r = _ask(engine, "Which studies describe microglia?")
     assert not any(x.node is not None for x in r.links)
     assert r.found and r.message is None  # not "no entity of this snapshot found"
+    assert r.verdict["phrase"] == "microglia"
     assert r.verdict["sentences"][0]["pmid"] == "604"
 
 
