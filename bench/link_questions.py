@@ -5,7 +5,7 @@
 
 Reads an existing warehouse and never writes to it (the query index goes to a temporary
 folder). For each case (question, mention, expected IDs or ``unlinked``, kind) the question is
-linked by the dictionary linker ``kgbuild ask`` uses (:meth:`kgbuild.query.link.Linker.dictionary`,
+linked by the dictionary linker ``kgbuild ask`` uses (:meth:`kgbuild.link.linker.Linker.dictionary`,
 no embedding) and the link covering the mention's first occurrence is compared with the
 expectation: an expected ID, or no node at all for ``unlinked``. ``top1`` is the share right,
 overall and per kind; ``p50_ms`` the median time to link one question. The last line is one
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import timed
 from bench.search_names import case_fields, run_cases
-from kgbuild.query.link import Linker
+from kgbuild.link.linker import Linker
 
 CASES = Path(__file__).with_name("link_questions.tsv")
 

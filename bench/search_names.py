@@ -9,7 +9,7 @@ folder). For each case of ``--cases`` (query, expected IDs "|"-separated, kind):
 - ``top1`` / ``top5``: ``kgbuild entities QUERY`` (:func:`kgbuild.search.entities.find_entities`)
   lists an expected ID first / among its first five;
 - ``linker_top1``: the dictionary linker ``kgbuild ask`` uses for named entities
-  (:meth:`kgbuild.query.link.Linker.link_names`, embedding fallback off: the dictionary's own
+  (:meth:`kgbuild.link.linker.Linker.link_names`, embedding fallback off: the dictionary's own
   answer) links the query to an expected ID first;
 - per kind (misspelt, synonym, symbol, name, abbreviation) the same three shares;
 - ``p50_ms``: median time of one search (the searcher built before timing).
@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import common
-from kgbuild.query.link import Linker
+from kgbuild.link.linker import Linker
 from kgbuild.search.entities import find_entities
 from kgbuild.search.index import open_index
 from kgbuild.store.snapshots import Warehouse

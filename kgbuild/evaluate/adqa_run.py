@@ -46,11 +46,11 @@ import numpy as np
 from kgbuild.audit.score import wilson
 from kgbuild.errors import InputError
 from kgbuild.evaluate.adqa import Question
+from kgbuild.link.linker import Link
 from kgbuild.llm.client import LLMClient
 from kgbuild.query.answer import answer_question
 from kgbuild.query.engine import QueryEngine, Retrieval
 from kgbuild.query.explore import HUB_DEGREE
-from kgbuild.query.link import Link
 from kgbuild.query.llm import answer_alone
 from kgbuild.search.sentences import terms
 

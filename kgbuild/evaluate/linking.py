@@ -4,7 +4,7 @@ curators gave it, and does text that names nothing stay unlinked?
 Why: a linking rule tuned on a handful of questions is a hypothesis; BioRED (Luo et al. 2022,
 *Brief. Bioinform.* 23:bbac282) and BioCreative V CDR (Li et al. 2016, *Database*
 baw068) give every entity mention of their abstracts a curated ID. Three measures, each over
-the dictionary linker ``kgbuild ask`` uses (:meth:`kgbuild.query.link.Linker.dictionary`, no
+the dictionary linker ``kgbuild ask`` uses (:meth:`kgbuild.link.linker.Linker.dictionary`, no
 embedding), on one snapshot's index:
 
 - ``surface``: each distinct gold surface (gene, disease, chemical) asked as "what is known
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from kgbuild.evaluate.gold import read_gold_corpus
 
 if TYPE_CHECKING:
-    from kgbuild.query.link import Link, Linker
+    from kgbuild.link.linker import Link, Linker
 
 #: Gold dev splits read by default (train/dev only: test splits stay unseen), and the kinds of
 #: mention each annotates (BC5CDR: chemicals and diseases only).
@@ -145,7 +145,7 @@ def evaluate(linker: Linker, node_ids: set[str], data: Path, corpora: Iterable[s
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m kgbuild.evaluate.linking --warehouse WH`` prints one JSON object."""
-    from kgbuild.query.link import Linker
+    from kgbuild.link.linker import Linker
     from kgbuild.search.index import open_index
     from kgbuild.store.snapshots import Warehouse
 

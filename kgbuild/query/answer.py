@@ -17,6 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from kgbuild.link.linker import Link
 from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.llm.options import make_client
 from kgbuild.query import llm as qllm
@@ -25,7 +26,6 @@ from kgbuild.query.engine import QueryEngine, Retrieval, engine_for
 from kgbuild.query.entity_lists import LETTERS
 from kgbuild.query.intent import Intent
 from kgbuild.query.limits import DEFAULT_K, DEFAULT_TOKEN_BUDGET
-from kgbuild.query.link import Link
 from kgbuild.query.llm_intent import merge_intent, read_intent_llm
 
 #: Triples retrieved for the LLM to rerank (DALK reranked its ≤ 5 paths + ≤ 5 neighbour groups).

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from kgbuild.errors import ConfigError, InputError
+from kgbuild.link.linker import EMBED_MODES, Link, Linker, unique_nodes
 from kgbuild.query.asked_relation import relation_terms
 from kgbuild.query.choices import asks_for_exception, kg_answer, score_choices, sentence_dict
 from kgbuild.query.context import build_context
@@ -34,7 +35,6 @@ from kgbuild.query.limits import (
     DEFAULT_K,
     DEFAULT_TOKEN_BUDGET,
 )
-from kgbuild.query.link import EMBED_MODES, Link, Linker, unique_nodes
 from kgbuild.query.phrase_answer import phrase_answer
 from kgbuild.query.rank import rank_paths, rank_triples
 from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, validate

@@ -11,7 +11,7 @@ signaling pathway"). Without a part-of-speech tagger the run may end in a verb (
 play"), so its extent is read from the corpus: of its sub-runs, the longest the snapshot's
 abstracts write (words adjacent, in order) in at least :data:`MIN_DOCS` documents — one catalog
 query counting every sub-run at once. A run of generic words alone ("role",
-:data:`kgbuild.query.generic.GENERIC_WORDS`) names nothing.
+:data:`kgbuild.link.generic.GENERIC_WORDS`) names nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kgbuild.query.generic import GENERIC_WORDS
+from kgbuild.link.generic import GENERIC_WORDS
 from kgbuild.query.intent import QUESTION_WORDS, Intent
 from kgbuild.search.sentences import terms
 from kgbuild.search.text import STOPWORDS

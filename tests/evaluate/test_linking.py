@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kgbuild.evaluate.linking import evaluate, judge, misspell
-from kgbuild.query.link import Linker
+from kgbuild.link.linker import Linker
 from kgbuild.search.index import open_index
 from kgbuild.store.snapshots import Warehouse
 from tests.support.link_kg import AD, DONEPEZIL, build_link_kg

@@ -11,11 +11,11 @@ import pytest
 
 from kgbuild.errors import InputError
 from kgbuild.evaluate.adqa import read_questions
+from kgbuild.link.linker import LINK_THRESHOLD
 from kgbuild.llm.cache import ResponseCache
 from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.query import llm as qllm
 from kgbuild.query.entity_lists import parse_entity_list
-from kgbuild.query.link import LINK_THRESHOLD
 from kgbuild.search.text import key
 from tests.conftest import FIXTURES, ROOT, shared
 from tests.support.replay_qa_server import serve_replay_qa

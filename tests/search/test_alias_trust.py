@@ -159,7 +159,7 @@ def test_the_index_shows_a_common_name_for_a_stored_systematic_one():
 def test_the_linker_links_a_misspelt_name_by_spelling(idx):
     """A name an LLM (or a user) misspells links by the search's fuzzy match, not at all
     before; a short or far-off word stays unlinked."""
-    from kgbuild.query.link import Linker
+    from kgbuild.link.linker import Linker
 
     linker = Linker(idx)
     got = linker.link_names(["alzhiemer", "Alzheimer", "zzz", "qwertyuiop"], "q", embed=False)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from kgbuild.query.generic import generic_blocked
-from kgbuild.query.link import Linker
-from kgbuild.query.mirna import find_mirnas
+from kgbuild.link.generic import generic_blocked
+from kgbuild.link.linker import Linker
+from kgbuild.link.mirna import find_mirnas
 from kgbuild.search.index import open_index
 from kgbuild.search.tag_share import tag_shares
 from kgbuild.store.snapshots import Warehouse

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from kgbuild.link.linker import Linker
+from kgbuild.link.mirna import find_mirnas, mir_symbols
 from kgbuild.query.intent import read_intent, yes_no_pair
-from kgbuild.query.link import Linker
-from kgbuild.query.mirna import find_mirnas, mir_symbols
 from kgbuild.search.index import open_index
 from kgbuild.store.snapshots import Warehouse
 from tests.support.link_kg import (
@@ -55,7 +55,7 @@ def test_family_name_means_every_member_gene(text, members):
 
 
 def test_one_gene_name_is_no_family():
-    from kgbuild.query.mirna import family_members
+    from kgbuild.link.mirna import family_members
 
     assert [m.members for m in find_mirnas("miR-34a, miR-132 and let-7b")] == [(), (), ()]
     assert family_members("MIR29", ["MIR29A", "MIR299", "MIR29B1", "MIR2"]) == (

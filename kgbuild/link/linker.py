@@ -14,7 +14,7 @@
    fuzzy match, :mod:`kgbuild.search.entities`), then by embedding, then by the dictionary
    matches inside them. MiniLM does not repair a misspelt drug name; a character ratio does,
    but only a slip: a match that changes a word the corpus writes often is refused
-   (:mod:`kgbuild.query.spelling`: "diseases share" is not "rare diseases").
+   (:mod:`kgbuild.link.spelling`: "diseases share" is not "rare diseases").
 
 Question and choice links are kept apart (``where`` = ``question`` or ``choice:<i>``), and
 every mention that found no node is reported, not dropped.
@@ -27,9 +27,9 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from kgbuild.query.generic import generic_blocked
-from kgbuild.query.mirna import MicroRNA, find_mirnas
-from kgbuild.query.spelling import is_slip, named_elsewhere
+from kgbuild.link.generic import generic_blocked
+from kgbuild.link.mirna import MicroRNA, find_mirnas
+from kgbuild.link.spelling import is_slip, named_elsewhere
 from kgbuild.search.aliases import SEP, SHORT_KEY, display_parts
 from kgbuild.search.tag_share import share_blocked
 from kgbuild.search.text import STOPWORDS, Token, is_content, key, tokenize
@@ -148,7 +148,7 @@ class Linker:
 
     def _accept(self, row: int, k: str, surface: str) -> bool:
         """The short-key rule of :mod:`kgbuild.search.aliases`; a generic English word
-        (:mod:`kgbuild.query.generic`) only as a frequent mention; a short gene key only when
+        (:mod:`kgbuild.link.generic`) only as a frequent mention; a short gene key only when
         the abstracts that write it often tag it so (:mod:`kgbuild.search.tag_share`)."""
         if " " not in k and generic_blocked(k, self._source[row], float(self._weight[row])):
             return False
@@ -236,7 +236,7 @@ class Linker:
     def _mirna_links(self, text: str, m: MicroRNA, where: str) -> list[Link]:
         """A microRNA name's link to its MIR gene node — a group name's ("miR-29 family") to
         each member that is a node, over the same span —, or one unlinked link naming the HGNC
-        symbols it means (never the generic "miR" node: :mod:`kgbuild.query.mirna`)."""
+        symbols it means (never the generic "miR" node: :mod:`kgbuild.link.mirna`)."""
         mir = self._mir_nodes()
         surface, a, b = text[m.start : m.end], m.start, m.end
         if m.members:
@@ -258,7 +258,7 @@ class Linker:
         first), over that part ("Alzhiemer's disease", not "Alzhiemer's disease linked", whose
         whole is less alike); never an exact key, which the dictionary's rules refused, nor a
         likeness of right words
-        (:mod:`kgbuild.query.spelling`). At most fourteen searches of ~0.1 ms."""
+        (:mod:`kgbuild.link.spelling`). At most fourteen searches of ~0.1 ms."""
         inner = [t for t in toks if a <= t.start and t.end <= b]
         hits: list[tuple[float, int, int, int]] = []  # score, tokens, first, node
         for n in range(min(len(inner), SPELLING_MAX_TOKENS), 0, -1):
