@@ -65,8 +65,19 @@ class Phrase:
     def pattern(self, sql: bool = False) -> str:
         """A regex finding the phrase's words adjacent and in order in lower-cased text
         (``sql``: RE2 syntax, without look-behind, for DuckDB)."""
-        body = r"\w*[^a-z0-9]{1,3}".join(re.escape(s) for s in self.stems) + r"\w*"
+        body = r"[^a-z0-9]{1,3}".join(stem_regex(s) for s in self.stems)
+        if self.stems and self.stems[-1][-1:].isdigit():  # "miR-29" is not "miR-299"
+            body += r"(?:[^a-z0-9]|$)" if sql else r"(?![0-9])"
         return rf"(^|[^a-z0-9]){body}" if sql else rf"(?<![a-z0-9]){body}"
+
+
+def stem_regex(stem: str) -> str:
+    """A stem and the rest of its word: "plaqu" finds "plaques"; a stem ending in a digit only
+    a letter suffix ("miR-29" finds "miR-29a" and "miR-29b", never "miR-299"). The caller
+    bounds a last stem ending in a digit."""
+    if stem[-1:].isdigit():
+        return re.escape(stem) + r"(?:[a-z_]\w*)?"
+    return re.escape(stem) + r"\w*"
 
 
 def shorter(phrase: Phrase) -> list[Phrase]:

@@ -29,6 +29,7 @@ from kgbuild.extract.sentences import sentence_spans
 from kgbuild.query.intent import Intent
 from kgbuild.query.marks import excerpt
 from kgbuild.query.predicates import Predicate, predicate_for
+from kgbuild.query.question_phrase import stem_regex
 from kgbuild.query.verdict import decide
 from kgbuild.search.sentences import terms
 
@@ -67,7 +68,7 @@ class Side:
     stems: tuple[str, ...] = ()
 
     def words(self) -> list[re.Pattern[str]]:
-        return [re.compile(rf"(?<!\w){re.escape(s)}\w*", re.IGNORECASE) for s in self.stems]
+        return [re.compile(rf"(?<!\w){stem_regex(s)}(?!\d)", re.IGNORECASE) for s in self.stems]
 
 
 @dataclass(slots=True)

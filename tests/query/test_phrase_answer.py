@@ -2,6 +2,8 @@
 (kgbuild/query/phrase_answer.py, kgbuild/query/question_phrase.py), on a real KG
 (tests/support/phrase_kg.py)."""
 
+import re
+
 import pytest
 
 from kgbuild.query.engine import QueryEngine
@@ -159,3 +161,19 @@ def test_a_phrase_ends_in_an_unlinked_head_and_never_cuts_a_linked_name():
     it = read_intent(q, span)
     forms = [c.text for r in runs(q, span, it) for c in candidates(q, r, span)]
     assert forms == ["disoproxil fumarate", "disoproxil", "fumarate"]
+
+
+def test_a_phrase_ending_in_a_number_never_finds_a_longer_number():
+    # "miR-29" is the family of miR-29a/b/c, not miR-299 (in Python and in DuckDB's RE2)
+    import duckdb
+
+    from kgbuild.query.question_phrase import Phrase
+    from kgbuild.query.verdict_sentences import Side
+
+    phrase = Phrase("miR-29", 0, 6, ("mir", "29"))
+    texts = {"mir-29a targets bace1": True, "the mir-29 family": True, "mir-299-5p rises": False}
+    for text, found in texts.items():
+        assert (re.search(phrase.pattern(), text) is not None) is found, text
+        got = duckdb.sql("SELECT regexp_matches(?, ?)", params=[text, phrase.pattern(sql=True)])
+        assert got.fetchall()[0][0] is found, text
+        assert all(p.search(text) for p in Side("x", stems=("mir", "29")).words()) is found
