@@ -108,11 +108,14 @@ def word_stems(text: str) -> tuple[str, ...]:
 
 
 def _described(question: str, intent: Intent) -> list[tuple[int, int]]:
-    """The spans that describe the answer: the intent's cues, and the words from the wh-word to
-    an answer or kind cue heading its phrase ("What CSF biomarkers", "Which FDA-approved
-    drugs") — unless a verb comes between ("What role does the PI3K/Akt pathway": the cue
-    is in the clause's subject, and only its own words are)."""
+    """The spans that describe the answer: the intent's cues and qualifiers, and the words from
+    the wh-word to an answer or kind cue heading its phrase ("What CSF biomarkers", "Which
+    FDA-approved drugs") — unless a verb comes between ("What role does the PI3K/Akt
+    pathway": the cue is in the clause's subject, and only its own words are)."""
     out = [(c.start, c.end) for c in intent.cues]
+    # a qualifier narrows the answers (data/question_qualifiers.toml: "early-onset", "CSF"),
+    # read in their sentences; it names nothing the question is about
+    out += [m.span() for q in intent.qualifiers for m in q.cue.finditer(question)]
     for c in intent.cues:
         if c.kind not in ("answer", "kind"):
             continue

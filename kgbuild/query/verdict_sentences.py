@@ -103,6 +103,16 @@ def phrase_side(phrase: str, vocab: dict[str, int] | None = None) -> Side | None
     return Side(phrase, stems=tuple(stems)) if stems else None
 
 
+def without_cues(phrase: str, pred: Predicate) -> str:
+    """The phrase without the words that state the asked predicate or its opposite: in "is
+    ginkgo biloba effective at preventing AD" the unlinked "ginkgo biloba effective" names
+    ginkgo biloba; "effective" is what is asked of it, read as a cue in the sentences."""
+    for pat in (pred.cues, pred.against):
+        if pat is not None:
+            phrase = pat.sub(" ", phrase)
+    return " ".join(phrase.split())
+
+
 def _sql(concepts: list[Side], phrases: list[Side]) -> tuple[str, list[Any]]:
     parts, params = [], []
     for k, s in enumerate(concepts):
@@ -297,7 +307,8 @@ def sentence_verdict(wh: Any, index: Any, lexical: Any, question: str, base: dic
     tries: list[tuple[list[Side], list[Side]]] = []
     if base["answer"] == "not found":
         vocab = lexical.vocab if lexical is not None else None
-        cands = [p for m in base.get("missing") or [] if (p := phrase_side(m, vocab))]
+        cands = [p for m in base.get("missing") or []
+                 if (p := phrase_side(without_cues(m, pred), vocab))]  # fmt: skip
         if not cands or not nodes:
             return base
 

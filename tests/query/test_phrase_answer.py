@@ -177,3 +177,11 @@ def test_a_phrase_ending_in_a_number_never_finds_a_longer_number():
         got = duckdb.sql("SELECT regexp_matches(?, ?)", params=[text, phrase.pattern(sql=True)])
         assert got.fetchall()[0][0] is found, text
         assert all(p.search(text) for p in Side("x", stems=("mir", "29")).words()) is found
+
+
+def test_words_before_a_linked_name_modify_it_and_are_no_phrase(engine):
+    # "early-onset Alzheimer's disease" names the disease: its facts answer
+    r = _ask(engine, "Which genes are associated with early-onset Alzheimer's disease?")
+    assert r.verdict is None
+    assert [a["name"] for a in r.answers][:2] == ["APP", "TREM2"]
+    assert all(a["basis"] == "fact" for a in r.answers[:2])

@@ -93,3 +93,11 @@ def test_only_the_snapshot_documents_up_to_the_asked_year_are_read(engine):
     got = sorted(r[0] for r in fetch(engine.wh, sid, sides, [], 2019))
     assert got == ["501", "502", "506", "510"]
     assert fetch(engine.wh, sid, sides, [], 2018) == []
+
+
+def test_the_asked_predicate_is_no_part_of_an_unlinked_phrase(engine):
+    # "exercise effective": "effective" is what is asked (a cue of "treats or prevents"), so
+    # the phrase is "exercise", which abstract 505 names
+    v = _verdict(engine, "Is exercise effective at preventing Alzheimer's disease?")
+    assert v["answer"] == "yes" and v["pmids"] == ["505"], v["line"]
+    assert "phrase read as: exercis*" in v["line"]
