@@ -245,8 +245,27 @@ def _reading(pred: Predicate, text: str, sent: str, s0: int,
     return "yes" if pro else "no"
 
 
-def verdict(base: dict[str, Any], sides: list[Side], got: Reading, pred: Predicate) -> dict:
-    """The verdict of a sentence reading, on top of the facts' verdict ``base``."""
+def animal_only(wh: Any, snapshot_id: str, pmids: set[str]) -> set[str]:
+    """Which of ``pmids`` name a non-human species and no human one (PubTator's Species
+    mentions: "mice", "rats" but no "patients" or "participants"; a bare "human" modifies a
+    transgene in "human APP mice" and is no human study): a statement read there is about an
+    animal model. Preclinical promise is not clinical evidence — statins and
+    ginkgo "protect" in mice and failed in trials (Feldman et al. 2010; DeKosky et al. 2008,
+    GEM) — so the verdict says how much of its evidence is animal-only."""
+    if not pmids:
+        return set()
+    sql = ("SELECT pmid FROM mentions_at($sid) WHERE list_contains($pmids, pmid) AND "
+           "concept_id LIKE 'NCBITaxon:%' GROUP BY pmid HAVING "
+           "count_if(concept_id = 'NCBITaxon:9606' AND lower(text) <> 'human') = 0")  # fmt: skip
+    with _connect(wh) as con:
+        rows = con.execute(sql, {"sid": snapshot_id, "pmids": sorted(pmids)}).fetchall()
+    return {str(r[0]) for r in rows}
+
+
+def verdict(base: dict[str, Any], sides: list[Side], got: Reading, pred: Predicate,
+            animal: set[str] = frozenset()) -> dict:  # type: ignore[assignment]  # fmt: skip
+    """The verdict of a sentence reading, on top of the facts' verdict ``base``; ``animal``:
+    the PMIDs of ``got`` whose abstracts name only non-human species (:func:`animal_only`)."""
     yes, no = len(got.yes), len(got.no - got.yes)
     weak = no and not (got.negated - got.yes) and no < OPPOSITE_PMIDS
     answer = decide(yes, 0 if weak else no, len(got.docs))
@@ -261,6 +280,11 @@ def verdict(base: dict[str, Any], sides: list[Side], got: Reading, pred: Predica
         line = f"{head}: {yes} PMIDs' sentences state {claim}"
         line += f"; {no} state the opposite" if no else ""
         line += " (too few, none negated, to answer no)" if weak else ""
+        in_animals = len(got.yes & animal)
+        if in_animals == yes and yes:
+            line += f"; all {yes} in animal studies only (their abstracts name no human)"
+        elif in_animals:
+            line += f"; {in_animals} of the {yes} in animal studies only"
     else:
         line = f"{head}: no sentence naming {names} states {claim}"
     if got.hedged:
@@ -272,7 +296,8 @@ def verdict(base: dict[str, Any], sides: list[Side], got: Reading, pred: Predica
     pm = sorted(got.yes) + sorted(got.no - got.yes) or sorted(got.docs)
     out.update(basis="sentences", answer=answer, line=line, sentences=got.shown[:MAX_SHOWN],
                sentence_counts={"sentences": got.sentences, "abstracts": len(got.docs),
-                                "yes": yes, "no": no, "hedged": len(got.hedged)},
+                                "yes": yes, "no": no, "hedged": len(got.hedged),
+                                "yes_animal_only": len(got.yes & animal)},
                pmids=pm[:10], names=[s.label for s in sides])  # fmt: skip
     out.setdefault("predicate", pred.says)
     return out
@@ -331,7 +356,7 @@ def sentence_verdict(wh: Any, index: Any, lexical: Any, question: str, base: dic
             at = {str(ids[x.node]): x.start for x in reversed(links)
                   if x.where == "question" and x.node is not None}  # fmt: skip
             sides = concepts if not phrases else _in_order(question, concepts + phrases, at)
-            return verdict(base, sides, got, pred)
+            return verdict(base, sides, got, pred, animal_only(wh, index.snapshot_id, got.yes))
     if base["answer"] == "not found" and tries:
         out = dict(base)
         concepts, phrases = tries[0]

@@ -101,3 +101,13 @@ def test_the_asked_predicate_is_no_part_of_an_unlinked_phrase(engine):
     v = _verdict(engine, "Is exercise effective at preventing Alzheimer's disease?")
     assert v["answer"] == "yes" and v["pmids"] == ["505"], v["line"]
     assert "phrase read as: exercis*" in v["line"]
+
+
+def test_a_verdict_says_when_its_statements_come_from_animal_studies_only(engine):
+    v = _verdict(engine, "Does simvastatin prevent Alzheimer's disease?")
+    assert v["answer"] == "yes" and v["pmids"] == ["512"], v["line"]
+    assert "all 1 in animal studies only" in v["line"]
+    assert v["sentence_counts"]["yes_animal_only"] == 1
+    # a cohort of people is a human study
+    v = _verdict(engine, "Is type 2 diabetes a risk factor for Alzheimer's disease?")
+    assert "animal" not in v["line"] and v["sentence_counts"]["yes_animal_only"] == 0

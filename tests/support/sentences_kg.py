@@ -16,6 +16,7 @@ from tests.support.query_kg import publish_year
 AD, T2D, HTN = "MESH:D000544", "MESH:D003924", "MESH:D006973"
 LITHIUM, GSK3B, MAPT, APP = "MESH:D008094", "NCBIGene:2932", "NCBIGene:4137", "NCBIGene:351"
 DONEPEZIL, NAUSEA, DEMENTIA = "MESH:D000077265", "MESH:D009325", "MESH:D003704"
+SIMVASTATIN, MOUSE, HUMAN = "MESH:D019821", "NCBITaxon:10090", "NCBITaxon:9606"
 NODES = [
     (AD, "Alzheimer disease", "Disease", ["Alzheimer's disease", "AD"]),
     (T2D, "type 2 diabetes", "Disease", ["T2D"]),
@@ -27,6 +28,7 @@ NODES = [
     (DONEPEZIL, "donepezil", "Compound", []),
     (NAUSEA, "nausea", "Disease", []),
     (DEMENTIA, "dementia", "Disease", []),
+    (SIMVASTATIN, "simvastatin", "Compound", []),
 ]
 #: (pmid, title, abstract, {surface: CURIE or None}) — every surface found is a mention.
 DOCS = [
@@ -81,6 +83,13 @@ DOCS = [
         "Donepezil in Alzheimer's disease.",
         "Donepezil caused nausea in Alzheimer's disease patients with dementia.",
         {"Donepezil": DONEPEZIL, "nausea": NAUSEA, "Alzheimer's disease": AD, "dementia": DEMENTIA},
+    ),
+    # simvastatin "prevents" AD in one mouse study: "human" there modifies the transgene
+    (
+        "512",
+        "Statins in mice.",
+        "Simvastatin prevented Alzheimer's disease pathology in human APP mice.",
+        {"Simvastatin": SIMVASTATIN, "Alzheimer's disease": AD, "human": HUMAN, "mice": MOUSE},
     ),
     # two abstracts state the opposite of "lithium increases APP", one that of
     # "hypertension increases APP"
