@@ -59,6 +59,7 @@ class AnswerKind:
     inverse: str = ""
     directed: frozenset[str] = frozenset()
     via: str = ""
+    pair: bool = False
 
     def weight(self, relation: str, asked: float) -> float:
         """A fact's weight for the kind: the kind's own table, else the question's
@@ -95,6 +96,7 @@ def answer_kinds() -> tuple[AnswerKind, ...]:
             frozenset(r.get("anchors", [])), bool(r.get("fallback", True)),
             re.compile(r["direct"], re.IGNORECASE) if r.get("direct") else None,
             r.get("inverse", ""), frozenset(r.get("directed", [])), r.get("via", ""),
+            bool(r.get("pair", False)),
         ))  # fmt: skip
     return tuple(out)
 
