@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from kgbuild.query.engine import QueryEngine
-from kgbuild.query.intent import read_intent
+from kgbuild.query.intent import read_intent, understood
 from tests.support.kinds_kg import build_kinds_kg
 from tests.support.sentences_kg import build_sentences_kg
 
@@ -55,6 +55,12 @@ def test_a_query_without_a_wh_word_reads_the_answer_noun_of_its_wh_form():
                       ("targets of donepezil", "What are the targets of donepezil?")]:  # fmt: skip
         a, b = read_intent(typed), read_intent(wh)
         assert (a.kind, a.answer_type, a.asked, a.wh) == (b.kind, b.answer_type, b.asked, b.wh)
+
+
+def test_a_request_is_read_not_left_unlinked():
+    # "tell me" is no phrase to find in the corpus's sentences (it matched "tell" and "telluride")
+    q = "tell me the targets of huperzine A"
+    assert understood(q, 0, len("tell me the targets"), read_intent(q))
 
 
 def test_space_and_hyphen_spellings_of_a_kind():
