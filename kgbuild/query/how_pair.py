@@ -74,7 +74,7 @@ def how_pair(wh: Any, index: SnapshotIndex, lexical: Any, graph: Graph, mask: An
     out.update(
         answer="sentences", ids=base["pair"], edges=[],
         line=f"what joins {x} and {y}: no served fact; {_n(counts['sentences'], 'sentence')} "
-             f"in {_n(counts['abstracts'], 'abstract')} name both (not extracted as facts), "
+             f"in {_n(counts['abstracts'], 'abstract')} naming both (not extracted as facts), "
              "the plainest below",
     )  # fmt: skip
     for s in out["sentences"]:

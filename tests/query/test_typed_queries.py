@@ -107,7 +107,7 @@ def test_how_a_pair_is_joined_only_by_sentences(sentences):
     r = sentences.retrieve("How does lithium affect APP?", embed="off")
     v = r.verdict
     assert v is not None and v["basis"] == "sentences", r.intent
-    assert "no served fact; 2 sentences in 2 abstracts name both" in v["line"]
+    assert "no served fact; 2 sentences in 2 abstracts naming both" in v["line"]
     assert {x["pmid"] for x in v["sentences"]} == {"507", "508"}
     assert r.intent["answer_note"] is None
     # a pair nothing joins keeps the plain note
