@@ -29,6 +29,7 @@ from kgbuild.query.choices import asks_for_exception, kg_answer, score_choices, 
 from kgbuild.query.context import build_context
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
 from kgbuild.query.focus import focus_note, focused_answers, read_focus
+from kgbuild.query.how_pair import how_pair, how_pair_nodes
 from kgbuild.query.intent import Intent, infer_answer_type, read_intent, understood, yes_no_pair
 from kgbuild.query.kinds import absent, for_anchors
 from kgbuild.query.limits import (
@@ -499,6 +500,11 @@ class QueryEngine:
                 verdict = said.verdict
                 kind_note = said.note or (kind_note if said.keep_facts else None)
                 answers = said.answers or (answers if said.keep_facts else [])
+        how = how_pair_nodes(intent, qn) if verdict is None and not choices else None
+        if how is not None:  # "how does X affect Y": what joins X and Y comes first
+            verdict = how_pair(self.wh, idx, lexical, graph, mask, question, how, intent,
+                               f.as_of_year, links)  # fmt: skip
+            kind_note = None if verdict is not None and not answers else kind_note
         # the facts behind the answers (or the pair) join the candidates, ranked by answer
         featured: dict[int, float] = {}
         for pos, a in enumerate(answers[:k]):

@@ -76,6 +76,9 @@ QUESTION_WORDS = frozenset(
         "find",
         "give",
         "show",
+        "tell",
+        "me",
+        "please",
         "following",
         "there",
         "evidence",
@@ -205,16 +208,21 @@ def read_intent(question: str, entity_spans: list[tuple[int, int]] | None = None
             cues.append(Cue("relation", value, a, b, text))
     it = Intent(yes_no=bool(_YES_NO.match(question)))
     wh = None if it.yes_no else _WH.search(question)
-    it.wh = wh is not None
-    if wh is not None:
-        limit = _window_end(question, wh.end())
+    kind = None if it.yes_no else read_kind(question, taken)
+    # a typed query without a wh-word ("side effects of memantine") names its answer noun from
+    # its first word, where the wh-form ("What are the side effects of …") names it after "what"
+    start = wh.end() if wh is not None else 0 if kind is not None else None
+    it.wh = start is not None
+    if start is not None:
+        # without a wh-word, the noun is the kind's own ("targets of curcumin"), never a later one
+        limit = _window_end(question, start) if wh is not None or kind is None else kind[2]
         best = None
         for pat, value in t.answer:
-            for m in pat.finditer(question, wh.end(), limit):
+            for m in pat.finditer(question, start, limit):
                 # a link of just the noun ("drugs" → pharmaceutical preparations) yields to it:
                 # after "which" the noun names the kind asked for, not an entity
                 wider = [(a, b) for a, b in taken if not (m.start() <= a and b <= m.end())]
-                if not _heads_wh_phrase(question[wh.end() : m.start()]):
+                if not _heads_wh_phrase(question[start : m.start()]):
                     continue
                 if _free(m.start(), m.end(), wider) and (best is None or m.start() < best[0]):
                     best = (m.start(), m.end(), value, m.group(0))
@@ -222,7 +230,6 @@ def read_intent(question: str, entity_spans: list[tuple[int, int]] | None = None
             it.answer_type = best[2]
             # a noun may also be a relation cue ("inhibitors": Compound, downregulates)
             cues.append(Cue("answer", best[2], best[0], best[1], best[3]))
-    kind = None if it.yes_no else read_kind(question, taken)
     if kind is not None:
         it.kind, it.wh = kind[0], True
         cues.append(Cue("kind", kind[0].key, kind[1], kind[2], question[kind[1] : kind[2]]))

@@ -59,6 +59,7 @@ class AnswerKind:
     inverse: str = ""
     directed: frozenset[str] = frozenset()
     via: str = ""
+    pair: bool = False
 
     def weight(self, relation: str, asked: float) -> float:
         """A fact's weight for the kind: the kind's own table, else the question's
@@ -95,6 +96,7 @@ def answer_kinds() -> tuple[AnswerKind, ...]:
             frozenset(r.get("anchors", [])), bool(r.get("fallback", True)),
             re.compile(r["direct"], re.IGNORECASE) if r.get("direct") else None,
             r.get("inverse", ""), frozenset(r.get("directed", [])), r.get("via", ""),
+            bool(r.get("pair", False)),
         ))  # fmt: skip
     return tuple(out)
 
@@ -137,24 +139,75 @@ def heads(between: str) -> bool:
                for i, w in enumerate(words))  # fmt: skip
 
 
+def _crosses(a: int, b: int, taken: list[tuple[int, int]]) -> bool:
+    """Does a link overlap the span without lying inside it? (a link inside the cue —
+    "diseases share" spelled as Rare Diseases — yields to the cue)."""
+    return any(not (b <= x or a >= y) and not (a <= x and y <= b) for x, y in taken)
+
+
 def read_kind(question: str, taken: list[tuple[int, int]]) -> tuple[AnswerKind, int, int] | None:
     """The kind a wh-question asks for and its cue's span: the earliest cue within
     :data:`_WINDOW` words of the wh-word, outside the ``taken`` spans (linked entities) save
     those within the cue, and
-    heading the wh-phrase (:func:`heads`). None for any other question."""
+    heading the wh-phrase (:func:`heads`). Without a wh-word, the kind a typed query names
+    (:func:`noun_phrase_kind`). None for any other question."""
     wh = _WH.search(question)
     if wh is None:
-        return None
+        return noun_phrase_kind(question, taken)
     words = list(re.finditer(r"\S+", question[wh.end() :]))
     limit = wh.end() + words[min(_WINDOW, len(words)) - 1].end() if words else len(question)
     best: tuple[AnswerKind, int, int] | None = None
     for kind in answer_kinds():
         for m in kind.cue.finditer(question, wh.start(), limit):
-            # a link inside the cue ("diseases share" spelled as Rare Diseases) yields to it
-            if any(not (m.end() <= a or m.start() >= b) and not (m.start() <= a and b <= m.end())
-                   for a, b in taken):  # fmt: skip
+            if _crosses(m.start(), m.end(), taken):
                 continue
             if m.start() > wh.end() and not heads(question[wh.end() : m.start()]):
+                continue
+            if best is None or m.start() < best[1]:
+                best = (kind, m.start(), m.end())
+            break
+    return best
+
+
+#: Words a typed query may open with before the kind it names ("tell me the targets of
+#: huperzine A", "all known side effects of X"): a request and determiners, no content.
+_LEAD = frozenset({
+    "tell", "me", "us", "please", "the", "a", "an", "all", "known", "main", "common", "major",
+    "some", "any", "possible", "potential", "reported", "key", "top", "about", "its", "their",
+})  # fmt: skip
+#: What may follow a kind named after its entity ("memantine side effects", "AD biomarkers
+#: in CSF"): the query's end or a preposition; "memantine targets NMDA receptors" is a claim.
+_AFTER = re.compile(
+    r"\s*(?:[?.!]*\s*$|(?:" + "|".join(sorted(_PREPOSITIONS))
+    + r"|linked|associated|related|involved|implicated|reported|known)\b)",
+    re.IGNORECASE,
+)  # fmt: skip
+
+
+def noun_phrase_kind(
+    question: str, taken: list[tuple[int, int]]
+) -> tuple[AnswerKind, int, int] | None:
+    """The kind a query without a wh-word names, as people type them: opening with the kind
+    ("side effects of memantine", "microRNAs in AD", "tell me the targets of huperzine A"),
+    or naming it right after its entities and ending there or at a preposition ("memantine
+    side effects"). Only :data:`_LEAD` words and linked entities (``taken``) may stand before
+    the cue; the caller reads a yes/no question ("Does memantine cause side effects?") first."""
+    words = [(m.start(), m.end(), m.group(0).lower())
+             for m in re.finditer(r"[\w'’-]+", question)]  # fmt: skip
+
+    def linked(a: int, b: int) -> bool:
+        return any(x <= a and b <= y for x, y in taken)
+
+    best: tuple[AnswerKind, int, int] | None = None
+    for kind in answer_kinds():
+        for m in kind.cue.finditer(question):
+            if _crosses(m.start(), m.end(), taken):
+                continue
+            before = [w for w in words if w[1] <= m.start()]
+            if any(w not in _LEAD and not linked(a, b) for a, b, w in before):
+                break  # a content word first: the query is about something else
+            entity_first = any(linked(a, b) for a, b, _ in before)
+            if entity_first and not _AFTER.match(question, m.end()):
                 continue
             if best is None or m.start() < best[1]:
                 best = (kind, m.start(), m.end())
