@@ -235,7 +235,7 @@ def _relations(a: dict[str, Any]) -> str:
 
 def _basis(answer: dict[str, Any]) -> str:
     """What an answer rests on, in words: an asserted fact, a fact whose evidence has another
-    status (with the statuses), or only a shared abstract."""
+    status (with the statuses), or only a shared sentence or abstract."""
     basis = answer.get("basis", "fact")
     if basis == "weaker_fact":
         said = {
@@ -244,6 +244,8 @@ def _basis(answer: dict[str, Any]) -> str:
         return "fact, " + ("/".join(sorted(s for s in said if s)) or "not asserted")
     if basis == "sentence":
         return "sentences only"
+    if basis == "same_sentence":
+        return "same sentence only"
     return "same abstract only" if basis == "same_abstract" else "asserted fact"
 
 
