@@ -309,6 +309,16 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None,
         title = f"answers ({kind}), best first"
         cols = ["#", "answer", "CURIE", "relations", "rests on", "PMIDs", "score"]
         out.print(_table(title, cols, rows))
+        said = [(i, a) for i, a in enumerate(rdict["answers"][:10], 1)
+                if a.get("basis") == "same_sentence" and a.get("sentence")]  # fmt: skip
+        if said:
+            out.print("same-sentence answers: the sentence naming both (not an extracted fact)")
+        for i, a in said:
+            line = Text(f"  #{i} ")
+            line.append(a["sentence"])
+            line.highlight_regex(r"«[^«»]*»", "bold cyan")
+            line.append(f"  PMID {a['pmid']}", style="dim")
+            out.print(line)
     rows = [
         [
             t.rank,

@@ -5,6 +5,7 @@ even when the sentence names it (tests/support/same_sentence_kg.py)."""
 
 import pytest
 
+from kgbuild.query.cli import _print_retrieval
 from kgbuild.query.engine import QueryEngine
 from kgbuild.query.kinds import answer_kinds
 from kgbuild.query.same_sentence import tally
@@ -19,13 +20,17 @@ from tests.support.same_sentence_kg import (
 
 
 @pytest.fixture(scope="module")
-def answers(tmp_path_factory):
+def retrieval(tmp_path_factory):
     root = tmp_path_factory.mktemp("samesentence") / "wh"
     build_same_sentence_kg(root)
-    r = QueryEngine(root, embeddings=False).retrieve(
+    return QueryEngine(root, embeddings=False).retrieve(
         "What are the side effects of rivastigmine?", embed="off"
     )
-    return r.answers
+
+
+@pytest.fixture(scope="module")
+def answers(retrieval):
+    return retrieval.answers
 
 
 def test_a_cue_sentence_answer_ranks_first_with_its_sentence(answers):
@@ -64,3 +69,10 @@ def test_a_kind_without_a_cue_counts_every_sentence_and_ranks_by_pmids():
     assert set(seen) == {TREMOR} and seen[TREMOR].pmids == {"1"}
     cue = next(k for k in answer_kinds() if k.key == "side_effect").said
     assert tally(rows, {RIVASTIGMINE}, lambda c: True, cue) == {}
+
+
+def test_ask_prints_the_basis_and_the_sentence(retrieval, capsys):
+    _print_retrieval(retrieval)
+    shown = capsys.readouterr().out
+    assert "same sentence only" in shown
+    assert "«Rivastigmine» caused «vomiting»" in shown and "PMID 601" in shown
