@@ -19,12 +19,14 @@ by the distinct PMIDs whose sentence carries the kind's cue word near the pair (
 PMIDs, then by how close the two names sit. Each answer shows its best sentence (a cue
 sentence first) with both names marked, and says it is no extracted fact.
 
-For a kind with a cue, a sentence without one near the pair does not count (the candidate
-stays a shared abstract): on ``bench/answer_kinds.py``, counting every sentence lost DALK's
-galantamine and BioRED Dev's clozapine their gold side effect (pushed out of the top five by
-same-sentence co-mentions); with the cue required within :data:`WINDOW` characters of the
-pair (as :data:`kgbuild.query.verdict_sentences.WINDOW` reads a yes/no predicate), no
-question lost its gold answer.
+Only a kind with a cue has the tier, and only a sentence carrying the cue near the pair
+counts (else the candidate stays a shared abstract). On ``bench/answer_kinds.py``: counting
+every sentence lost DALK's galantamine and BioRED Dev's clozapine their gold side effect
+(pushed out of the top five by bare same-sentence co-mentions); the tier for a kind without
+a cue (targets) lowered BioRED Dev's target P@5 .510 → .506 and moved a gold chemical of
+``kgbuild eval facts`` on BC5CDR Dev from rank 5 to 6, gaining nothing; with the cue
+required within :data:`WINDOW` characters of the pair, no question lost its gold answer and
+BC5CDR Dev's side-effect P@5 went .487 → .488.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ CUE_WEIGHT = 1.0
 #: elsewhere in a sentence naming several entities is more often about another pair (for a
 #: yes/no predicate, precision .295 → .562 on BioRED Dev: verdict_sentences.WINDOW).
 WINDOW = 20
-#: For a kind with a cue, only sentences carrying it near the pair make the tier (above).
+#: Only sentences carrying the cue near the pair make the tier (above).
 REQUIRE_CUE = True
 PMID_WEIGHT = 0.1
 
@@ -128,8 +130,9 @@ def same_sentence(wh: Any, index: SnapshotIndex, anchors: list[int], allowed: np
                   as_of: int | None = None) -> list[dict[str, Any]]:  # fmt: skip
     """The answers of the same-sentence tier (module docstring), best first; never a
     ``barred`` node (the anchors, the question's exclusions, the fact tiers' answers) nor one
-    ``topic`` calls the corpus's topic. [] when the catalog cannot be read."""
-    if limit <= 0 or not anchors:
+    ``topic`` calls the corpus's topic. [] for a kind without a ``cue`` or when the catalog
+    cannot be read."""
+    if limit <= 0 or not anchors or cue is None:  # no cue, no tier (module docstring)
         return []
     ids, names, types = index.nodes["id"], index.nodes["display"], index.nodes["type"]
     want = {str(ids[q]) for q in anchors}
