@@ -58,7 +58,7 @@ def render(report: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]
         f"extractor {report['build'].get('extractor')}, answers from "
         f"{', '.join(f'{k} ({v})' for k, v in report['answers_from'].items())}"
     )
-    bases = ("fact", "weaker_fact", "same_abstract")
+    bases = ("fact", "weaker_fact", "same_sentence", "same_abstract")
     basis_rows = [
         [f, *(str(s.get("found_by_basis", {}).get(b, 0)) for b in bases)]
         for f, s in [*report["per_form"].items(), ("overall", report["overall"])]
@@ -67,7 +67,7 @@ def render(report: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]
         (title, header, rows),
         (
             "gold answers found in the first 10, by what the answer rests on (a served fact; "
-            "a fact whose evidence is not served; a shared abstract)",
+            "a fact whose evidence is not served; a shared sentence; a shared abstract)",
             ["form", *bases],
             basis_rows,
         ),

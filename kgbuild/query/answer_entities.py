@@ -31,9 +31,11 @@ joined by served (asserted) facts (``fact``), answers joined by facts whose evid
 served follow them (``weaker_fact``: the sentence reports the fact as prior work, hedges it, or
 the fact is read across sentences — BC5CDR's chemical-induced diseases often are), ranked the
 same way over those rows, each with its sentence and that sentence's status; negated and
-refuted rows never make an answer. Then entities merely *named in the same abstracts*
-(``same_abstract``, no sentence). The tiers are kept in that order rather than merged: served
-evidence is what the KG stands behind, and a user reads the status of what follows.
+refuted rows never make an answer. Then entities named in a *sentence* naming an anchor
+(``same_sentence``, :mod:`kgbuild.query.same_sentence`), then those merely *named in the same
+abstracts* (``same_abstract``, no sentence). The tiers are kept in that order rather than
+merged: served evidence is what the KG stands behind, and a user reads the status of what
+follows.
 On the dev splits, a row of each status joins a pair the gold file relates this often
 (``bench/status_vs_gold.py``, rows of the kind pairs the file relates): see
 docs/querying.md — hedged, background and cross-sentence rows are pair evidence close to
@@ -63,6 +65,7 @@ from kgbuild.query.cues import SATURATE, cue_factor
 from kgbuild.query.generic_chemicals import GENERIC_BASE, asks_for_drugs, generic_nodes
 from kgbuild.query.intent import Intent
 from kgbuild.query.kinds import AnswerKind, kind_edges, kind_nodes
+from kgbuild.query.same_sentence import same_sentence
 from kgbuild.query.shared_genes import shared_answers
 from kgbuild.resolve.vocabularies import tree_related
 from kgbuild.search.graph import Graph
@@ -181,8 +184,16 @@ def rank_answers(
     if kind is not None and not kind.fallback:  # a shared abstract is no evidence of the kind
         return out
     docs = mention_docs(index, warehouse) if warehouse is not None else None
-    out += _same_abstract(index, anchors, _candidates(index, kind, answer_type),
-                          joined | barred, limit - len(out), docs)  # fmt: skip
+    allowed = _candidates(index, kind, answer_type)
+    if warehouse is not None:  # named in one sentence with an anchor (query/same_sentence.py)
+        m, by_node, _ = docs if docs is not None else _doc_matrix(index)
+        node_docs, n_docs = np.diff(by_node.indptr), m.shape[0]
+        near = same_sentence(warehouse, index, anchors, allowed, joined | barred,
+                             limit - len(out), kind and (kind.said or kind.evidence),
+                             lambda c: topic_nodes(index, node_docs, n_docs, c), as_of)  # fmt: skip
+        out += near
+        joined |= {index.node_of[a["id"]] for a in near}
+    out += _same_abstract(index, anchors, allowed, joined | barred, limit - len(out), docs)
     return out
 
 

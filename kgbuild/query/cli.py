@@ -235,7 +235,7 @@ def _relations(a: dict[str, Any]) -> str:
 
 def _basis(answer: dict[str, Any]) -> str:
     """What an answer rests on, in words: an asserted fact, a fact whose evidence has another
-    status (with the statuses), or only a shared abstract."""
+    status (with the statuses), or only a shared sentence or abstract."""
     basis = answer.get("basis", "fact")
     if basis == "weaker_fact":
         said = {
@@ -244,6 +244,8 @@ def _basis(answer: dict[str, Any]) -> str:
         return "fact, " + ("/".join(sorted(s for s in said if s)) or "not asserted")
     if basis == "sentence":
         return "sentences only"
+    if basis == "same_sentence":
+        return "same sentence only"
     return "same abstract only" if basis == "same_abstract" else "asserted fact"
 
 
@@ -307,6 +309,16 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None,
         title = f"answers ({kind}), best first"
         cols = ["#", "answer", "CURIE", "relations", "rests on", "PMIDs", "score"]
         out.print(_table(title, cols, rows))
+        said = [(i, a) for i, a in enumerate(rdict["answers"][:10], 1)
+                if a.get("basis") == "same_sentence" and a.get("sentence")]  # fmt: skip
+        if said:
+            out.print("same-sentence answers: the sentence naming both (not an extracted fact)")
+        for i, a in said:
+            line = Text(f"  #{i} ")
+            line.append(a["sentence"])
+            line.highlight_regex(r"«[^«»]*»", "bold cyan")
+            line.append(f"  PMID {a['pmid']}", style="dim")
+            out.print(line)
     rows = [
         [
             t.rank,

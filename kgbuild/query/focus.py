@@ -129,8 +129,8 @@ def focused_answers(
         if a["id"] in near_ids:
             a["score"] = round(a["score"] * (1 + CONTEXT_GAIN), 6)
             a["context"] = True
-    # the tiers stay in order (served facts, weaker facts, shared abstracts)
-    tier = {"fact": 0, "weaker_fact": 1, "same_abstract": 2}
+    # the tiers stay in order (served facts, weaker facts, shared sentences, shared abstracts)
+    tier = {"fact": 0, "weaker_fact": 1, "same_sentence": 2, "same_abstract": 3}
     return sorted(out, key=lambda a: (tier.get(a["basis"], 3), -a["score"], a["id"]))
 
 

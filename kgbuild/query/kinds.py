@@ -60,6 +60,9 @@ class AnswerKind:
     directed: frozenset[str] = frozenset()
     via: str = ""
     pair: bool = False
+    #: Words in a sentence naming an answer with the question's entity that say it is one
+    #: (the same-sentence tier only: :mod:`kgbuild.query.same_sentence`); else ``evidence``.
+    said: re.Pattern[str] | None = None
 
     def weight(self, relation: str, asked: float) -> float:
         """A fact's weight for the kind: the kind's own table, else the question's
@@ -97,6 +100,7 @@ def answer_kinds() -> tuple[AnswerKind, ...]:
             re.compile(r["direct"], re.IGNORECASE) if r.get("direct") else None,
             r.get("inverse", ""), frozenset(r.get("directed", [])), r.get("via", ""),
             bool(r.get("pair", False)),
+            re.compile(r["said"], re.IGNORECASE) if r.get("said") else None,
         ))  # fmt: skip
     return tuple(out)
 
