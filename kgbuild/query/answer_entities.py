@@ -239,6 +239,9 @@ def _ranked(index: SnapshotIndex, graph: Graph, mask: np.ndarray | None, anchors
         support = np.minimum(support, kind_rows)
     contra = [i for i, r in enumerate(index.relations)
               if intent.kind is not None and r in intent.kind.contra]  # fmt: skip
+    # an Alzheimer's corpus's drug "associates" with AD because it treats it: the corpus topic
+    # is a side effect only by a fact that says the drug causes it
+    causes = [i for i, r in enumerate(index.relations) if r == "causes"]
     n_docs = max(int(index.n_docs), 1)
     excluded = np.array(sorted(barred), np.int64)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
@@ -258,6 +261,10 @@ def _ranked(index: SnapshotIndex, graph: Graph, mask: np.ndarray | None, anchors
         ok = ~np.isin(others, excluded) & ~np.isin(others, ruled_out)
         if allowed is not None:
             ok &= allowed[others]
+        indication = intent.kind is not None and intent.kind.contra
+        if indication and len(others):  # a kind with an indication: the topic is what is treated
+            ok &= ~(topic_nodes(index, index.node_docs, index.n_docs, others)
+                    & ~np.isin(e["rel"][es], causes))  # fmt: skip
         es, others = es[ok], others[ok]
         if not len(es):
             continue

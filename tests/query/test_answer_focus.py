@@ -16,6 +16,7 @@ from tests.support.focus_kg import (
     FILLERS,
     MAPT,
     MIGRAINE,
+    NAUSEA,
     PD,
     PPARG,
     SNCA,
@@ -136,3 +137,10 @@ def test_an_entity_joined_by_and_takes_the_role_of_the_one_before():
              for w, n in (("AD", 1), ("PD", 2), ("APOE", 3), ("APP", 4))]  # fmt: skip
     f = read_focus(q, spans)
     assert (f.subject, f.excluded) == ([1, 2], [3, 4])
+
+
+def test_the_corpus_topic_is_no_side_effect_by_a_mere_association(engine):
+    # AD is named in about a third of the abstracts: rivastigmine "associates" with it because
+    # it treats it; only a fact saying the drug causes a disease makes it a side effect
+    r = engine.retrieve("What are the side effects of rivastigmine?")
+    assert _ids(r)[:1] == [NAUSEA] and AD not in _ids(r)

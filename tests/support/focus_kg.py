@@ -17,6 +17,8 @@ T2D = "MESH:D003924"
 MIGRAINE = "MESH:D008881"
 #: No answer to "which diseases share genes with AD": AD's MeSH ancestor and a C23 process.
 DEMENTIA, INFLAMMATION = "MESH:D003704", "MESH:D007249"
+#: A drug the corpus names with its indication (the corpus's topic, AD) and one side effect.
+RIVASTIGMINE, NAUSEA = "MESH:D000068836", "MESH:D009325"
 APP, MAPT, APOE, SNCA, LRRK2, PPARG = (
     "NCBIGene:351", "NCBIGene:4137", "NCBIGene:348", "NCBIGene:6622", "NCBIGene:120892",
     "NCBIGene:5468",
@@ -30,6 +32,8 @@ NODES = [
     (MIGRAINE, "Migraine Disorders", "Disease", ["migraine"]),
     (DEMENTIA, "Dementia", "Disease", []),
     (INFLAMMATION, "Inflammation", "Disease", []),
+    (RIVASTIGMINE, "rivastigmine", "Compound", []),
+    (NAUSEA, "Nausea", "Disease", ["nausea"]),
     (APP, "APP", "Gene", ["amyloid precursor protein"]),
     (MAPT, "MAPT", "Gene", ["tau"]),
     (APOE, "APOE", "Gene", ["apolipoprotein E"]),
@@ -68,6 +72,8 @@ def _edges() -> list:
         _many(LRRK2, "associates", PD, 430, 5, "LRRK2 variants cause Parkinson disease"),
         _many(PPARG, "associates", T2D, 440, 3, "PPARG variants associate with type 2 diabetes"),
         _many("NCBIGene:43", "associates", MIGRAINE, 450, 2, "ACHE is altered in migraine"),
+        _many(RIVASTIGMINE, "associates", AD, 600, 3, "Rivastigmine in Alzheimer disease"),
+        _many(RIVASTIGMINE, "causes", NAUSEA, 610, 1, "Rivastigmine caused nausea"),
         # they share more genes, more strongly, than any disease above
         *[_many(g, "associates", d, 500 + 20 * i + 10 * j, 9, f"{g} in {d}")
           for i, d in enumerate((DEMENTIA, INFLAMMATION)) for j, g in enumerate((APP, MAPT))],
