@@ -492,10 +492,18 @@ class QueryEngine:
         elif intent.yes_no and not choices:  # a missing entity, or one entity asked about
             verdict = open_verdict(idx, graph, mask, question, links, qn, intent, f.as_of_year)
         if intent.yes_no and not choices:  # facts that do not decide: the corpus's sentences
-            verdict = sentence_verdict(self.wh, idx, lexical, question, verdict, pair, qn,
-                                       intent, f.as_of_year, links)  # fmt: skip
+            try:
+                verdict = sentence_verdict(self.wh, idx, lexical, question, verdict, pair, qn,
+                                           intent, f.as_of_year, links)  # fmt: skip
+            except Exception as exc:  # a busy or moved catalog: the facts' verdict stands
+                log.warning("verdict from facts only, sentences unreadable: %s", exc)
         if not intent.yes_no and not choices:  # an unlinked phrase as subject: its sentences
-            said = phrase_answer(self.wh, idx, question, links, intent, answer_type, f.as_of_year)
+            try:
+                said = phrase_answer(self.wh, idx, question, links, intent, answer_type,
+                                     f.as_of_year)  # fmt: skip
+            except Exception as exc:  # a busy or moved catalog: the facts' answers stand
+                log.warning("answers from facts only, sentences unreadable: %s", exc)
+                said = None
             if said is not None:
                 verdict = said.verdict
                 kind_note = said.note or (kind_note if said.keep_facts else None)

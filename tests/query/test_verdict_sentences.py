@@ -111,3 +111,20 @@ def test_a_verdict_says_when_its_statements_come_from_animal_studies_only(engine
     # a cohort of people is a human study
     v = _verdict(engine, "Is type 2 diabetes a risk factor for Alzheimer's disease?")
     assert "animal" not in v["line"] and v["sentence_counts"]["yes_animal_only"] == 0
+
+
+def test_an_unreadable_catalog_leaves_the_facts_verdict_and_answers(engine, monkeypatch, caplog):
+    import duckdb
+
+    def unreadable(*_a, **_k):
+        raise duckdb.IOException("IO Error: No files found that match the pattern")
+
+    monkeypatch.setattr("kgbuild.query.verdict_sentences.fetch", unreadable)
+    monkeypatch.setattr("kgbuild.query.phrase_answer.fetch", unreadable)
+    v = _verdict(engine, "Is type 2 diabetes a risk factor for Alzheimer's disease?")
+    assert v["answer"] == "no evidence" and "basis" not in v
+    r = engine.retrieve(
+        "What role does the Notch pathway play in Alzheimer's disease?", embed="off"
+    )
+    assert r.found
+    assert "sentences unreadable" in caplog.text
