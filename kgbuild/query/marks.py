@@ -111,6 +111,16 @@ def mark(sentence: str, spans: list[tuple[int, int]]) -> str:
     return "".join(out)
 
 
+def disjoint_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` sorted, without repeats and without any that overlaps an earlier one: what
+    :func:`excerpt` marks when a sentence's names share characters ("tau" inside "tau PET")."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(set(spans)):
+        if not out or a >= out[-1][1]:
+            out.append((a, b))
+    return out
+
+
 def excerpt(sentence: str, spans: list[tuple[int, int]], width: int = 240) -> str:
     """The marked sentence, cut to about ``width`` characters around its spans ("…" where
     cut)."""

@@ -37,7 +37,7 @@ from kgbuild.query.answer_entities import node_kinds, topic_nodes
 from kgbuild.query.generic_chemicals import generic_nodes
 from kgbuild.query.intent import Intent
 from kgbuild.query.kinds import kind_nodes
-from kgbuild.query.marks import excerpt
+from kgbuild.query.marks import disjoint_spans, excerpt
 from kgbuild.query.predicates import predicate_for
 from kgbuild.query.question_phrase import Phrase, question_phrase, shorter
 from kgbuild.query.verdict_sentences import MAX_SENTENCE, MAX_SHOWN
@@ -68,8 +68,6 @@ def fetch(wh: Any, snapshot_id: str, phrase: Phrase, ids: list[str],
           as_of: int | None) -> list[tuple[Any, ...]]:  # fmt: skip
     """(pmid, year, title, abstract, [{c, a, b}]) of the documents writing ``phrase``: those
     naming more of ``ids`` first, then newest (one read-only catalog query)."""
-    from kgbuild.store import catalog
-
     sql = (
         "WITH q AS (SELECT pmid, count(DISTINCT concept_id) AS n FROM mentions_at($sid) "
         "WHERE list_contains($ids::VARCHAR[], concept_id) GROUP BY pmid), "
@@ -84,8 +82,7 @@ def fetch(wh: Any, snapshot_id: str, phrase: Phrase, ids: list[str],
         "ORDER BY any_value(d.n) DESC, d.year DESC, d.pmid"
     )
     named = {"sid": snapshot_id, "asof": as_of, "ids": ids, "p": phrase.pattern(sql=True)}
-    with catalog.connect(wh.catalog_path, read_only=True) as con:
-        return con.execute(sql, named).fetchall()
+    return wh.query(sql, named)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,22 +136,14 @@ def _shown(h: Hit, want: set[str]) -> str:
         if c in want:
             near.setdefault(c, (a, b))
     marks = [h.at, *near.values()]
-    text = excerpt(h.sentence, _disjoint(marks))
+    text = excerpt(h.sentence, disjoint_spans(marks))
     if len(marks) > 2 and h.sentence[h.at[0] : h.at[1]] not in text:
-        text = excerpt(h.sentence, _disjoint(marks[:2]))
+        text = excerpt(h.sentence, disjoint_spans(marks[:2]))
     return text
 
 
 def _gap(a: tuple[int, int], b: tuple[int, int]) -> int:
     return max(0, max(a[0], b[0]) - min(a[1], b[1]))
-
-
-def _disjoint(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for a, b in sorted(set(spans)):
-        if not out or a >= out[-1][1]:
-            out.append((a, b))
-    return out
 
 
 def tally(hits: list[Hit], accept: Callable[[str], bool]) -> list[tuple[str, dict[str, Any]]]:
@@ -201,7 +190,7 @@ def rank_answers(index: SnapshotIndex, hits: list[Hit], allowed: np.ndarray, bar
             "id": ids[n], "name": names[n], "type": types[n] or "Other",
             "score": float(len(pms)), "basis": "sentence", "relation": [], "support": len(pms),
             "facts": [], "edges": [], "pmid": h.pmid,
-            "sentence": excerpt(h.sentence, _disjoint([h.at, g["span"]])),
+            "sentence": excerpt(h.sentence, disjoint_spans([h.at, g["span"]])),
             "why": f"named in sentences writing the phrase (PMIDs {', '.join(pms[:5])}); "
                    "not an extracted fact",
         })  # fmt: skip

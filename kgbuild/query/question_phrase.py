@@ -203,16 +203,14 @@ def doc_counts(wh: Any, snapshot_id: str, phrases: list[Phrase],
     catalog query)."""
     if not phrases:
         return [], 0
-    from kgbuild.store import catalog
-
     cols = ", ".join(f"count_if(regexp_matches(t, $p{i}))" for i in range(len(phrases)))
     sql = (f"SELECT count(*), {cols} FROM (SELECT lower(coalesce(title, '') || ' ' || "
            "coalesce(abstract, '')) AS t FROM documents_at($sid) "
            "WHERE $asof IS NULL OR year <= $asof)")  # fmt: skip
     named: dict[str, Any] = {"sid": snapshot_id, "asof": as_of}
     named |= {f"p{i}": p.pattern(sql=True) for i, p in enumerate(phrases)}
-    with catalog.connect(wh.catalog_path, read_only=True) as con:
-        row = con.execute(sql, named).fetchone()
+    rows = wh.query(sql, named)
+    row = rows[0] if rows else None
     if not row:
         return [0] * len(phrases), 0
     return [int(x or 0) for x in row[1:]], int(row[0] or 0)

@@ -39,8 +39,8 @@ from typing import Any
 import numpy as np
 
 from kgbuild.extract.sentences import sentence_spans
-from kgbuild.query.marks import excerpt
-from kgbuild.query.verdict_sentences import MAX_SENTENCE, _connect, _disjoint
+from kgbuild.query.marks import disjoint_spans, excerpt
+from kgbuild.query.verdict_sentences import MAX_SENTENCE
 from kgbuild.search.index import SnapshotIndex
 
 #: Documents read at most (newest first): bounded on a hub anchor (DALK's donepezil: 600+).
@@ -83,8 +83,7 @@ def fetch(wh: Any, snapshot_id: str, ids: list[str],
         "ORDER BY d.year DESC, d.pmid"
     )
     named = {"sid": snapshot_id, "asof": as_of, "ids": ids}
-    with _connect(wh) as con:
-        return con.execute(sql, named).fetchall()
+    return wh.query(sql, named)
 
 
 def tally(rows: list[tuple[Any, ...]], anchors: set[str], accept: Callable[[str], bool],
@@ -120,7 +119,7 @@ def tally(rows: list[tuple[Any, ...]], anchors: set[str], accept: Callable[[str]
                 key = (not cued, gap, -int(year), str(pmid))
                 if not got.best or key < got.best:
                     got.best, got.pmid = key, str(pmid)
-                    got.shown = excerpt(sent, _disjoint([near, (a, b)]))
+                    got.shown = excerpt(sent, disjoint_spans([near, (a, b)]))
     return seen
 
 

@@ -27,7 +27,7 @@ from typing import Any
 from kgbuild.extract.epistemics import classify
 from kgbuild.extract.sentences import sentence_spans
 from kgbuild.query.intent import Intent
-from kgbuild.query.marks import excerpt
+from kgbuild.query.marks import disjoint_spans, excerpt
 from kgbuild.query.predicates import Predicate, predicate_for
 from kgbuild.query.question_phrase import stem_regex
 from kgbuild.query.verdict import decide
@@ -146,14 +146,7 @@ def fetch(wh: Any, snapshot_id: str, concepts: list[Side], phrases: list[Side],
     named |= {f"ids{k}": v for k, v in enumerate(ids)}
     named |= {f"w{i}": rf"(^|[^a-z0-9]){re.escape(p.stems[-1].lower())}"
               for i, p in enumerate(phrases)}  # fmt: skip
-    with _connect(wh) as con:
-        return con.execute(sql, named).fetchall()
-
-
-def _connect(wh: Any) -> Any:
-    from kgbuild.store import catalog
-
-    return catalog.connect(wh.catalog_path, read_only=True)
+    return wh.query(sql, named)
 
 
 def _phrase_spans(sent: str, side: Side, whole: bool) -> list[tuple[int, int]] | None:
@@ -206,20 +199,12 @@ def read(rows: list[tuple[Any, ...]], concepts: list[Side], phrases: list[Side],
         backward = not phrases and len(concepts) > 1 and marks[0][0] > marks[len(concepts) - 1][0]
         out.shown.append({"pmid": pmid, "year": year, "reading": said or "", "gap": gap,
                           "backward": backward,
-                          "sentence": excerpt(sent, _disjoint(marks))})  # fmt: skip
+                          "sentence": excerpt(sent, disjoint_spans(marks))})  # fmt: skip
     # what each reading says first, then the subject first, then the names closest together
     # (the plainest statement)
     rank = {"yes": 0, "no": 1, "hedged": 2, "": 3}
     out.shown.sort(key=lambda x: (rank[x["reading"]], x["backward"], x["gap"], -x["year"],
                                   x["pmid"]))  # fmt: skip
-    return out
-
-
-def _disjoint(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for a, b in sorted(set(spans)):
-        if not out or a >= out[-1][1]:
-            out.append((a, b))
     return out
 
 
@@ -257,8 +242,7 @@ def animal_only(wh: Any, snapshot_id: str, pmids: set[str]) -> set[str]:
     sql = ("SELECT pmid FROM mentions_at($sid) WHERE list_contains($pmids, pmid) AND "
            "concept_id LIKE 'NCBITaxon:%' GROUP BY pmid HAVING "
            "count_if(concept_id = 'NCBITaxon:9606' AND lower(text) <> 'human') = 0")  # fmt: skip
-    with _connect(wh) as con:
-        rows = con.execute(sql, {"sid": snapshot_id, "pmids": sorted(pmids)}).fetchall()
+    rows = wh.query(sql, {"sid": snapshot_id, "pmids": sorted(pmids)})
     return {str(r[0]) for r in rows}
 
 

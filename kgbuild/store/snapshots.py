@@ -131,7 +131,10 @@ class Warehouse:
             return self
         raise NoWarehouse(self.root)
 
-    def query(self, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    def query(self, sql: str, params: list[Any] | dict[str, Any] | None = None
+              ) -> list[tuple[Any, ...]]:  # fmt: skip
+        """Rows of one read-only catalog query; ``params`` positional (``?``) or named
+        (``$name``)."""
         with catalog.connect(self.catalog_path, read_only=True) as con:
             return con.execute(sql, params or []).fetchall()
 

@@ -6,12 +6,12 @@ title + " " + abstract, as the annotators write them."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from kgbuild.records import Document, Entity, Mention
+from kgbuild.records import Document, Entity
 from kgbuild.store.snapshots import SnapshotInfo, Warehouse
 from tests.support.query_kg import publish_year
+from tests.support.sentences_kg import mentions_of
 
 AD, APP, PSEN1 = "MESH:D000544", "NCBIGene:351", "NCBIGene:5663"
 JAG1, HES1, TREM2, EVIL = "NCBIGene:182", "NCBIGene:3280", "NCBIGene:54209", "NCBIGene:666"
@@ -75,23 +75,13 @@ DOCS = [
 ]
 
 
-def _mentions() -> list[Mention]:
-    out = []
-    for pmid, _, title, abstract, names in DOCS:
-        text = f"{title} {abstract}"
-        for surface, cid in names.items():
-            for m in re.finditer(re.escape(surface), text):
-                out.append(Mention(pmid, m.start(), m.end(), surface, "x", None, cid, [cid]))
-    return out
-
-
 def build_phrase_kg(root: Path, kg: str = "phrase") -> SnapshotInfo:
     """Publish the KG's one snapshot (2019) into ``root``: facts joining APP and TREM2 to
     Alzheimer's disease, the abstracts and their mentions."""
     w = Warehouse(root).writer(kg)
     ents = [Entity(i, n, t, [n, *a], 2019) for i, n, t, a in NODES]
     w.add("documents", [Document(p, y, t, a) for p, y, t, a, _ in DOCS])
-    w.add("mentions", _mentions())
+    w.add("mentions", mentions_of([(p, t, a, n) for p, _, t, a, n in DOCS]))
     edges = [
         (APP, "associates", AD, [("900", 2019, "The protein is tied to the disease.", 0.8)]),
         (TREM2, "associates", AD, [("901", 2019, "The receptor is tied to the disease.", 0.8)]),

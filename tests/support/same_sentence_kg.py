@@ -7,12 +7,12 @@ real offsets into title + " " + abstract, as the annotators write them."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from kgbuild.records import Document, Entity, Mention
+from kgbuild.records import Document, Entity
 from kgbuild.store.snapshots import SnapshotInfo, Warehouse
 from tests.support.query_kg import publish_year
+from tests.support.sentences_kg import mentions_of
 
 AD, APP = "MESH:D000544", "NCBIGene:351"
 RIVASTIGMINE, VOMITING = "MESH:D000068836", "MESH:D014839"
@@ -70,22 +70,12 @@ DOCS = [
 ]
 
 
-def _mentions() -> list[Mention]:
-    out = []
-    for pmid, title, abstract, names in DOCS:
-        text = f"{title} {abstract}"
-        for surface, cid in names.items():
-            for m in re.finditer(re.escape(surface), text):
-                out.append(Mention(pmid, m.start(), m.end(), surface, "x", None, cid, [cid]))
-    return out
-
-
 def build_same_sentence_kg(root: Path, kg: str = "samesentence") -> SnapshotInfo:
     """Publish the KG's one snapshot (2019) into ``root``: one unrelated fact, the abstracts
     and their mentions."""
     w = Warehouse(root).writer(kg)
     ents = [Entity(i, n, t, [n, *a], 2019) for i, n, t, a in NODES]
     w.add("documents", [Document(p, 2019, t, a) for p, t, a, _ in DOCS])
-    w.add("mentions", _mentions())
+    w.add("mentions", mentions_of(DOCS))
     edges = [(APP, "associates", AD, [("900", 2019, "APP is associated with AD.", 0.8)])]
     return publish_year(w, 2019, edges, ents)

@@ -114,9 +114,11 @@ DOCS = [
 ]
 
 
-def _mentions() -> list[Mention]:
+def mentions_of(docs: list[tuple[str, str, str, dict[str, str | None]]]) -> list[Mention]:
+    """A mention at every place each (pmid, title, abstract, {surface: CURIE or None}) row's
+    surfaces occur in title + " " + abstract, as the annotators write them."""
     out = []
-    for pmid, title, abstract, names in DOCS:
+    for pmid, title, abstract, names in docs:
         text = f"{title} {abstract}"
         for surface, cid in names.items():
             for m in re.finditer(re.escape(surface), text):
@@ -131,7 +133,7 @@ def build_sentences_kg(root: Path, kg: str = "sentences") -> SnapshotInfo:
     w = Warehouse(root).writer(kg)
     ents = [Entity(i, n, t, [n, *a], 2019) for i, n, t, a in NODES]
     w.add("documents", [Document(p, 2019, t, a) for p, t, a, _ in DOCS])
-    w.add("mentions", _mentions())
+    w.add("mentions", mentions_of(DOCS))
     # the served sentence gives the snapshot's vocabulary "exercise" (spelling correction)
     said = "APP is associated with AD whatever the exercise."
     edges = [(APP, "associates", AD, [("900", 2019, said, 0.8)])]
