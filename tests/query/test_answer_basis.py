@@ -81,3 +81,19 @@ def test_ask_prints_what_each_answer_rests_on(tmp_path):
                                    str(root), "--no-llm", "--embed", "off"])  # fmt: skip
     assert res.exit_code == 0, res.output
     assert "asserted fact" in res.output and "fact, background" in res.output
+
+
+def test_a_targets_weaker_fact_stated_as_binding_ranks_in_with_served_ones():
+    """For a drug's targets the sentence cue (agonist, inhibitor…) says which answer is the
+    target; an unserved fact stated so outranks a served downstream effect. Elsewhere the
+    served tier stays first."""
+    from kgbuild.query.answer_entities import _merge_direct
+    from kgbuild.query.kinds import answer_kinds
+
+    kinds = {k.key: k for k in answer_kinds()}
+    served = [{"id": "ABCA1", "score": 0.14, "basis": "fact"}]
+    weaker = [{"id": "RXRA", "score": 0.76, "basis": "weaker_fact"}]
+    assert [a["id"] for a in _merge_direct(served, weaker, kinds["target"])] == ["RXRA", "ABCA1"]
+    got = _merge_direct(served, weaker, kinds["side_effect"])
+    assert [a["id"] for a in got] == ["ABCA1", "RXRA"]
+    assert [a["id"] for a in _merge_direct(served, weaker, None)] == ["ABCA1", "RXRA"]
