@@ -143,9 +143,7 @@ def test_the_verb_after_the_asked_kind_is_no_phrase():
     # "make up" is what the proteins do, up to the article; the complex is what is named
     q = "which proteins make up the gamma-secretase complex"
     assert _runs(q, []) == [["gamma-secretase", "complex"]]
-    assert _runs("Which kinase phosphorylates tau downstream of p25?", ["tau"]) == [
-        ["p25"]
-    ]
+    assert _runs("Which kinase phosphorylates tau downstream of p25?", ["tau"]) == [["p25"]]
     # a how-question's subject follows its cue and is kept
     assert _runs("how does tau pathology spread through the brain", ["tau"])[0] == [
         "tau",
