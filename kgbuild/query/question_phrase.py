@@ -111,7 +111,14 @@ def _described(question: str, intent: Intent) -> list[tuple[int, int]]:
     """The spans that describe the answer: the intent's cues and qualifiers, and the words from
     the wh-word to an answer or kind cue heading its phrase ("What CSF biomarkers", "Which
     FDA-approved drugs") — unless a verb comes between ("What role does the PI3K/Akt
-    pathway": the cue is in the clause's subject, and only its own words are)."""
+    pathway": the cue is in the clause's subject, and only its own words are). The
+    wh-phrases are those spans that open with a wh-word."""
+    return _spans(question, intent)[0]
+
+
+def _spans(question: str, intent: Intent) -> tuple[list[tuple[int, int]], list[int]]:
+    """(:func:`_described`'s spans, the ends of the wh-phrases among them)."""
+    heads: list[int] = []
     out = [(c.start, c.end) for c in intent.cues]
     # a qualifier narrows the answers (data/question_qualifiers.toml: "early-onset", "CSF"),
     # read in their sentences; it names nothing the question is about
@@ -127,31 +134,36 @@ def _described(question: str, intent: Intent) -> list[tuple[int, int]]:
         between = re.findall(r"[\w'’-]+", question[wh.end() : c.start].lower())
         if not any(w in QUESTION_WORDS for w in between):
             out.append((wh.start(), c.end))
-    return out
+            heads.append(c.end)
+    return out, heads
 
 
 def runs(question: str, linked: Sequence[tuple[int, int]], intent: Intent
          ) -> list[list[tuple[int, int, bool]]]:  # fmt: skip
     """Runs of adjacent content words of ``question`` outside what describes the answer:
     (start, end, unlinked) per word; a run names something (:func:`_names`)."""
-    cues = _described(question, intent)
+    cues, heads = _spans(question, intent)
     asked = [c.end for c in intent.cues if c.kind in ("answer", "kind")]
     out: list[list[tuple[int, int, bool]]] = []
     cur: list[tuple[int, int, bool]] = []
     prev: tuple[int, int, str] | None = None
-    predicate = False
+    predicate = verb = False
     for m in _TOKEN.finditer(question):
         a, b, w = m.start(), m.end(), m.group(0).lower()
-        stop = (w in QUESTION_WORDS or w in _FUNCTION
-                or any(x < b and a < y for x, y in cues))  # fmt: skip
+        in_cue = any(x < b and a < y for x, y in cues)
+        stop = w in QUESTION_WORDS or w in _FUNCTION or in_cue
         gap = question[prev[1] : a] if prev else " "
         if stop or (cur and gap.strip()):
-            out.append([] if predicate else cur)
+            # "Which proteins make up the γ-secretase complex": words right after the asked
+            # kind, up to an article or preposition, are the question's verb, not a name
+            closed_by_function = stop and not in_cue and w in _FUNCTION and not gap.strip()
+            out.append([] if predicate or (verb and closed_by_function) else cur)
             cur = []
         if not stop:
             if not cur:  # "Which chemicals are bad for AD": after the answer's verb, a predicate
                 predicate = bool(prev and prev[2] in _COPULA and any(e <= prev[0] for e in asked)
                                  and not any(x <= prev[0] < y for x, y in cues))  # fmt: skip
+                verb = bool(prev and prev[1] in heads and not gap.strip())
             inside = any(x <= a and b <= y for x, y in linked)
             cur.append((a, b, not inside))
         prev = (a, b, w)

@@ -139,6 +139,19 @@ def test_the_phrase_runs_leave_out_question_words_cues_and_generic_words():
     assert _runs(q, ["Notch", "AD"]) == [["Notch", "signaling", "pathway"]]
 
 
+def test_the_verb_after_the_asked_kind_is_no_phrase():
+    # "make up" is what the proteins do, up to the article; the complex is what is named
+    q = "which proteins make up the gamma-secretase complex"
+    assert _runs(q, []) == [["gamma-secretase", "complex"]]
+    assert _runs("Which kinase phosphorylates tau downstream of p25?", ["tau"]) == [["p25"]]
+    # a how-question's subject follows its cue and is kept
+    assert _runs("how does tau pathology spread through the brain", ["tau"])[0] == [
+        "tau",
+        "pathology",
+        "spread",
+    ]
+
+
 def test_a_phrase_ends_in_an_unlinked_head_and_never_cuts_a_linked_name():
     q = "Which markers indicate mild cognitive impairment?"
     span = [(q.index("mild"), len(q) - 1)]
