@@ -57,6 +57,14 @@ MAX_SENTENCE = 2000
 #: one abstract's opposite cue answered a gold "yes". A negated statement ("did not increase
 #: the risk") says "no" outright.
 OPPOSITE_PMIDS = 2
+#: The answer when every stating abstract is an animal study and the claim is about a disease
+#: ("do statins prevent AD", "does DHA slow cognitive decline in AD"): a disease outcome in
+#: mice is a model's, and preclinical promise often fails in people (statins: Feldman et al.
+#: 2010, LEADe; ginkgo: DeKosky et al. 2008, GEM; DHA: Quinn et al. 2010). Not decisive.
+IN_ANIMALS = "in animal studies only"
+#: The asked relations that claim a disease outcome in people (treat, prevent, cause, risk),
+#: where :data:`IN_ANIMALS` applies; a molecular association read in mice stands.
+CLINICAL = frozenset({"treats", "causes", "risk_factor", "downregulates+risk_factor"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +74,8 @@ class Side:
     label: str
     ids: tuple[str, ...] = ()
     stems: tuple[str, ...] = ()
+    #: The concept's node kind ("Disease"); empty for a phrase.
+    kind: str = ""
 
     def words(self) -> list[re.Pattern[str]]:
         return [re.compile(rf"(?<!\w){stem_regex(s)}(?!\d)", re.IGNORECASE) for s in self.stems]
@@ -253,6 +263,10 @@ def verdict(base: dict[str, Any], sides: list[Side], got: Reading, pred: Predica
     yes, no = len(got.yes), len(got.no - got.yes)
     weak = no and not (got.negated - got.yes) and no < OPPOSITE_PMIDS
     answer = decide(yes, 0 if weak else no, len(got.docs))
+    in_animals = len(got.yes & animal)
+    if (answer == "yes" and in_animals == yes and pred.asked in CLINICAL
+            and any(s.kind == "Disease" for s in sides)):  # fmt: skip
+        answer = IN_ANIMALS
     names = " and ".join(s.label for s in sides)
     both = "all three" if len(sides) > 2 else "both"
     claim = f"{sides[0].label} {pred.says} {sides[-1].label}"
@@ -264,8 +278,10 @@ def verdict(base: dict[str, Any], sides: list[Side], got: Reading, pred: Predica
         line = f"{head}: {yes} PMIDs' sentences state {claim}"
         line += f"; {no} state the opposite" if no else ""
         line += " (too few, none negated, to answer no)" if weak else ""
-        in_animals = len(got.yes & animal)
-        if in_animals == yes and yes:
+        if answer == IN_ANIMALS:
+            line += (f"; all {yes} in animal studies only (their abstracts name no human): "
+                     "not shown in people")  # fmt: skip
+        elif in_animals == yes and yes:
             line += f"; all {yes} in animal studies only (their abstracts name no human)"
         elif in_animals:
             line += f"; {in_animals} of the {yes} in animal studies only"
@@ -311,7 +327,7 @@ def sentence_verdict(wh: Any, index: Any, lexical: Any, question: str, base: dic
     ids, names = index.nodes["id"], index.nodes["display"]
 
     def concept(n: int) -> Side:
-        return Side(str(names[n]), ids=(str(ids[n]),))
+        return Side(str(names[n]), ids=(str(ids[n]),), kind=str(index.nodes["type"][n]))
 
     tries: list[tuple[list[Side], list[Side]]] = []
     if base["answer"] == "not found":

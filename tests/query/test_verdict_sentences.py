@@ -104,10 +104,15 @@ def test_the_asked_predicate_is_no_part_of_an_unlinked_phrase(engine):
 
 
 def test_a_verdict_says_when_its_statements_come_from_animal_studies_only(engine):
+    # a disease prevented in mice only is not shown in people: no "yes"
     v = _verdict(engine, "Does simvastatin prevent Alzheimer's disease?")
-    assert v["answer"] == "yes" and v["pmids"] == ["512"], v["line"]
-    assert "all 1 in animal studies only" in v["line"]
+    assert v["answer"] == "in animal studies only" and v["pmids"] == ["512"], v["line"]
+    assert "all 1 in animal studies only" in v["line"] and "not shown in people" in v["line"]
     assert v["sentence_counts"]["yes_animal_only"] == 1
+    # a molecular effect read in mice is stated there: "yes", said to be from animals
+    v = _verdict(engine, "Does simvastatin decrease APP?")
+    assert v["answer"] == "yes" and v["pmids"] == ["513"], v["line"]
+    assert "all 1 in animal studies only" in v["line"] and "people" not in v["line"]
     # a cohort of people is a human study
     v = _verdict(engine, "Is type 2 diabetes a risk factor for Alzheimer's disease?")
     assert "animal" not in v["line"] and v["sentence_counts"]["yes_animal_only"] == 0

@@ -91,6 +91,13 @@ DOCS = [
         "Simvastatin prevented Alzheimer's disease pathology in human APP mice.",
         {"Simvastatin": SIMVASTATIN, "Alzheimer's disease": AD, "human": HUMAN, "mice": MOUSE},
     ),
+    # a molecular effect read in mice: an animal study states it as well as any
+    (
+        "513",
+        "Statins and APP in mice.",
+        "Simvastatin decreased APP levels in mice.",
+        {"Simvastatin": SIMVASTATIN, "APP": APP, "mice": MOUSE},
+    ),
     # two abstracts state the opposite of "lithium increases APP", one that of
     # "hypertension increases APP"
     (
