@@ -23,7 +23,7 @@ from functools import cache
 from typing import Any
 
 from kgbuild.query.cues import Qualifier, read_qualifiers
-from kgbuild.query.kinds import AnswerKind, read_kind
+from kgbuild.query.kinds import AnswerKind, noun_phrase_kind, read_kind
 from kgbuild.schema import data_dir
 from kgbuild.search.text import STOPWORDS
 
@@ -37,6 +37,19 @@ _YES_NO = re.compile(
     r"^\s*(?:does|do|did|is|are|was|were|can|could|may|might|will|would|has|have|had|should|"
     r"must)\b",
     re.IGNORECASE,
+)
+#: A request or existential wrapper around a list question: "Can you list …", "Could you
+#: tell me which …", "Are there any microRNAs that …", "Is there a drug that …". What
+#: follows is read as the question (a yes/no verb opening the wrapper does not make it one).
+#: An existential one counts only when an answer noun or kind follows it: "Is there
+#: evidence that …", "Is there an association between …" stay yes/no questions.
+_REQUEST = re.compile(
+    r"^\s*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)"
+    r"(?=(?:list|name|tell|give|show|find|identify|suggest)\b)",
+    re.IGNORECASE,
+)
+_EXISTENTIAL = re.compile(
+    r"^\s*(?:are|is)\s+there\s+(?:(?:any|some|a|an|other|known)\s+)*", re.IGNORECASE
 )
 #: Words that make a question ask for a list of entities.
 _WH = re.compile(r"\b(?:which|what|list|name|identify|find|give|show)\b", re.IGNORECASE)
@@ -206,12 +219,23 @@ def read_intent(question: str, entity_spans: list[tuple[int, int]] | None = None
         if _free(a, b, rel_taken):
             rel_taken.append((a, b))
             cues.append(Cue("relation", value, a, b, text))
-    it = Intent(yes_no=bool(_YES_NO.match(question)))
+    wrapper = _REQUEST.match(question) or _EXISTENTIAL.match(question)
+    if wrapper is not None:  # read what the wrapper asks, at the same offsets
+        rest = " " * wrapper.end() + question[wrapper.end() :]
+        if wrapper.re is _REQUEST or _opening_noun(rest, t) or noun_phrase_kind(rest, taken):
+            question = rest
+        else:
+            wrapper = None
+    it = Intent(yes_no=wrapper is None and bool(_YES_NO.match(question)))
     wh = None if it.yes_no else _WH.search(question)
-    kind = None if it.yes_no else read_kind(question, taken)
+    kind = None if it.yes_no else read_kind(question, taken, _opening_noun(question, t))
+    if wh is None and kind is None and not it.yes_no and _opening_noun(question, t):
+        kind_less = True  # "drugs that cross the BBB": a typed query naming its answer noun
+    else:
+        kind_less = False
     # a typed query without a wh-word ("side effects of memantine") names its answer noun from
     # its first word, where the wh-form ("What are the side effects of …") names it after "what"
-    start = wh.end() if wh is not None else 0 if kind is not None else None
+    start = wh.end() if wh is not None else 0 if kind is not None or kind_less else None
     it.wh = start is not None
     if start is not None:
         # without a wh-word, the noun is the kind's own ("targets of curcumin"), never a later one
@@ -240,6 +264,32 @@ def read_intent(question: str, entity_spans: list[tuple[int, int]] | None = None
     if it.wh and not it.yes_no:
         it.qualifiers = read_qualifiers(question)
     return it
+
+
+def _opening_noun(question: str, t: _Tables) -> tuple[int, int] | None:
+    """The answer noun a typed query opens with ("drugs that target GSK3B", "genes linked to
+    tau", "all proteins in the gamma-secretase complex"), after request words only, and
+    followed by a relative pronoun, participle or preposition (else it is a claim or a name:
+    "drugs target GSK3B")."""
+    m = re.match(r"\s*(?:(?:" + "|".join(_LEAD_WORDS) + r")\s+)*", question, re.IGNORECASE)
+    at = m.end() if m else 0
+    for pat, _ in t.answer:
+        got = pat.match(question, at)
+        if got is not None and _NOUN_NEXT.match(question, got.end()):
+            return got.start(), got.end()
+    return None
+
+
+#: Words a typed query may open with before its answer noun.
+_LEAD_WORDS = ("list", "name", "show", "find", "give", "tell", "me", "us", "please", "the",
+               "all", "any", "some", "known", "main", "other", "possible", "potential")  # fmt: skip
+#: What follows an opening answer noun in a typed query.
+_NOUN_NEXT = re.compile(
+    r"\s+(?:that|which|who|linked|associated|related|involved|implicated|used|reported|known|"
+    r"approved|tested|studied|in|for|of|against|targeting|inhibiting|binding|causing|"
+    r"treating|regulating|affecting|interacting|with)\b",
+    re.IGNORECASE,
+)
 
 
 def weights_for(asked: list[str]) -> dict[str, float]:

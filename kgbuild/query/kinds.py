@@ -149,15 +149,18 @@ def _crosses(a: int, b: int, taken: list[tuple[int, int]]) -> bool:
     return any(not (b <= x or a >= y) and not (a <= x and y <= b) for x, y in taken)
 
 
-def read_kind(question: str, taken: list[tuple[int, int]]) -> tuple[AnswerKind, int, int] | None:
+def read_kind(
+    question: str, taken: list[tuple[int, int]], opening: tuple[int, int] | None = None
+) -> tuple[AnswerKind, int, int] | None:
     """The kind a wh-question asks for and its cue's span: the earliest cue within
     :data:`_WINDOW` words of the wh-word, outside the ``taken`` spans (linked entities) save
     those within the cue, and
     heading the wh-phrase (:func:`heads`). Without a wh-word, the kind a typed query names
-    (:func:`noun_phrase_kind`). None for any other question."""
+    (:func:`noun_phrase_kind`; ``opening``: the answer noun it opens with, if any). None for
+    any other question."""
     wh = _WH.search(question)
     if wh is None:
-        return noun_phrase_kind(question, taken)
+        return noun_phrase_kind(question, taken, opening)
     words = list(re.finditer(r"\S+", question[wh.end() :]))
     limit = wh.end() + words[min(_WINDOW, len(words)) - 1].end() if words else len(question)
     best: tuple[AnswerKind, int, int] | None = None
@@ -189,15 +192,21 @@ _AFTER = re.compile(
 
 
 def noun_phrase_kind(
-    question: str, taken: list[tuple[int, int]]
+    question: str, taken: list[tuple[int, int]], opening: tuple[int, int] | None = None
 ) -> tuple[AnswerKind, int, int] | None:
     """The kind a query without a wh-word names, as people type them: opening with the kind
     ("side effects of memantine", "microRNAs in AD", "tell me the targets of huperzine A"),
     or naming it right after its entities and ending there or at a preposition ("memantine
     side effects"). Only :data:`_LEAD` words and linked entities (``taken``) may stand before
-    the cue; the caller reads a yes/no question ("Does memantine cause side effects?") first."""
+    the cue; the caller reads a yes/no question ("Does memantine cause side effects?") first.
+    A query opening with an answer noun (``opening``: "drugs that target GSK3B") may name the
+    kind's cue right after it and a relative pronoun."""
     words = [(m.start(), m.end(), m.group(0).lower())
              for m in re.finditer(r"[\w'’-]+", question)]  # fmt: skip
+    if opening is not None:  # the noun and "that"/"which" are the query's lead, not content
+        after = re.match(r"\s+(?:that|which|who)\b", question[opening[1] :], re.IGNORECASE)
+        end = opening[1] + (after.end() if after else 0)
+        words = [w for w in words if not (opening[0] <= w[0] and w[1] <= end)]
 
     def linked(a: int, b: int) -> bool:
         return any(x <= a and b <= y for x, y in taken)

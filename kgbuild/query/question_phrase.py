@@ -45,6 +45,8 @@ these those their there here than then so such any all each both either neither
 some about over under after before while when where which what who whom whose why
 how if whether also very can could may might must shall should will would""".split()  # noqa: SIM905
 )
+#: Relative pronouns joining an answer noun to its verb ("drugs that slow …").
+_RELATIVE = frozenset({"that", "which", "who"})
 #: The verb "be": a word right after it, when the wh-phrase before it names the answer, is
 #: said of the answer ("Which chemicals are bad for AD?"), not a name.
 _COPULA = frozenset({"is", "are", "was", "were", "be", "been", "being"})
@@ -130,6 +132,10 @@ def _spans(question: str, intent: Intent) -> tuple[list[tuple[int, int]], list[i
         for m in _WH_WORD.finditer(question, 0, c.start):
             wh = m
         if wh is None:
+            # a typed or wrapped query's answer noun heads it ("drugs that slow …", "Are
+            # there any microRNAs that …"); a how-question's cue is no noun
+            if not c.text.lower().startswith("how"):
+                heads.append(c.end)
             continue
         between = re.findall(r"[\w'’-]+", question[wh.end() : c.start].lower())
         if not any(w in QUESTION_WORDS for w in between):
@@ -147,6 +153,7 @@ def runs(question: str, linked: Sequence[tuple[int, int]], intent: Intent
     out: list[list[tuple[int, int, bool]]] = []
     cur: list[tuple[int, int, bool]] = []
     prev: tuple[int, int, str] | None = None
+    before: tuple[int, int, str] | None = None  # the word before ``prev``
     predicate = verb = False
     for m in _TOKEN.finditer(question):
         a, b, w = m.start(), m.end(), m.group(0).lower()
@@ -163,10 +170,18 @@ def runs(question: str, linked: Sequence[tuple[int, int]], intent: Intent
             if not cur:  # "Which chemicals are bad for AD": after the answer's verb, a predicate
                 predicate = bool(prev and prev[2] in _COPULA and any(e <= prev[0] for e in asked)
                                  and not any(x <= prev[0] < y for x, y in cues))  # fmt: skip
-                verb = bool(prev and prev[1] in heads and not gap.strip())
+                # … or right after it and a relative pronoun ("drugs that slow …")
+                verb = bool(
+                    prev
+                    and not gap.strip()
+                    and (
+                        prev[1] in heads
+                        or (prev[2] in _RELATIVE and before is not None and before[1] in heads)
+                    )
+                )
             inside = any(x <= a and b <= y for x, y in linked)
             cur.append((a, b, not inside))
-        prev = (a, b, w)
+        before, prev = prev, (a, b, w)
     out.append([] if predicate else cur)
     return [r[:MAX_WORDS] for r in out if r and _names(question, r)]
 

@@ -57,6 +57,22 @@ def test_a_query_without_a_wh_word_reads_the_answer_noun_of_its_wh_form():
         assert (a.kind, a.answer_type, a.asked, a.wh) == (b.kind, b.answer_type, b.asked, b.wh)
 
 
+def test_a_wrapped_or_noun_first_query_is_a_list_question_and_a_claim_is_not():
+    for q in ("Can you list the side effects of donepezil?",
+              "Are there any microRNAs that regulate APP?",
+              "Is there a drug that treats Alzheimer's disease?"):  # fmt: skip
+        it = read_intent(q)
+        assert not it.yes_no and it.wh, q
+    assert _kind("Are there any microRNAs that regulate APP?") == "microrna"
+    assert _kind("drugs that target GSK3B", [(18, 23)]) == "target"  # of a gene: its drugs
+    assert read_intent("genes linked to tau", [(16, 19)]).answer_type == "Gene"
+    # asking whether evidence exists is a yes/no question; "drugs target GSK3B" is a claim
+    assert read_intent("Is there evidence that statins prevent AD?").yes_no
+    assert read_intent("Is there an association between APOE and AD?").yes_no
+    it = read_intent("drugs target GSK3B", [(13, 18)])
+    assert it.kind is None and not it.wh
+
+
 def test_a_request_is_read_not_left_unlinked():
     # "tell me" is no phrase to find in the corpus's sentences (it matched "tell" and "telluride")
     q = "tell me the targets of huperzine A"
@@ -84,6 +100,15 @@ def test_space_and_hyphen_spellings_of_a_kind():
          "Which microRNAs are linked to Alzheimer's disease?"),
         ("Which micro RNAs are linked to Alzheimer's disease?",
          "Which microRNAs are linked to Alzheimer's disease?"),
+        # a request or an existential question around a list question is that question
+        ("Can you list the side effects of donepezil?", "What are the side effects of donepezil?"),
+        ("Could you tell me which microRNAs are linked to Alzheimer's disease?",
+         "Which microRNAs are linked to Alzheimer's disease?"),
+        ("Are there any microRNAs linked to Alzheimer's disease?",
+         "Which microRNAs are linked to Alzheimer's disease?"),
+        # a query opening with its answer noun
+        ("genes associated with Alzheimer's disease",
+         "Which genes are associated with Alzheimer's disease?"),
     ],
 )  # fmt: skip
 def test_a_typed_query_gets_the_answers_of_its_wh_form(kinds, typed, wh):
