@@ -27,6 +27,7 @@ from kgbuild.link.linker import EMBED_MODES, Link, Linker, unique_nodes
 from kgbuild.query.asked_relation import relation_terms
 from kgbuild.query.choices import asks_for_exception, kg_answer, score_choices, sentence_dict
 from kgbuild.query.context import build_context
+from kgbuild.query.context_words import context_qualifiers
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
 from kgbuild.query.focus import focus_note, focused_answers, read_focus
 from kgbuild.query.how_pair import how_pair, how_pair_nodes
@@ -478,8 +479,11 @@ class QueryEngine:
                                       if x.where == "question" and x.node in qn])  # fmt: skip
         kind_note = None
         if intent.wh and not intent.yes_no and not choices and qn and asks:
+            # "How does Abeta damage mitochondria?": the words left unlinked qualify the answers
+            words = context_qualifiers(question, links, intent, lexical)
+            ranked_by = replace(intent, qualifiers=intent.qualifiers + words) if words else intent
             served = st
-            answers = focused_answers(idx, graph, mask, focus, intent, answer_type, f.as_of_year,
+            answers = focused_answers(idx, graph, mask, focus, ranked_by, answer_type, f.as_of_year,
                                       warehouse=self.wh,
                                       weaker=lambda: self._everything(served).index)  # fmt: skip
             kind_note = focus_note(idx, focus, answers)
