@@ -36,6 +36,7 @@ from kgbuild.query.limits import (
     DEFAULT_K,
     DEFAULT_TOKEN_BUDGET,
 )
+from kgbuild.query.organism_answer import organism_answer
 from kgbuild.query.phrase_answer import phrase_answer
 from kgbuild.query.rank import rank_paths, rank_triples
 from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, validate
@@ -508,6 +509,12 @@ class QueryEngine:
                 verdict = said.verdict
                 kind_note = said.note or (kind_note if said.keep_facts else None)
                 answers = said.answers or (answers if said.keep_facts else [])
+        if intent.kind is not None and intent.kind.mentions == "Species" and not choices:
+            try:  # organisms are PubTator mentions, no KG node: read from sentences
+                got = organism_answer(self.wh, idx, question, qn, f.as_of_year)
+                verdict, answers, kind_note = None, got.answers, got.note
+            except Exception as exc:  # a busy or moved catalog: the answers above stand
+                log.warning("organisms unread, catalog unreadable: %s", exc)
         how = how_pair_nodes(intent, qn) if verdict is None and not choices else None
         if how is not None:  # "how does X affect Y": what joins X and Y comes first
             verdict = how_pair(self.wh, idx, lexical, graph, mask, question, how, intent,
