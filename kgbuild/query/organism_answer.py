@@ -133,6 +133,8 @@ def note(ask: Ask, about: str, found: bool) -> str:
     where = f"sentences naming {about}"
     if ask.infection:
         where += " with an infection word near the organism (vectors and expression hosts left out)"
+    elif ask.groups:
+        where += " (vectors and expression hosts left out)"
     elif ask.model:
         where += " with a model word near the organism"
     out = (f"organisms are no KG entities: {ask.words()} read from PubTator's Species mentions "
@@ -141,7 +143,7 @@ def note(ask: Ask, about: str, found: bool) -> str:
     if ask.groups or ask.non_mammal:
         out += ("; which organisms are pathogens, animals or mammals comes from "
                 "data/organisms.tsv (NCBI Taxonomy lineage is not available offline): an "
-                "unlisted organism is left out")  # fmt: skip
+                "organism it does not list, whose name does not say so, is left out")  # fmt: skip
     if not found:
         out += f"; none found for {about}"
     return out

@@ -36,7 +36,7 @@ _FUNGUS_FORM = re.compile(r"\byeasts?\b|fung|mushroom", re.I)
 
 #: What the question's words ask for, first match wins within a rule (checked in order).
 _ASKED = [
-    ("virus", re.compile(r"\b(?:viruses|virus|viral|virions?)\b", re.I)),
+    ("virus", re.compile(r"\b(?:\w*viruses|\w*virus|viral|virions?)\b", re.I)),
     ("bacterium", re.compile(r"\b(?:bacteria|bacterium|bacterial)\b", re.I)),
     ("fungus", re.compile(r"\b(?:fungi|fungus|fungal)\b", re.I)),
     ("parasite", re.compile(r"\b(?:parasites?|parasitic|protozoa\w*)\b", re.I)),
@@ -46,8 +46,13 @@ _ASKED = [
 ]  # fmt: skip
 _MODEL = re.compile(r"\bmodel(?:s|l?ed|l?ing)?\b|\bused (?:to|for|in) (?:study|studying|research)",
                     re.I)  # fmt: skip
+_INVERTEBRATE = re.compile(r"\binvertebrates?\b|\bnon-?\s?vertebrates?\b", re.I)
 _NON_MAMMAL = re.compile(r"\bnon-?\s?mammal(?:ian|s)?\b|\binvertebrates?\b|\bnon-?\s?vertebrate",
                          re.I)  # fmt: skip
+
+
+#: The classes of ``organisms.tsv`` that are vertebrates.
+_VERTEBRATES = frozenset({"mammal", "bird", "fish", "amphibian", "reptile"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +75,8 @@ class Ask:
     infection: bool = False
     model: bool = False
     non_mammal: bool = False
+    #: No vertebrate either ("invertebrate models": flies and worms, not frogs or fish).
+    invertebrate: bool = False
 
     def takes(self, t: Taxon) -> bool:
         """May a taxon answer the question?"""
@@ -77,6 +84,8 @@ class Ask:
             return False
         if self.groups:
             return t.group in self.groups
+        if self.invertebrate and t.cls in _VERTEBRATES:
+            return False
         if self.non_mammal:
             return t.cls not in ("", "mammal") or (t.group == "fungus" and t.model)
         if self.model:
@@ -89,21 +98,27 @@ class Ask:
             return "/".join(sorted(self.groups))
         if self.groups:
             return "infectious agents (viruses, bacteria, fungi, parasites, prions)"
+        if self.invertebrate:
+            return "invertebrate model organisms"
         if self.non_mammal:
             return "non-mammalian model organisms"
         return "model organisms" if self.model else "organisms"
 
 
 def read_ask(question: str) -> Ask:
-    """The slice of organisms ``question`` asks for (module docstring)."""
+    """The slice of organisms ``question`` asks for (module docstring): a group named first
+    ("bacterial pathogens": bacteria), and infection words ("pathogens", "infections") ask
+    for organisms said to infect, whatever the group."""
     groups: frozenset[str] = frozenset()
     for group, pat in _ASKED:
         if pat.search(question):
             groups = PATHOGENS if group == "pathogen" else frozenset({group})
             break
+    infection = bool(groups) and _ASKED[-1][1].search(question) is not None
     non_mammal = bool(_NON_MAMMAL.search(question))
     model = non_mammal or (bool(_MODEL.search(question)) and not groups)
-    return Ask(groups, groups == PATHOGENS, model, non_mammal)
+    invertebrate = bool(_INVERTEBRATE.search(question))
+    return Ask(groups, infection, model, non_mammal, invertebrate)
 
 
 @cache

@@ -60,7 +60,9 @@ TOOL = re.compile(
     r"vectors?\b|transduc\w*|transfect\w*|recombinant|plasmids?|\bconstructs?\b|expressed in"
     r"|(?:mediated|based) (?:gene )?(?:expression|delivery|transfer|knockdown|overexpression)"
     r"|gene (?:therapy|transfer|delivery)|\baav\d*\b|lentivir\w*|purified from|display"
-    r"|\bto (?:express|deliver|overexpress|knock)|inclusion bod|expression system",
+    r"|\bto (?:express|deliver|overexpress|knock)|inclusion bod|expression (?:system|level|host)"
+    r"|clon(?:ed|ing)\b|produced (?:in|by)|purified|fus(?:ed|ion)\b|harbou?r\w*|periplasm\w*"
+    r"|librar(?:y|ies)|expressed (?:in|at|by)",
     re.I,
 )
 #: Words after an organism's name that make it name a protein or a property ("prion protein",

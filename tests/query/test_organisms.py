@@ -110,3 +110,17 @@ def test_a_taxon_is_read_from_the_table_its_genus_or_its_forms():
 def test_npmi_is_high_for_a_rare_taxon_named_with_the_entity():
     assert npmi(2, 2, 10, 100) > npmi(10, 50, 10, 100)
     assert npmi(0, 2, 10, 100) == 0.0
+
+
+def test_infection_words_narrow_a_group_and_invertebrates_leave_out_vertebrates():
+    bact = read_ask("Which bacterial pathogens are linked to AD?")
+    assert bact.groups == {"bacterium"} and bact.infection
+    assert not read_ask("Which bacteria are linked to AD?").infection
+    inv = read_ask("Which invertebrate model organisms are used to study tau?")
+    assert inv.takes(taxon(FLY, [])) and not inv.takes(taxon(FISH, []))
+    assert read_ask("which non-mammalian organisms model AD?").takes(taxon(FISH, []))
+
+
+def test_invertebrate_models_of_a_gene(engine):
+    got = ids(ask(engine, "Which invertebrate model organisms are used to study tau?"))
+    assert got == [FLY]
