@@ -130,7 +130,7 @@ def organism_answer(
 
 def note(ask: Ask, about: str, found: bool) -> str:
     """How the answers were read, in plain words."""
-    where = f"sentences naming {about}"
+    where = f"sentences naming {about}" if about != "the corpus" else "the corpus's sentences"
     if ask.infection:
         where += " with an infection word near the organism (vectors and expression hosts left out)"
     elif ask.groups:

@@ -124,3 +124,9 @@ def test_infection_words_narrow_a_group_and_invertebrates_leave_out_vertebrates(
 def test_invertebrate_models_of_a_gene(engine):
     got = ids(ask(engine, "Which invertebrate model organisms are used to study tau?"))
     assert got == [FLY]
+
+
+def test_an_organism_question_naming_no_entity_reads_the_whole_corpus(engine):
+    r = ask(engine, "Which viruses infect the brain?")
+    assert ids(r) == [HSV1] and r.found
+    assert "in the corpus's sentences" in r.intent["answer_note"]
