@@ -33,7 +33,8 @@ from typing import Any
 
 from kgbuild.evaluate.gold import GoldCorpus, read_gold_corpus
 from kgbuild.query.organism_kinds import Ask
-from kgbuild.query.organisms import TAXON_PREFIX, ranked, tally
+from kgbuild.query.organisms import ranked, tally
+from kgbuild.store.species import TAXON_PREFIX
 
 HUMAN = "NCBITaxon:9606"
 QUESTIONS = Path(__file__).resolve().parents[2] / "data" / "questions" / "organisms_dalk.jsonl"

@@ -37,17 +37,16 @@ from typing import Any
 from kgbuild.extract.sentences import sentence_spans
 from kgbuild.query.answer_entities import BASE, TOPIC_SHARE
 from kgbuild.query.marks import disjoint_spans, excerpt
-from kgbuild.query.organism_kinds import Ask, Taxon, taxon
+from kgbuild.query.organism_kinds import Ask
 from kgbuild.query.verdict_sentences import MAX_SENTENCE
+from kgbuild.store.species import TAXON_PREFIX
+from kgbuild.taxa import Taxon
 
-#: Abstracts read at most (newest first): DALK's abstracts naming AD and a mouse are ~1,500.
-MAX_DOCS = 2500
 MAX_ANSWERS = 10
 #: A taxon in a cue sentence of an abstract naming the entity, but not in its sentence.
 ABSTRACT_WEIGHT = 0.5
 #: Characters either side of the taxon's name where the qualifying word must stand.
 WINDOW = 80
-TAXON_PREFIX = "NCBITaxon:"
 #: Words saying an organism infects (Itzhaki et al. 2016 write infection, seropositivity,
 #: reactivation, antibodies, periodontitis, dysbiosis of the pathogens linked to AD).
 INFECTION = re.compile(
@@ -199,11 +198,6 @@ def answer_dicts(
                    "read from sentences, not an extracted fact",
         })  # fmt: skip
     return out
-
-
-def classify(forms: dict[str, Counter[str]]) -> dict[str, Taxon]:
-    """What each taxon is, from the table or its surface forms (most frequent first)."""
-    return {c: taxon(c, [f for f, _ in n.most_common(5)]) for c, n in forms.items()}
 
 
 def readable(c: str, t: Taxon, forms: Counter[str]) -> str:

@@ -9,8 +9,9 @@ import pytest
 from kgbuild.query.cli import _print_retrieval
 from kgbuild.query.engine import QueryEngine
 from kgbuild.query.intent import read_intent
-from kgbuild.query.organism_kinds import PATHOGENS, read_ask, taxon
+from kgbuild.query.organism_kinds import read_ask
 from kgbuild.query.organisms import npmi
+from kgbuild.taxa import PATHOGENS, taxon
 from tests.support.organisms_kg import (
     AAV,
     ECOLI,
