@@ -37,6 +37,7 @@ from kgbuild.query.limits import (
     DEFAULT_TOKEN_BUDGET,
 )
 from kgbuild.query.organism_answer import organism_answer
+from kgbuild.query.organism_kinds import heads_wh
 from kgbuild.query.phrase_answer import phrase_answer
 from kgbuild.query.rank import rank_paths, rank_triples
 from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, validate
@@ -473,6 +474,8 @@ class QueryEngine:
         answer_type = infer_answer_type(intent, [idx.nodes["type"][n] for n in qn])
         if intent.kind is not None:  # "Which drugs target APP?": the drugs, not APP's targets
             intent.kind = for_anchors(intent.kind, [idx.nodes["type"][n] for n in qn], answer_type)
+        if intent.kind is not None and intent.kind.mentions and not heads_wh(intent.cues):
+            intent.kind = None  # "Which drugs treat infections?": drugs asked, not organisms
         answers: list[dict[str, Any]] = []
         asks = answer_type or intent.asked or intent.kind
         focus = read_focus(question, [(x.start, x.end, x.node) for x in links

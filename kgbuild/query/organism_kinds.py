@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from kgbuild.taxa import PATHOGENS, VERTEBRATES, Taxon
 
@@ -92,3 +93,11 @@ def read_ask(question: str) -> Ask:
     model = non_mammal or (bool(_MODEL.search(question)) and not groups)
     invertebrate = bool(_INVERTEBRATE.search(question))
     return Ask(groups, infection, model, non_mammal, invertebrate)
+
+
+def heads_wh(cues: list[Any]) -> bool:
+    """Does the organism noun head the question ("Which viruses …"), rather than follow the
+    noun asked for ("Which drugs treat infections …": drugs; "What genes do viruses
+    regulate": genes)? ``cues``: the question's read cues (:class:`kgbuild.query.intent.Cue`)."""
+    kind = next((c for c in cues if c.kind == "kind"), None)
+    return kind is not None and not any(c.kind == "answer" and c.start < kind.start for c in cues)

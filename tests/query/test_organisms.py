@@ -131,3 +131,10 @@ def test_an_organism_question_naming_no_entity_reads_the_whole_corpus(engine):
     r = ask(engine, "Which viruses infect the brain?")
     assert ids(r) == [HSV1] and r.found
     assert "in the corpus's sentences" in r.intent["answer_note"]
+
+
+def test_an_organism_after_the_noun_asked_for_is_no_organism_question(engine):
+    # "genes" heads the wh-phrase: the answers are genes, never organisms
+    r = ask(engine, "Which genes do viruses regulate in Alzheimer's disease?")
+    assert r.intent["answer_kind"] is None
+    assert all(a.get("type") != "Organism" for a in r.answers)
