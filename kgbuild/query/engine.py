@@ -37,6 +37,8 @@ from kgbuild.query.limits import (
     DEFAULT_K,
     DEFAULT_TOKEN_BUDGET,
 )
+from kgbuild.query.organism_answer import organism_answer
+from kgbuild.query.organism_kinds import heads_wh
 from kgbuild.query.phrase_answer import phrase_answer
 from kgbuild.query.rank import rank_paths, rank_triples
 from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, validate
@@ -473,6 +475,8 @@ class QueryEngine:
         answer_type = infer_answer_type(intent, [idx.nodes["type"][n] for n in qn])
         if intent.kind is not None:  # "Which drugs target APP?": the drugs, not APP's targets
             intent.kind = for_anchors(intent.kind, [idx.nodes["type"][n] for n in qn], answer_type)
+        if intent.kind is not None and intent.kind.mentions and not heads_wh(intent.cues):
+            intent.kind = None  # "Which drugs treat infections?": drugs asked, not organisms
         answers: list[dict[str, Any]] = []
         asks = answer_type or intent.asked or intent.kind
         focus = read_focus(question, [(x.start, x.end, x.node) for x in links
@@ -512,6 +516,12 @@ class QueryEngine:
                 verdict = said.verdict
                 kind_note = said.note or (kind_note if said.keep_facts else None)
                 answers = said.answers or (answers if said.keep_facts else [])
+        if intent.kind is not None and intent.kind.mentions == "Species" and not choices:
+            try:  # organisms are PubTator mentions, no KG node: read from sentences
+                got = organism_answer(self.wh, idx, question, qn, f.as_of_year)
+                verdict, answers, kind_note = None, got.answers, got.note
+            except Exception as exc:  # a busy or moved catalog: the answers above stand
+                log.warning("organisms unread, catalog unreadable: %s", exc)
         how = how_pair_nodes(intent, qn) if verdict is None and not choices else None
         if how is not None:  # "how does X affect Y": what joins X and Y comes first
             verdict = how_pair(self.wh, idx, lexical, graph, mask, question, how, intent,

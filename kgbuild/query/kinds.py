@@ -63,6 +63,8 @@ class AnswerKind:
     #: Words in a sentence naming an answer with the question's entity that say it is one
     #: (the same-sentence tier only: :mod:`kgbuild.query.same_sentence`); else ``evidence``.
     said: re.Pattern[str] | None = None
+    #: A PubTator type the KG keeps no node of, whose mentions answer the kind ("Species").
+    mentions: str = ""
 
     def weight(self, relation: str, asked: float) -> float:
         """A fact's weight for the kind: the kind's own table, else the question's
@@ -101,6 +103,7 @@ def answer_kinds() -> tuple[AnswerKind, ...]:
             r.get("inverse", ""), frozenset(r.get("directed", [])), r.get("via", ""),
             bool(r.get("pair", False)),
             re.compile(r["said"], re.IGNORECASE) if r.get("said") else None,
+            r.get("mentions", ""),
         ))  # fmt: skip
     return tuple(out)
 

@@ -70,6 +70,8 @@ class Retrieval:
             or any(s.get("for", "").startswith("choice") for s in self.sentences)
             # an unlinked phrase's own sentences (kgbuild/query/phrase_answer.py)
             or bool(self.verdict and self.verdict.get("phrase") and self.verdict["sentences"])
+            # organisms read from the corpus's Species mentions (kgbuild/query/organisms.py)
+            or any(a.get("type") == "Organism" for a in self.answers)
         )
 
     @property
