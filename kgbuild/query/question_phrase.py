@@ -164,8 +164,7 @@ def runs(question: str, linked: Sequence[tuple[int, int]], intent: Intent
             # "Which proteins make up the γ-secretase complex": words right after the asked
             # kind, up to an article or preposition, are the question's verb, not a name
             closed_by_function = stop and not in_cue and w in _FUNCTION and not gap.strip()
-            out.append([] if predicate or (verb and (closed_by_function or _object(cur)))
-                       else cur)  # fmt: skip
+            out.append([] if predicate or (verb and closed_by_function) else cur)
             cur = []
         if not stop:
             if not cur:  # "Which chemicals are bad for AD": after the answer's verb, a predicate
@@ -183,15 +182,8 @@ def runs(question: str, linked: Sequence[tuple[int, int]], intent: Intent
             inside = any(x <= a and b <= y for x, y in linked)
             cur.append((a, b, not inside))
         before, prev = prev, (a, b, w)
-    out.append([] if predicate or (verb and _object(cur)) else cur)
+    out.append([] if predicate else cur)
     return [r[:MAX_WORDS] for r in out if r and _names(question, r)]
-
-
-def _object(run: list[tuple[int, int, bool]]) -> bool:
-    """Is the run a verb and its linked object ("degrade amyloid beta"): unlinked words, then
-    linked ones only?"""
-    flags = [u for _, _, u in run]
-    return bool(flags) and flags[0] and not flags[-1] and flags == sorted(flags, reverse=True)
 
 
 def _names(question: str, run: list[tuple[int, int, bool]]) -> bool:

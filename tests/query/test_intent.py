@@ -230,3 +230,16 @@ def test_more_answers_than_are_shown_are_annotated_without_error():
     annotate(SimpleNamespace(node_of={}), rdict)
     assert all("excerpt" in a for a in answers[:SHOWN_ANSWERS])
     assert not any("excerpt" in a for a in answers[SHOWN_ANSWERS:])
+
+
+def test_what_a_marker_marks_is_asked_of_the_marker():
+    """"What is NfL a biomarker of?" asks for what it marks (diseases, processes), "What are
+    the biomarkers of AD?" for markers; "what does neurogranin reflect" reads as the first."""
+    from kgbuild.query.intent import infer_answer_type
+
+    it = read_intent("What is NfL a biomarker of?")
+    assert it.asked == ["biomarker"] and infer_answer_type(it, ["Gene"]) == "Disease"
+    it = read_intent("What does neurogranin reflect in AD?")
+    assert it.asked == ["biomarker"] and infer_answer_type(it, ["Gene", "Disease"]) == "Disease"
+    it = read_intent("What are the biomarkers of AD?")
+    assert infer_answer_type(it, ["Disease"]) == "Gene"
