@@ -233,7 +233,7 @@ def test_more_answers_than_are_shown_are_annotated_without_error():
 
 
 def test_what_a_marker_marks_is_asked_of_the_marker():
-    """"What is NfL a biomarker of?" asks for what it marks (diseases, processes), "What are
+    """ "What is NfL a biomarker of?" asks for what it marks (diseases, processes), "What are
     the biomarkers of AD?" for markers; "what does neurogranin reflect" reads as the first."""
     from kgbuild.query.intent import infer_answer_type
 
