@@ -25,7 +25,14 @@ import numpy as np
 from kgbuild.errors import ConfigError, InputError
 from kgbuild.link.linker import EMBED_MODES, Link, Linker, unique_nodes
 from kgbuild.query.asked_relation import relation_terms
-from kgbuild.query.choices import asks_for_exception, kg_answer, score_choices, sentence_dict
+from kgbuild.query.choice_reading import facts_decide, read_choices
+from kgbuild.query.choices import (
+    W_GRAPH,
+    asks_for_exception,
+    kg_answer,
+    score_choices,
+    sentence_dict,
+)
 from kgbuild.query.context import build_context
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
 from kgbuild.query.focus import focus_note, focused_answers, read_focus
@@ -469,6 +476,13 @@ class QueryEngine:
         asked = relation_terms(idx, graph, mask, intent, qn, cn, pair)
         scores = score_choices(idx, lexical, question_terms, choices, qn, cn, ids, paths, smask,
                                asked)  # fmt: skip
+        reading = None
+        if choices and not facts_decide([cs.graph * W_GRAPH + cs.relation for cs in scores]):
+            try:  # facts that do not separate the options: the corpus's sentences
+                reading = read_choices(self.wh, idx, lexical, question, choices, qn,
+                                       f.as_of_year)  # fmt: skip
+            except Exception as exc:  # a busy or moved catalog: the scores' answer stands
+                log.warning("choices from scores only, sentences unreadable: %s", exc)
         answer_type = infer_answer_type(intent, [idx.nodes["type"][n] for n in qn])
         if intent.kind is not None:  # "Which drugs target APP?": the drugs, not APP's targets
             intent.kind = for_anchors(intent.kind, [idx.nodes["type"][n] for n in qn], answer_type)
@@ -569,7 +583,7 @@ class QueryEngine:
             triples,
             text,
             [cs.score or 0.0 for cs in scores],
-            kg_answer(scores),
+            reading.choice if reading and reading.choice is not None else kg_answer(scores),
             diag,
             choice_scores=[cs.to_dict(idx) for cs in scores],
             sentences=[{"for": w, **sentence_dict(idx, r_, sc)} for w, r_, sc in sentences],
@@ -584,6 +598,7 @@ class QueryEngine:
             },
             answers=answers,
             verdict=verdict,
+            choice_reading=reading.to_dict() if reading else None,
         )
         t.lap("total_ms", total=True)
         r.timings = t.laps
