@@ -477,8 +477,11 @@ class QueryEngine:
         scores = score_choices(idx, lexical, question_terms, choices, qn, cn, ids, paths, smask,
                                asked)  # fmt: skip
         reading = None
-        if choices and not facts_decide([cs.graph * W_GRAPH + cs.relation for cs in scores]):
-            try:  # facts that do not separate the options: the corpus's sentences
+        facts = [cs.graph * W_GRAPH + cs.relation for cs in scores]
+        # facts that do not separate the options: the corpus's sentences (not for "all
+        # EXCEPT": a sentence says what is so, the option asked for is the one that is not)
+        if choices and not facts_decide(facts) and not asks_for_exception(question):
+            try:
                 reading = read_choices(self.wh, idx, lexical, question, choices, qn,
                                        f.as_of_year)  # fmt: skip
             except Exception as exc:  # a busy or moved catalog: the scores' answer stands

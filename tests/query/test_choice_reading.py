@@ -91,3 +91,9 @@ def test_facts_that_single_out_an_option_keep_it():
     assert not facts_decide([0.1, 0.1, 0.0])
     assert not facts_decide([None, 0.0])
     assert APP  # the fixture's Abeta node every form links to
+
+
+def test_a_question_asking_for_the_exception_is_not_read(engine):
+    # the sentences say which form zelumab binds; the option asked for is one it does not
+    r = engine.retrieve("Zelumab binds all of the following forms EXCEPT:", FORMS, embed="off")
+    assert r.choice_reading is None and r.to_dict()["choice_reading"] is None
