@@ -198,6 +198,13 @@ def answer_line(rdict: dict[str, Any], choices: list[str], choice: int | None,
             picked = f"{LETTERS[choice]}. {choices[choice]}" if choice is not None else None
             return f"answer (LLM): {picked or '(no readable choice)'}"
         kg = rdict.get("kg_answer")
+        read = rdict.get("choice_reading") or {}
+        if kg is not None and read.get("choice") == kg:
+            pmids = ", ".join(x["pmid"] for x in read["sentences"][kg])
+            return (
+                f"KG-only answer {LETTERS[kg]}. {choices[kg]} — read from sentences, not KG "
+                f"facts (PMIDs {pmids})"
+            )
         return (
             f"KG-only answer {LETTERS[kg]}. {choices[kg]}"
             if kg is not None
@@ -205,6 +212,22 @@ def answer_line(rdict: dict[str, Any], choices: list[str], choice: int | None,
         )
     v = rdict.get("verdict")
     return f"verdict: {v['line']}" if v else None
+
+
+def _print_reading(read: dict[str, Any] | None) -> None:
+    """What the sentences say about options the facts do not separate
+    (:mod:`kgbuild.query.choice_reading`): the why, and the deciding sentences with PMIDs."""
+    if not read:
+        return
+    out.print(
+        "sentence reading per choice: "
+        + ", ".join(f"{LETTERS[i]} {s:+.2f}" for i, s in enumerate(read["scores"]))
+        + f" — {read['why']}"
+    )
+    if read.get("choice") is None:
+        return
+    for x in read["sentences"][read["choice"]]:
+        out.print(escape(f"  {x['sentence']}  PMID {x['pmid']} ({x['year']})"))
 
 
 def _repeat(line: str | None) -> None:
@@ -380,6 +403,7 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None,
             + ", ".join(f"{chr(65 + i)} {s:.2f}" for i, s in enumerate(r.choice_support))
             + (f" → KG-only answer {chr(65 + ans)}" if ans is not None else " → no KG-only answer")
         )
+        _print_reading(r.choice_reading)
     out.print(Text(timing_line(r.timings), style="dim"))
 
 

@@ -25,7 +25,14 @@ import numpy as np
 from kgbuild.errors import ConfigError, InputError
 from kgbuild.link.linker import EMBED_MODES, Link, Linker, unique_nodes
 from kgbuild.query.asked_relation import relation_terms
-from kgbuild.query.choices import asks_for_exception, kg_answer, score_choices, sentence_dict
+from kgbuild.query.choice_reading import facts_decide, read_choices
+from kgbuild.query.choices import (
+    W_GRAPH,
+    asks_for_exception,
+    kg_answer,
+    score_choices,
+    sentence_dict,
+)
 from kgbuild.query.context import build_context
 from kgbuild.query.context_words import context_qualifiers
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
@@ -472,6 +479,16 @@ class QueryEngine:
         asked = relation_terms(idx, graph, mask, intent, qn, cn, pair)
         scores = score_choices(idx, lexical, question_terms, choices, qn, cn, ids, paths, smask,
                                asked)  # fmt: skip
+        reading = None
+        facts = [cs.graph * W_GRAPH + cs.relation for cs in scores]
+        # facts that do not separate the options: the corpus's sentences (not for "all
+        # EXCEPT": a sentence says what is so, the option asked for is the one that is not)
+        if choices and not facts_decide(facts) and not asks_for_exception(question):
+            try:
+                reading = read_choices(self.wh, idx, lexical, question, choices, qn,
+                                       f.as_of_year)  # fmt: skip
+            except Exception as exc:  # a busy or moved catalog: the scores' answer stands
+                log.warning("choices from scores only, sentences unreadable: %s", exc)
         answer_type = infer_answer_type(intent, [idx.nodes["type"][n] for n in qn])
         if intent.kind is not None:  # "Which drugs target APP?": the drugs, not APP's targets
             intent.kind = for_anchors(intent.kind, [idx.nodes["type"][n] for n in qn], answer_type)
@@ -583,7 +600,7 @@ class QueryEngine:
             triples,
             text,
             [cs.score or 0.0 for cs in scores],
-            kg_answer(scores),
+            reading.choice if reading and reading.choice is not None else kg_answer(scores),
             diag,
             choice_scores=[cs.to_dict(idx) for cs in scores],
             sentences=[{"for": w, **sentence_dict(idx, r_, sc)} for w, r_, sc in sentences],
@@ -598,6 +615,7 @@ class QueryEngine:
             },
             answers=answers,
             verdict=verdict,
+            choice_reading=reading.to_dict() if reading else None,
         )
         t.lap("total_ms", total=True)
         r.timings = t.laps

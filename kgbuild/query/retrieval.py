@@ -58,6 +58,9 @@ class Retrieval:
     answers: list[dict[str, Any]] = field(default_factory=list)
     #: For a yes/no question about a pair: that pair's evidence (:mod:`kgbuild.query.verdict`).
     verdict: dict[str, Any] | None = None
+    #: For options the facts do not separate: what the sentences say about each
+    #: (:mod:`kgbuild.query.choice_reading`); its ``choice``, when set, is ``kg_answer``.
+    choice_reading: dict[str, Any] | None = None
 
     @property
     def found(self) -> bool:
@@ -105,6 +108,7 @@ class Retrieval:
             "choice_scores": self.choice_scores,
             "sentences": self.sentences,
             "kg_answer": self.kg_answer,
+            "choice_reading": self.choice_reading,
             "intent": self.intent,
             "answers": [public_answer(a) for a in self.answers],
             "verdict": None if self.verdict is None else public_answer(self.verdict),
