@@ -26,19 +26,25 @@ nodes of the asked kind are candidates; the question's own entities never are. E
 array arithmetic over the in-memory graph's incidence rows: a hub anchor with 2,000 neighbours
 costs a few hundred microseconds.
 
-Each answer says what it rests on (``basis``). With fewer than :data:`FALLBACK_BELOW` answers
-joined by served (asserted) facts (``fact``), answers joined by facts whose evidence is not
-served follow them (``weaker_fact``: the sentence reports the fact as prior work, hedges it, or
-the fact is read across sentences — BC5CDR's chemical-induced diseases often are), ranked the
-same way over those rows, each with its sentence and that sentence's status; negated and
-refuted rows never make an answer. Then entities named in a *sentence* naming an anchor
+Each answer says what it rests on (``basis``): a fact with a served (asserted) row
+(``fact``), or facts whose evidence is not served only (``weaker_fact``: the sentence reports
+the fact as prior work, hedges it, or the fact is read across sentences — BC5CDR's
+chemical-induced diseases often are), each with its sentence and that sentence's status;
+negated and refuted rows never make an answer. The two rank together
+(:func:`_with_weaker`): an answer scores the better of its served facts' score and
+:data:`WEAKER_SHARE` × its score over every row. Established knowledge is what an abstract
+states as background ("donepezil, approved for AD, …"), and an extractor reading one
+sentence at a time serves few of those rows: on DALK, donepezil treats AD in 13 PMIDs of which
+1 is served, so served-first ranking put valproic acid and honokiol (2 and 1 served PMIDs) above
+it. ``bench/answer_kinds.py``, served tier first → ranked together at 0.5 (P@5 / MRR): BioRED
+Dev drugs .463 / .786 → .475 / .830, side effects .468 / .884 → .468 / .892, targets
+.510 / .847 → .510 / .844; BC5CDR Dev side effects .488 / .797 → .490 / .800; DALK drugs
+.40 / .50 → .70 / 1.0, targets .27 / .70 → .33 / .88, mechanism .18 / .27 → .14 / .26; no
+question lost its gold answer from the top five. 0.5 was the value set beforehand; 1.0, tried
+after on the same sets, lost two DALK questions' gold targets (galantamine's). With fewer than
+:data:`FALLBACK_BELOW` such answers, entities named in a *sentence* naming an anchor follow
 (``same_sentence``, :mod:`kgbuild.query.same_sentence`), then those merely *named in the same
-abstracts* (``same_abstract``, no sentence). The tiers are kept in that order rather than
-merged: served evidence is what the KG stands behind, and a user reads the status of what
-follows. A drug's targets are the exception (:func:`_merge_direct`): there the two fact tiers
-rank together, as the sentence's cue ("an RXR agonist") says more of a target than the
-served status does (``bench/answer_kinds.py`` targets, MRR: BioRED Dev 0.832 → 0.847, DALK
-0.54 → 0.70; P@5 unchanged).
+abstracts* (``same_abstract``, no sentence), in that order.
 On the dev splits, a row of each status joins a pair the gold file relates this often
 (``bench/status_vs_gold.py``, rows of the kind pairs the file relates): see
 docs/querying.md — hedged, background and cross-sentence rows are pair evidence close to
@@ -95,6 +101,9 @@ SAME_ABSTRACT = 0.05
 #: same-abstract answer (see :func:`topic_nodes`). DALK's Alzheimer Disease is named in 81% of
 #: its abstracts, the next disease in 20%; no BC5CDR or BioRED Dev node reaches 12%.
 TOPIC_SHARE = 0.25
+#: Share of its score an answer keeps when ranked over every row its facts have (hedged,
+#: background, unstated; never a denied one) rather than over the served ones only.
+WEAKER_SHARE = 0.5
 #: With fewer joined answers than this, answers named in the same abstracts follow them.
 FALLBACK_BELOW = 10
 #: Statuses whose rows never make an answer: the sentence denies the fact, or the verifier
@@ -171,19 +180,15 @@ def rank_answers(
     out = _ranked(index, graph, mask, anchors, intent, answer_type, barred, limit, as_of,
                   index.edges["support"].astype(np.float64), "fact")  # fmt: skip
     joined = _joined_nodes(index, graph, anchors)
-    if len(out) >= FALLBACK_BELOW or mask is not None:  # filters would not hold below
+    if mask is not None:  # filters would not hold below
         return out
     kind = intent.kind
     every = weaker() if weaker is not None else None
     if every is not None and every is not index:
-        ids = index.nodes["id"]
-        mapped = [every.node_of[ids[q]] for q in anchors if ids[q] in every.node_of]
-        shut = {every.node_of[ids[c]] for c in joined | barred if ids[c] in every.node_of}
-        more = _ranked(every, every.graph, None, mapped, intent, answer_type, shut,
-                       limit - len(out), as_of, usable_support(every), "weaker_fact",
-                       DENIED)  # fmt: skip
-        out = _merge_direct(out, more, kind)
-        joined |= {index.node_of[a["id"]] for a in more if a["id"] in index.node_of}
+        out = _with_weaker(index, every, out, anchors, barred, intent, answer_type, limit, as_of)
+        joined |= {index.node_of[a["id"]] for a in out if a["id"] in index.node_of}
+    if len(out) >= FALLBACK_BELOW:
+        return out
     if kind is not None and not kind.fallback:  # a shared abstract is no evidence of the kind
         return out
     docs = mention_docs(index, warehouse) if warehouse is not None else None
@@ -200,17 +205,25 @@ def rank_answers(
     return out
 
 
-def _merge_direct(served: list[dict[str, Any]], weaker: list[dict[str, Any]],
-                  kind: AnswerKind | None) -> list[dict[str, Any]]:  # fmt: skip
-    """The weaker-fact answers after the served ones, or — for a kind whose sentences say
-    *how* an answer is joined (``direct``: a drug's targets) — ranked in with them by score.
-    A served fact of a drug's downstream effect ("bexarotene upregulates ABCA1") is no better
-    evidence of a target than an unserved fact whose sentence calls the drug the gene's
-    agonist ("bexarotene, an RXR agonist"): the sentence cue, already in both scores, says
-    which is the target; the served status says only that the extracted relation is stated."""
-    if kind is None or kind.direct is None or not weaker:
-        return served + weaker
-    return sorted(served + weaker, key=lambda a: -a["score"])
+def _with_weaker(index: SnapshotIndex, every: SnapshotIndex, served: list[dict[str, Any]],
+                 anchors: list[int], barred: set[int], intent: Intent, answer_type: str | None,
+                 limit: int, as_of: int | None) -> list[dict[str, Any]]:  # fmt: skip
+    """The served answers ranked in with every fact's (each scored over all its rows that no
+    sentence denies, × :data:`WEAKER_SHARE`): a candidate keeps the better of its two scores."""
+    ids = index.nodes["id"]
+    mapped = [every.node_of[ids[q]] for q in anchors if ids[q] in every.node_of]
+    shut = {every.node_of[ids[c]] for c in barred if ids[c] in every.node_of}
+    allr = _ranked(every, every.graph, None, mapped, intent, answer_type, shut, limit, as_of,
+                   usable_support(every), "weaker_fact", DENIED)  # fmt: skip
+    got = {a["id"]: a for a in served}
+    for a in allr:
+        score = WEAKER_SHARE * a["score"]
+        mine = got.get(a["id"])
+        if mine is None:
+            got[a["id"]] = {**a, "score": score}
+        elif score > mine["score"]:
+            got[a["id"]] = {**a, "score": score, "basis": "fact"}
+    return sorted(got.values(), key=lambda a: -a["score"])[:limit]
 
 
 def _joined_nodes(index: SnapshotIndex, graph: Graph, anchors: list[int]) -> set[int]:

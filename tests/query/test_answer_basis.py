@@ -83,17 +83,30 @@ def test_ask_prints_what_each_answer_rests_on(tmp_path):
     assert "asserted fact" in res.output and "fact, background" in res.output
 
 
-def test_a_targets_weaker_fact_stated_as_binding_ranks_in_with_served_ones():
-    """For a drug's targets the sentence cue (agonist, inhibitor…) says which answer is the
-    target; an unserved fact stated so outranks a served downstream effect. Elsewhere the
-    served tier stays first."""
-    from kgbuild.query.answer_entities import _merge_direct
-    from kgbuild.query.kinds import answer_kinds
-
-    kinds = {k.key: k for k in answer_kinds()}
-    served = [{"id": "ABCA1", "score": 0.14, "basis": "fact"}]
-    weaker = [{"id": "RXRA", "score": 0.76, "basis": "weaker_fact"}]
-    assert [a["id"] for a in _merge_direct(served, weaker, kinds["target"])] == ["RXRA", "ABCA1"]
-    got = _merge_direct(served, weaker, kinds["side_effect"])
-    assert [a["id"] for a in got] == ["ABCA1", "RXRA"]
-    assert [a["id"] for a in _merge_direct(served, weaker, None)] == ["ABCA1", "RXRA"]
+def test_an_answer_stated_mostly_as_background_ranks_by_all_its_rows(tmp_path):
+    """Established knowledge is stated as background: a drug served in 1 abstract and stated
+    as prior work in 12 more outranks one served in 2 (at half weight for its other rows)."""
+    memantine, galantamine = "MESH:D008559", "MESH:D005702"
+    rows = {f"t:{memantine}|treats|{DEMENTIA}":
+            [("5000", "Memantine treats dementia.", "asserted")]
+            + [(str(5001 + i), "Memantine is approved to treat dementia.", "background")
+               for i in range(12)],
+            f"t:{galantamine}|treats|{DEMENTIA}":
+            [("5100", "Galantamine treats dementia.", "asserted"),
+             ("5101", "Galantamine treated dementia in a trial.", "asserted")]}  # fmt: skip
+    root = tmp_path / "wh"
+    w = Warehouse(root).writer("toy")
+    ents = [Entity(i, n, t, [n], 2019) for i, n, t in NODES]
+    ents += [Entity(memantine, "memantine", "Compound", ["memantine"], 2019),
+             Entity(galantamine, "galantamine", "Compound", ["galantamine"], 2019)]  # fmt: skip
+    publish_year(w, 2019, EDGES_2019, ents)
+    w.add("triples", [Triple(t, t.split("|")[0][2:], "treats", DEMENTIA, "treats", "generative")
+                      for t in rows])  # fmt: skip
+    w.add("evidence", [Evidence(f"e:{p}", t, p, 2020, s, 0, len(s), 0, 5, 6, 10, "generative",
+                                "g", confidence=0.6, epistemic=st, epistemic_cue="")
+                       for t, said in rows.items() for p, s, st in said])  # fmt: skip
+    publish_year(w, 2020, EDGES_2020)
+    r = QueryEngine(root, embeddings=False).retrieve("Which drugs treat dementia?", embed="off")
+    got = [(a["id"], a["basis"]) for a in r.answers]
+    assert got[:2] == [(memantine, "fact"), (galantamine, "fact")], got
+    assert next(a for a in r.answers if a["id"] == memantine)["support"] == 13
