@@ -1,4 +1,4 @@
-"""How well organism answers (:mod:`kgbuild.query.organisms`) find the organisms the gold
+"""How well organism answers (:mod:`kgbuild.corpus.organisms`) find the organisms the gold
 names.
 
 Two measures:
@@ -31,9 +31,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from kgbuild.corpus.organism_kinds import Ask
+from kgbuild.corpus.organisms import ranked, tally
 from kgbuild.evaluate.gold import GoldCorpus, read_gold_corpus
-from kgbuild.query.organism_kinds import Ask
-from kgbuild.query.organisms import ranked, tally
 from kgbuild.store.species import TAXON_PREFIX
 
 HUMAN = "NCBITaxon:9606"
@@ -41,7 +41,7 @@ QUESTIONS = Path(__file__).resolve().parents[2] / "data" / "questions" / "organi
 
 
 def _rows(golds: list[GoldCorpus]) -> list[tuple[Any, ...]]:
-    """The documents as :func:`kgbuild.query.organism_answer.fetch` returns them."""
+    """The documents as :func:`kgbuild.corpus.organism_answer.fetch` returns them."""
     return [(d.pmid, 0, d.title, d.abstract,
              [{"c": m.concept_id, "a": m.start, "b": m.end} for m in g.mentions.get(d.pmid, [])
               if m.concept_id and (m.hetionet_type in ("Disease", "Gene")

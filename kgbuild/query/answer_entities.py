@@ -43,7 +43,7 @@ Dev drugs .463 / .786 → .475 / .830, side effects .468 / .884 → .468 / .892,
 question lost its gold answer from the top five. 0.5 was the value set beforehand; 1.0, tried
 after on the same sets, lost two DALK questions' gold targets (galantamine's). With fewer than
 :data:`FALLBACK_BELOW` such answers, entities named in a *sentence* naming an anchor follow
-(``same_sentence``, :mod:`kgbuild.query.same_sentence`), then those merely *named in the same
+(``same_sentence``, :mod:`kgbuild.corpus.same_sentence`), then those merely *named in the same
 abstracts* (``same_abstract``, no sentence), in that order.
 On the dev splits, a row of each status joins a pair the gold file relates this often
 (``bench/status_vs_gold.py``, rows of the kind pairs the file relates): see
@@ -69,12 +69,12 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from kgbuild.corpus.same_sentence import same_sentence
 from kgbuild.query.context import evidence_for, make_triple
 from kgbuild.query.cues import SATURATE, cue_factor
 from kgbuild.query.generic_chemicals import GENERIC_BASE, asks_for_drugs, generic_nodes
 from kgbuild.query.intent import Intent
 from kgbuild.query.kinds import AnswerKind, kind_edges, kind_nodes
-from kgbuild.query.same_sentence import same_sentence
 from kgbuild.query.shared_genes import shared_answers
 from kgbuild.resolve.vocabularies import tree_related
 from kgbuild.search.graph import Graph

@@ -137,7 +137,7 @@ def ask(
         a, data = None, r.to_dict()
     if not r.found:
         raise QueryError(NO_ENTITY, snapshot=r.snapshot_id, unlinked="; ".join(r.unlinked()))
-    from kgbuild.query.marks import annotate
+    from kgbuild.corpus.marks import annotate
     from kgbuild.query.verdict import add_statuses, status_rows
 
     # the evidence shown: entity spans marked in each sentence; a yes/no pair's statuses
@@ -216,7 +216,7 @@ def answer_line(rdict: dict[str, Any], choices: list[str], choice: int | None,
 
 def _print_reading(read: dict[str, Any] | None) -> None:
     """What the sentences say about options the facts do not separate
-    (:mod:`kgbuild.query.choice_reading`): the why, and the deciding sentences with PMIDs."""
+    (:mod:`kgbuild.corpus.choice_reading`): the why, and the deciding sentences with PMIDs."""
     if not read:
         return
     out.print(
@@ -276,7 +276,7 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None,
                      line: str | None = None) -> None:  # fmt: skip
     """The retrieval for a person: linking, what the question asks, the answers or the
     yes/no verdict, the ranked facts, and each fact's best sentence with «head» and «tail»
-    marked (``rdict``: the JSON with the marked evidence, :func:`kgbuild.query.marks.annotate`).
+    marked (``rdict``: the JSON with the marked evidence, :func:`kgbuild.corpus.marks.annotate`).
     Sentences and names are untrusted text: shown as rich ``Text``/escaped, never as markup."""
     from rich.text import Text
 

@@ -22,10 +22,12 @@ from typing import Any
 
 import numpy as np
 
+from kgbuild.corpus.choice_reading import facts_decide, read_choices
+from kgbuild.corpus.organism_answer import organism_answer
+from kgbuild.corpus.organism_kinds import heads_wh
 from kgbuild.errors import ConfigError, InputError
 from kgbuild.link.linker import EMBED_MODES, Link, Linker, unique_nodes
 from kgbuild.query.asked_relation import relation_terms
-from kgbuild.query.choice_reading import facts_decide, read_choices
 from kgbuild.query.choices import (
     W_GRAPH,
     asks_for_exception,
@@ -44,8 +46,6 @@ from kgbuild.query.limits import (
     DEFAULT_K,
     DEFAULT_TOKEN_BUDGET,
 )
-from kgbuild.query.organism_answer import organism_answer
-from kgbuild.query.organism_kinds import heads_wh
 from kgbuild.query.phrase_answer import phrase_answer
 from kgbuild.query.rank import rank_paths, rank_triples
 from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, validate

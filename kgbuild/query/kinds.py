@@ -61,7 +61,7 @@ class AnswerKind:
     via: str = ""
     pair: bool = False
     #: Words in a sentence naming an answer with the question's entity that say it is one
-    #: (the same-sentence tier only: :mod:`kgbuild.query.same_sentence`); else ``evidence``.
+    #: (the same-sentence tier only: :mod:`kgbuild.corpus.same_sentence`); else ``evidence``.
     said: re.Pattern[str] | None = None
     #: A PubTator type the KG keeps no node of, whose mentions answer the kind ("Species").
     mentions: str = ""

@@ -32,12 +32,12 @@ from typing import Any
 
 import numpy as np
 
+from kgbuild.corpus.marks import disjoint_spans, excerpt
 from kgbuild.extract.sentences import sentence_spans
 from kgbuild.query.answer_entities import node_kinds, topic_nodes
 from kgbuild.query.generic_chemicals import generic_nodes
 from kgbuild.query.intent import Intent
 from kgbuild.query.kinds import kind_nodes
-from kgbuild.query.marks import disjoint_spans, excerpt
 from kgbuild.query.predicates import predicate_for
 from kgbuild.query.question_phrase import Phrase, question_phrase, shorter
 from kgbuild.query.verdict_sentences import MAX_SENTENCE, MAX_SHOWN

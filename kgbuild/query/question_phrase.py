@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kgbuild.corpus.stems import stem_regex, word_stems
 from kgbuild.link.generic import GENERIC_WORDS
 from kgbuild.query.intent import QUESTION_WORDS, Intent
-from kgbuild.search.sentences import terms
 from kgbuild.search.text import STOPWORDS
 
 #: Least documents writing a sub-run for it to be the phrase (else the longest written once).
@@ -73,15 +73,6 @@ class Phrase:
         return rf"(^|[^a-z0-9]){body}" if sql else rf"(?<![a-z0-9]){body}"
 
 
-def stem_regex(stem: str) -> str:
-    """A stem and the rest of its word: "plaqu" finds "plaques"; a stem ending in a digit only
-    a letter suffix ("miR-29" finds "miR-29a" and "miR-29b", never "miR-299"). The caller
-    bounds a last stem ending in a digit."""
-    if stem[-1:].isdigit():
-        return re.escape(stem) + r"(?:[a-z_]\w*)?"
-    return re.escape(stem) + r"\w*"
-
-
 def shorter(phrase: Phrase) -> list[Phrase]:
     """The phrase without its trailing generic words, one at a time ("Notch signaling
     pathway" → "Notch signaling" → "Notch"): a generic head adds little to what the
@@ -96,17 +87,6 @@ def shorter(phrase: Phrase) -> list[Phrase]:
 
 
 _GENERIC_STEMS = frozenset(w.rstrip("s") for w in GENERIC_WORDS)
-
-
-def word_stems(text: str) -> tuple[str, ...]:
-    """The stems of a phrase's words; a word the sentence index drops as a stopword ("types")
-    is kept, lower-cased and without a plural "s" — in a phrase it carries meaning."""
-    out: list[str] = []
-    for tok in re.findall(r"[A-Za-z0-9]+", text):
-        got = terms(tok)
-        low = tok.lower()
-        out += got or [low[:-1] if len(low) > 3 and low.endswith("s") else low]
-    return tuple(out)
 
 
 def _described(question: str, intent: Intent) -> list[tuple[int, int]]:

@@ -59,7 +59,7 @@ class Retrieval:
     #: For a yes/no question about a pair: that pair's evidence (:mod:`kgbuild.query.verdict`).
     verdict: dict[str, Any] | None = None
     #: For options the facts do not separate: what the sentences say about each
-    #: (:mod:`kgbuild.query.choice_reading`); its ``choice``, when set, is ``kg_answer``.
+    #: (:mod:`kgbuild.corpus.choice_reading`); its ``choice``, when set, is ``kg_answer``.
     choice_reading: dict[str, Any] | None = None
 
     @property
@@ -73,7 +73,7 @@ class Retrieval:
             or any(s.get("for", "").startswith("choice") for s in self.sentences)
             # an unlinked phrase's own sentences (kgbuild/query/phrase_answer.py)
             or bool(self.verdict and self.verdict.get("phrase") and self.verdict["sentences"])
-            # organisms read from the corpus's Species mentions (kgbuild/query/organisms.py)
+            # organisms read from the corpus's Species mentions (kgbuild/corpus/organisms.py)
             or any(a.get("type") == "Organism" for a in self.answers)
         )
 

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgbuild.corpus.marks import MAX_SENTENCE, disjoint_spans, excerpt
 from kgbuild.extract.epistemics import classify
 from kgbuild.extract.sentences import sentence_spans
 from kgbuild.query.intent import Intent
-from kgbuild.query.marks import disjoint_spans, excerpt
 from kgbuild.query.predicates import Predicate, predicate_for
 from kgbuild.query.question_phrase import stem_regex
 from kgbuild.query.verdict import decide
@@ -48,8 +48,6 @@ MIN_STEM = 3
 #: counts). Measured by :mod:`kgbuild.evaluate.sentence_verdicts` on BioRED Dev (associates):
 #: precision of "yes" 0.295 with the whole sentence, 0.562 at 20 (recall 0.381 → 0.277).
 WINDOW = 20
-#: Longest sentence read (characters): a run-on "sentence" of a hostile abstract is skipped.
-MAX_SENTENCE = 2000
 #: PMIDs whose sentences carry the opposite cue needed for a "no" without a negation. One
 #: sentence's "decreases" is most often about another role of the pair ("monoHER decreases
 #: DOX-induced cardiotoxicity" against "does monoHER decrease DOX"): on BioRED Dev's yes/no

@@ -1,6 +1,6 @@
 """The catalog's organisms: the Species mentions PubTator tags (NCBI Taxonomy ids), which a
 DALK build keeps no node of (DALK Table 10), read for questions about organisms
-(:mod:`kgbuild.query.organism_answer`).
+(:mod:`kgbuild.corpus.organism_answer`).
 
 :func:`corpus_taxa` reads the snapshot's taxa once per snapshot and year (abstracts naming
 each, surface forms, what each is: :mod:`kgbuild.taxa`); :func:`fetch` the abstracts naming a

@@ -1,4 +1,4 @@
-"""Multiple-choice options read from the corpus's sentences (kgbuild/query/choice_reading.py)
+"""Multiple-choice options read from the corpus's sentences (kgbuild/corpus/choice_reading.py)
 when no fact separates them: the option whose distinctive words stand in a sentence naming
 the question's subject and what it asks wins, a negated sentence counts for a negative option
 and against a positive one, and the reading abstains when sentences do not separate the
@@ -6,7 +6,7 @@ options (tests/support/choice_reading_kg.py)."""
 
 import pytest
 
-from kgbuild.query.choice_reading import distinctive, facts_decide, judge
+from kgbuild.corpus.choice_reading import distinctive, facts_decide, judge
 from kgbuild.query.cli import _print_retrieval, answer_line
 from kgbuild.query.engine import QueryEngine
 from kgbuild.search.sentences import SentenceIndex

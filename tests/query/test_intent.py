@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from kgbuild.corpus.marks import excerpt, find_span, mark
 from kgbuild.query.engine import QueryEngine
 from kgbuild.query.intent import read_intent, understood
-from kgbuild.query.marks import excerpt, find_span, mark
 from kgbuild.records import Entity
 from kgbuild.store.snapshots import Warehouse
 from tests.support.query_kg import publish_year
@@ -219,7 +219,7 @@ def test_more_answers_than_are_shown_are_annotated_without_error():
     and the rest are left as they are rather than crashing the command."""
     from types import SimpleNamespace
 
-    from kgbuild.query.marks import SHOWN_ANSWERS, annotate
+    from kgbuild.corpus.marks import SHOWN_ANSWERS, annotate
 
     def fact(i: int) -> dict:
         ev = {"sentence": f"drug{i} treats AD in mice.", "pmid": str(100 + i)}

@@ -1,4 +1,4 @@
-"""Organism answers (kgbuild/query/organisms.py, organism_answer.py, organism_kinds.py): the
+"""Organism answers (kgbuild/corpus/organisms.py, organism_answer.py, organism_kinds.py): the
 KG has no organism node, so "which infectious agents / viruses / non-mammalian models" is read
 from the PubTator Species mentions of the sentences naming the question's entity, each answer
 with its PMIDs and best sentence, ranked by specificity rather than raw counts
@@ -6,11 +6,11 @@ with its PMIDs and best sentence, ranked by specificity rather than raw counts
 
 import pytest
 
+from kgbuild.corpus.organism_kinds import read_ask
+from kgbuild.corpus.organisms import npmi
 from kgbuild.query.cli import _print_retrieval
 from kgbuild.query.engine import QueryEngine
 from kgbuild.query.intent import read_intent
-from kgbuild.query.organism_kinds import read_ask
-from kgbuild.query.organisms import npmi
 from kgbuild.taxa import PATHOGENS, taxon
 from tests.support.organisms_kg import (
     AAV,
@@ -138,3 +138,13 @@ def test_an_organism_after_the_noun_asked_for_is_no_organism_question(engine):
     r = ask(engine, "Which genes do viruses regulate in Alzheimer's disease?")
     assert r.intent["answer_kind"] is None
     assert all(a.get("type") != "Organism" for a in r.answers)
+
+
+def test_organism_ranking_uses_the_fact_answers_constants():
+    from kgbuild.corpus import organisms
+    from kgbuild.query import answer_entities
+
+    assert (organisms.BASE, organisms.TOPIC_SHARE) == (
+        answer_entities.BASE,
+        answer_entities.TOPIC_SHARE,
+    )

@@ -20,7 +20,8 @@ def test_the_corpus_topic_and_its_mesh_relatives_are_no_same_abstract_answer(eng
     r = engine.retrieve("What are the side effects of donepezil?", embed="off")
     ids = [a["id"] for a in r.answers]
     # "Donepezil caused nausea in Alzheimer's disease patients with dementia": nausea is
-    # named in the sentence with a cue word (the same-sentence tier, kgbuild/query/same_sentence.py)
+    # named in the sentence with a cue word (the same-sentence tier,
+    # kgbuild/corpus/same_sentence.py)
     assert NAUSEA in ids and r.answers[0]["basis"] == "same_sentence"
     # Alzheimer disease (7 of 11 abstracts) and dementia (its MeSH ancestor) share the
     # sentence too, and are no side effect in either tier

@@ -1,14 +1,14 @@
-"""The same-sentence tier (kgbuild/query/same_sentence.py): with no fact joining the drug to a
+"""The same-sentence tier (kgbuild/corpus/same_sentence.py): with no fact joining the drug to a
 side effect, a disease named in one sentence with it and a cue word ("caused") ranks above
 diseases named only elsewhere in its abstracts, however many; the corpus's topic is left out
 even when the sentence names it (tests/support/same_sentence_kg.py)."""
 
 import pytest
 
+from kgbuild.corpus.same_sentence import tally
 from kgbuild.query.cli import _print_retrieval
 from kgbuild.query.engine import QueryEngine
 from kgbuild.query.kinds import answer_kinds
-from kgbuild.query.same_sentence import tally
 from tests.support.same_sentence_kg import (
     AD,
     HEADACHE,

@@ -11,7 +11,7 @@ text, title + space + abstract (:class:`kgbuild.records.Document`), as PubTator'
 An evidence row's offsets are trusted only where they hold: its sentence must sit at
 ``sent_start`` (else it is looked up in the text), and an endpoint span must lie inside the
 sentence and spell the extractor's ``head_text``/``tail_text`` (else it is found again by the
-node's names, :func:`kgbuild.query.marks.find_span`). Title, abstract and mention texts are
+node's names, :func:`kgbuild.corpus.marks.find_span`). Title, abstract and mention texts are
 untrusted: the page puts them in as text only.
 """
 
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kgbuild.corpus.marks import find_span, node_forms
 from kgbuild.errors import InputError
-from kgbuild.query.marks import find_span, node_forms
 from kgbuild.search.index import SnapshotIndex
 from kgbuild.store import catalog
 from kgbuild.store.snapshots import Warehouse

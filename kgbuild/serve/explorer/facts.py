@@ -9,7 +9,7 @@ counted before the filters, as the as-of year shows the node, so the form always
 choice that would find something.
 
 Each listed fact's evidence sentence carries both endpoints' spans (``head_span``,
-``tail_span``), found the way ``kgbuild ask`` marks them (:mod:`kgbuild.query.marks`: the
+``tail_span``), found the way ``kgbuild ask`` marks them (:mod:`kgbuild.corpus.marks`: the
 snapshot's alias dictionary against the sentence's normalized tokens), so the page marks the
 subject and the object alike, not only the entity whose page it is.
 """
@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from kgbuild.corpus.marks import Forms, find_span, node_forms
 from kgbuild.errors import InputError
 from kgbuild.extract.epistemics import STATUSES as EPISTEMIC
-from kgbuild.query.marks import Forms, find_span, node_forms
 from kgbuild.search.index import SnapshotIndex
 from kgbuild.serve.explorer.pages import (
     ExplorerData,

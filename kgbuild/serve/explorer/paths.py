@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from kgbuild.corpus.marks import find_span, node_forms
 from kgbuild.query.explore import Filters, edge_mask
-from kgbuild.query.marks import find_span, node_forms
 from kgbuild.search.index import SnapshotIndex
 from kgbuild.serve.explorer.pages import _evidence_window, _node, node_of
 

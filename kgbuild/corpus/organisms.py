@@ -5,10 +5,10 @@ question's entity.
 and reactive oxygen species: a DALK build keeps no organism nodes (DALK Table 10), though
 PubTator tags the organisms of every abstract (its Species type, NCBI Taxonomy ids). So an
 organism question (the ``organism`` row of ``data/answer_kinds.toml``) is answered from those
-mentions, as :mod:`kgbuild.query.same_sentence` reads a kind from sentences:
+mentions, as :mod:`kgbuild.corpus.same_sentence` reads a kind from sentences:
 
 - the abstracts naming the question's entities (all, with none linked) and a candidate taxon
-  (:class:`kgbuild.query.organism_kinds.Ask` says which slice the question asks for), at
+  (:class:`kgbuild.corpus.organism_kinds.Ask` says which slice the question asks for), at
   most :data:`MAX_DOCS`, newest first, cut with the extractor's splitter;
 - a taxon counts in a sentence that carries the question's qualifying words near its name
   (an infection word for "infectious agents", "viruses": HSV-1 *infection*; never a vector or
@@ -34,11 +34,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgbuild.corpus.marks import MAX_SENTENCE, disjoint_spans, excerpt
+from kgbuild.corpus.organism_kinds import Ask
 from kgbuild.extract.sentences import sentence_spans
-from kgbuild.query.answer_entities import BASE, TOPIC_SHARE
-from kgbuild.query.marks import disjoint_spans, excerpt
-from kgbuild.query.organism_kinds import Ask
-from kgbuild.query.verdict_sentences import MAX_SENTENCE
 from kgbuild.store.species import TAXON_PREFIX
 from kgbuild.taxa import Taxon
 
@@ -71,6 +69,12 @@ NOT_ORGANISM = re.compile(r"[\s-]*(?:proteins?|like|genes?|PrP)\b", re.I)
 MODEL = re.compile(
     r"models?\b|transgenic|knock-?(?:in|out)|overexpress\w*|express\w*|mutants?\b|strains?\b"
     r"|genetic\w*|flies\b|worms?\b|larva\w*|\blines?\b|screen\w*|paradigm", re.I)  # fmt: skip
+
+#: Specificity kept at NPMI ≤ 0, and the share of abstracts that makes an entity the corpus's
+#: topic: the values answers of facts use (kgbuild.query.answer_entities.BASE, TOPIC_SHARE;
+#: a test keeps them equal — this floor cannot import the query stage).
+BASE = 0.25
+TOPIC_SHARE = 0.25
 
 
 @dataclass(slots=True)

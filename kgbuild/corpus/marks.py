@@ -30,6 +30,9 @@ SHOWN_ANSWERS = 10
 #: Characters of context kept around the marked spans when a sentence is cut.
 CONTEXT_CHARS = 70
 
+#: Longest sentence read (characters): a run-on "sentence" of a hostile abstract is skipped.
+MAX_SENTENCE = 2000
+
 
 @dataclass(frozen=True, slots=True)
 class Forms:

@@ -1,6 +1,6 @@
 """An organism question answered from the snapshot's catalog: the Species mentions of the
 abstracts naming the question's entities (:mod:`kgbuild.store.species` reads them,
-:mod:`kgbuild.query.organisms` ranks them), with a note saying how they were read.
+:mod:`kgbuild.corpus.organisms` ranks them), with a note saying how they were read.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from kgbuild.query.organism_kinds import Ask, read_ask
-from kgbuild.query.organisms import MAX_ANSWERS, answer_dicts, ranked, readable, tally
+from kgbuild.corpus.organism_kinds import Ask, read_ask
+from kgbuild.corpus.organisms import MAX_ANSWERS, answer_dicts, ranked, readable, tally
 from kgbuild.search.index import SnapshotIndex
 from kgbuild.store.species import corpus_taxa, fetch
 

@@ -38,9 +38,8 @@ from typing import Any
 
 import numpy as np
 
+from kgbuild.corpus.marks import MAX_SENTENCE, disjoint_spans, excerpt
 from kgbuild.extract.sentences import sentence_spans
-from kgbuild.query.marks import disjoint_spans, excerpt
-from kgbuild.query.verdict_sentences import MAX_SENTENCE
 from kgbuild.search.index import SnapshotIndex
 
 #: Documents read at most (newest first): bounded on a hub anchor (DALK's donepezil: 600+).

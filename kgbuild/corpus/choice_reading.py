@@ -48,10 +48,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgbuild.corpus.marks import MAX_SENTENCE, disjoint_spans, excerpt
+from kgbuild.corpus.stems import stem_regex, word_stems
 from kgbuild.extract.sentences import sentence_spans
-from kgbuild.query.marks import disjoint_spans, excerpt
-from kgbuild.query.question_phrase import stem_regex, word_stems
-from kgbuild.query.verdict_sentences import MAX_SENTENCE
 from kgbuild.search.index import SnapshotIndex
 from kgbuild.search.sentences import SentenceIndex
 from kgbuild.search.text import STOPWORDS
