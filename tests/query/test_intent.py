@@ -243,3 +243,10 @@ def test_what_a_marker_marks_is_asked_of_the_marker():
     assert it.asked == ["biomarker"] and infer_answer_type(it, ["Gene", "Disease"]) == "Disease"
     it = read_intent("What are the biomarkers of AD?")
     assert infer_answer_type(it, ["Disease"]) == "Gene"
+
+
+def test_slowing_a_decline_is_treating_and_detecting_a_disease_is_marking_it():
+    assert read_intent("Does DHA slow cognitive decline in AD?").asked == ["treats"]
+    assert read_intent("Does vitamin E delay functional decline in AD?").asked == ["treats"]
+    assert read_intent("Can a blood test for p-tau detect Alzheimer's?").asked == ["biomarker"]
+    assert read_intent("Is plasma NfL diagnostic for AD?").asked == ["biomarker"]
