@@ -36,6 +36,7 @@ from kgbuild.query.choices import (
     sentence_dict,
 )
 from kgbuild.query.context import build_context
+from kgbuild.query.context_answer import context_answer
 from kgbuild.query.context_words import context_qualifiers
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
 from kgbuild.query.focus import focus_note, focused_answers, read_focus
@@ -499,6 +500,7 @@ class QueryEngine:
         focus = read_focus(question, [(x.start, x.end, x.node) for x in links
                                       if x.where == "question" and x.node in qn])  # fmt: skip
         kind_note = None
+        words: tuple[Any, ...] = ()
         if intent.wh and not intent.yes_no and not choices and qn and asks:
             # "How does Abeta damage mitochondria?": the words left unlinked qualify the answers
             words = context_qualifiers(question, links, intent, lexical)
@@ -544,6 +546,12 @@ class QueryEngine:
             verdict = how_pair(self.wh, idx, lexical, graph, mask, question, how, intent,
                                f.as_of_year, links)  # fmt: skip
             kind_note = None if verdict is not None and not answers else kind_note
+        if verdict is None and words and intent.kind is not None and intent.kind.pair:
+            try:  # "how does tau pathology spread": the sentences naming tau and "spread"
+                verdict = context_answer(self.wh, idx, question, list(focus.subject or qn),
+                                         words[0], intent, f.as_of_year)  # fmt: skip
+            except Exception as exc:  # a busy or moved catalog: the facts' answers stand
+                log.warning("context sentences unread, catalog unreadable: %s", exc)
         # the facts behind the answers (or the pair) join the candidates, ranked by answer
         featured: dict[int, float] = {}
         for pos, a in enumerate(answers[:k]):
