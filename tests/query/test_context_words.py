@@ -44,3 +44,33 @@ def test_a_context_word_ranks_the_answers_whose_sentences_write_it_first(engine)
 
 def test_a_word_no_evidence_writes_changes_nothing(engine):
     assert _answers(engine, "How does APP affect ribosomes?")[:2] == [CASP3, CYCS]
+
+
+def test_a_how_question_in_some_respect_shows_the_sentences_naming_both(tmp_path):
+    """ "How does tau spread?": the abstracts' sentences naming tau with "spread" are shown
+    (labelled as read from sentences); the answers stay the facts'."""
+    from kgbuild.records import Document
+    from tests.support.sentences_kg import mentions_of
+
+    tau = "NCBIGene:4137"
+    nodes = [(APP, "APP", "Gene"), (tau, "tau", "Gene"), (CASP3, "CASP3", "Gene")]
+    docs = [
+        ("3001", "Tau in networks.", "Tau spreads between connected neurons.", {"Tau": tau}),
+        ("3002", "Seeds.", "Oligomers seed the spread of tau pathology.", {"tau": tau}),
+        ("3003", "Other.", "The spread of infection was fast.", {}),
+    ]
+    edges = [(APP, "regulates", tau, [("3004", 2019, "APP drives tau spread.", 0.8)]),
+             (tau, "regulates", CASP3, [("3005", 2019, "Tau raised CASP3.", 0.8)])]  # fmt: skip
+    root = tmp_path / "wh"
+    w = Warehouse(root).writer("ctx")
+    w.add("documents", [Document(p, 2019, t, a) for p, t, a, _ in docs])
+    w.add("mentions", mentions_of(docs))
+    publish_year(w, 2019, edges, [Entity(i, n, t, [n], 2019) for i, n, t in nodes])
+    r = QueryEngine(root, embeddings=False).retrieve("How does tau spread?", embed="off")
+    v = r.verdict
+    assert v is not None and v["basis"] == "sentences" and v["phrase"] == "spread", v
+    assert [s["pmid"] for s in v["sentences"]] == ["3001", "3002"] or [
+        s["pmid"] for s in v["sentences"]
+    ] == ["3002", "3001"]
+    assert "3003" not in v["pmids"]  # "spread" without tau
+    assert {a["id"] for a in r.answers} >= {CASP3}
