@@ -48,9 +48,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgbuild.corpus.marks import MAX_SENTENCE, disjoint_spans, excerpt
+from kgbuild.corpus.documents import doc_sentences, row_mentions
+from kgbuild.corpus.marks import disjoint_spans, excerpt
 from kgbuild.corpus.stems import stem_regex, word_stems
-from kgbuild.extract.sentences import sentence_spans
 from kgbuild.search.index import SnapshotIndex
 from kgbuild.search.sentences import SentenceIndex
 from kgbuild.search.text import STOPWORDS
@@ -249,14 +249,10 @@ def judge(rows: list[tuple[Any, ...]], anchor: str | None, ids: dict[str, float]
     negative = [bool(NEGATION.search(c)) for c in choices]
     best: list[dict[str, tuple[float, int, str]]] = [{} for _ in choices]
     for pmid, year, title, abstract, spans in rows:
-        text = f"{title or ''} {abstract or ''}"
-        ments = [(str(x["c"]), int(x["a"]), int(x["b"])) for x in spans or []]
-        for s0, s1 in sentence_spans(text, [(a, b) for _, a, b in ments], [len(title or "") + 1]):
-            if s1 - s0 > MAX_SENTENCE:
-                continue
-            sent = text[s0:s1]
+        for ds in doc_sentences(pmid, year, title, abstract, row_mentions(spans)):
+            sent = ds.text
             if anchor is not None:
-                at = [(a - s0, b - s0) for c, a, b in ments if c == anchor and s0 <= a and b <= s1]
+                at = [(a, b) for c, a, b in ds.mentions if c == anchor]
             else:
                 at = [m.span() for m in subj_pat.finditer(sent)] if subj_pat else []
             if not at:
@@ -264,7 +260,7 @@ def judge(rows: list[tuple[Any, ...]], anchor: str | None, ids: dict[str, float]
             held = [(p.search(sent), w) for p, w in ask_pats]
             if ask_pats and not any(m for m, _ in held):
                 continue  # nothing of what is asked
-            named = {c for c, a, b in ments if c in ids and s0 <= a and b <= s1}
+            named = {c for c, _, _ in ds.mentions if c in ids}
             q = (sum(w for m, w in held if m) + sum(ids[c] for c in named) + (not ids)) / (
                 ask_total + sum(ids.values()) + (not ids)
             )

@@ -34,9 +34,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgbuild.corpus.marks import MAX_SENTENCE, disjoint_spans, excerpt
+from kgbuild.corpus.documents import doc_sentences, row_mentions
+from kgbuild.corpus.marks import disjoint_spans, excerpt
 from kgbuild.corpus.organism_kinds import Ask
-from kgbuild.extract.sentences import sentence_spans
 from kgbuild.store.species import TAXON_PREFIX
 from kgbuild.taxa import Taxon
 
@@ -122,21 +122,17 @@ def tally(rows: list[tuple[Any, ...]], anchors: set[str], takes: Callable[[str],
     question (a question whose entity is the corpus's own topic, or none linked)."""
     seen: dict[str, Seen] = {}
     for pmid, year, title, abstract, spans in rows:
-        text = f"{title or ''} {abstract or ''}"
-        ments = [(str(x["c"]), int(x["a"]), int(x["b"])) for x in spans or []]
+        ments = row_mentions(spans)
         named = not anchors or any(c in anchors for c, _, _ in ments)
         if not named:
             continue
         for c in {c for c, _, _ in ments if c.startswith(TAXON_PREFIX) and takes(c)}:
             seen.setdefault(c, Seen()).both.add(str(pmid))
-        for s0, s1 in sentence_spans(text, [(a, b) for _, a, b in ments], [len(title or "") + 1]):
-            if s1 - s0 > MAX_SENTENCE:
-                continue
-            inside = [(c, a - s0, b - s0) for c, a, b in ments if s0 <= a and b <= s1]
-            at = [(a, b) for c, a, b in inside if c in anchors]
-            sent = text[s0:s1]
-            names = [(a, b) for c, a, b in inside if c.startswith(TAXON_PREFIX)]
-            for c, a, b in inside:
+        for ds in doc_sentences(pmid, year, title, abstract, ments):
+            at = [(a, b) for c, a, b in ds.mentions if c in anchors]
+            sent = ds.text
+            names = [(a, b) for c, a, b in ds.mentions if c.startswith(TAXON_PREFIX)]
+            for c, a, b in ds.mentions:
                 if not c.startswith(TAXON_PREFIX) or not takes(c) or NOT_ORGANISM.match(sent, b):
                     continue
                 if not said(sent, (a, b), ask, names):

@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from kgbuild.corpus.marks import MAX_SENTENCE, disjoint_spans, excerpt
-from kgbuild.extract.sentences import sentence_spans
+from kgbuild.corpus.documents import doc_sentences, row_mentions
+from kgbuild.corpus.marks import disjoint_spans, excerpt
 from kgbuild.search.index import SnapshotIndex
 
 #: Documents read at most (newest first): bounded on a hub anchor (DALK's donepezil: 600+).
@@ -92,17 +92,12 @@ def tally(rows: list[tuple[Any, ...]], anchors: set[str], accept: Callable[[str]
     cue sentence, then the names closest, then newest)."""
     seen: dict[str, Seen] = {}
     for pmid, year, title, abstract, spans in rows:
-        text = f"{title or ''} {abstract or ''}"
-        ments = [(str(x["c"]), int(x["a"]), int(x["b"])) for x in spans or []]
-        for s0, s1 in sentence_spans(text, [(a, b) for _, a, b in ments], [len(title or "") + 1]):
-            if s1 - s0 > MAX_SENTENCE:
-                continue
-            inside = [(c, a - s0, b - s0) for c, a, b in ments if s0 <= a and b <= s1]
-            at = [(a, b) for c, a, b in inside if c in anchors]
+        for ds in doc_sentences(pmid, year, title, abstract, row_mentions(spans)):
+            at = [(a, b) for c, a, b in ds.mentions if c in anchors]
             if not at:
                 continue
-            sent = text[s0:s1]
-            for c, a, b in inside:
+            sent = ds.text
+            for c, a, b in ds.mentions:
                 if c in anchors or not accept(c) or any(a < y and x < b for x, y in at):
                     continue
                 near = min(at, key=lambda s: max(0, max(a, s[0]) - min(b, s[1])))

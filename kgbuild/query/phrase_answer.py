@@ -32,15 +32,15 @@ from typing import Any
 
 import numpy as np
 
+from kgbuild.corpus.documents import doc_sentences, row_mentions
 from kgbuild.corpus.marks import disjoint_spans, excerpt
-from kgbuild.extract.sentences import sentence_spans
 from kgbuild.query.answer_entities import node_kinds, topic_nodes
 from kgbuild.query.generic_chemicals import generic_nodes
 from kgbuild.query.intent import Intent
 from kgbuild.query.kinds import kind_nodes
 from kgbuild.query.predicates import predicate_for
 from kgbuild.query.question_phrase import Phrase, question_phrase, shorter
-from kgbuild.query.verdict_sentences import MAX_SENTENCE, MAX_SHOWN
+from kgbuild.query.verdict_sentences import MAX_SHOWN
 from kgbuild.search.index import SnapshotIndex
 
 #: Documents read at most: the question's other entities first, then newest.
@@ -104,12 +104,8 @@ def sentences(rows: list[tuple[Any, ...]], forms: list[Phrase]) -> list[Hit]:
     pats = [re.compile(f.pattern(), re.IGNORECASE) for f in forms]
     out = []
     for pmid, year, title, abstract, spans in rows:
-        text = f"{title or ''} {abstract or ''}"
-        ments = [(str(x["c"]), int(x["a"]), int(x["b"])) for x in spans or []]
-        for s0, s1 in sentence_spans(text, [(a, b) for _, a, b in ments], [len(title or "") + 1]):
-            if s1 - s0 > MAX_SENTENCE:
-                continue
-            sent = text[s0:s1]
+        for ds in doc_sentences(pmid, year, title, abstract, row_mentions(spans)):
+            sent = ds.text
             low = sent.lower()
             form, m = next(((i, got) for i, p in enumerate(pats) if (got := p.search(low))),
                            (0, None))  # fmt: skip
@@ -117,8 +113,7 @@ def sentences(rows: list[tuple[Any, ...]], forms: list[Phrase]) -> list[Hit]:
                 continue
             at = (m.start() + (1 if m.group(0)[:1] and not m.group(0)[0].isalnum() else 0),
                   m.end())  # fmt: skip
-            inside = tuple((c, a - s0, b - s0) for c, a, b in ments if s0 <= a and b <= s1)
-            out.append(Hit(str(pmid), int(year), sent, at, inside, form))
+            out.append(Hit(ds.pmid, ds.year, sent, at, ds.mentions, form))
     return out
 
 
