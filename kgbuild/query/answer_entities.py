@@ -76,7 +76,7 @@ from kgbuild.query.generic_chemicals import GENERIC_BASE, asks_for_drugs, generi
 from kgbuild.query.intent import Intent
 from kgbuild.query.kinds import AnswerKind, kind_edges, kind_nodes
 from kgbuild.query.shared_genes import shared_answers
-from kgbuild.resolve.vocabularies import tree_related
+from kgbuild.resolve.vocabularies import mesh_trees, tree_related
 from kgbuild.search.graph import Graph
 from kgbuild.search.index import SnapshotIndex
 from kgbuild.store.snapshots import Warehouse
@@ -138,10 +138,36 @@ def relation_weights(index: SnapshotIndex, intent: Intent) -> np.ndarray:
 
 def _candidates(index: SnapshotIndex, kind: AnswerKind | None,
                 answer_type: str | None) -> np.ndarray | None:  # fmt: skip
-    """Per node: may it be an answer? (of the answer kind asked, else of the node kind)."""
+    """Per node: may it be an answer? (of the answer kind asked, else of the node kind; never
+    a heading that names an attribute of diseases, :func:`disease_attributes`)."""
     if kind is not None:
-        return kind_nodes(index, kind)
-    return None if not answer_type else node_kinds(index) == answer_type
+        allowed = kind_nodes(index, kind)
+    elif answer_type:
+        allowed = node_kinds(index) == answer_type
+    else:
+        return None
+    return allowed & ~disease_attributes(index)
+
+
+#: MeSH's "Disease Attributes" (C23.550.291): chronic, acute, rare, late-onset… name how a
+#: disease runs, not a disease; PubTator tags "late-onset" of "late-onset AD" as Late Onset
+#: Disorders, which then stood first among donepezil's "side effects".
+ATTRIBUTE_TREE = "C23.550.291"
+_ATTRIBUTES: dict[int, tuple[SnapshotIndex, np.ndarray]] = {}
+
+
+def disease_attributes(index: SnapshotIndex) -> np.ndarray:
+    """Per node: is it a MeSH heading filed only under Disease Attributes?"""
+    got = _ATTRIBUTES.get(id(index))
+    if got is None or got[0] is not index:
+        out = np.zeros(len(index.nodes["id"]), bool)
+        for n, cid in enumerate(index.nodes["id"]):
+            trees = mesh_trees(cid) if str(cid).startswith("MESH:") else ()
+            out[n] = bool(trees) and all(t.startswith(ATTRIBUTE_TREE) for t in trees)
+        if len(_ATTRIBUTES) >= 8:
+            _ATTRIBUTES.clear()
+        got = _ATTRIBUTES[id(index)] = (index, out)
+    return got[1]
 
 
 def rank_answers(

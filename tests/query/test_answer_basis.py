@@ -110,3 +110,26 @@ def test_an_answer_stated_mostly_as_background_ranks_by_all_its_rows(tmp_path):
     got = [(a["id"], a["basis"]) for a in r.answers]
     assert got[:2] == [(memantine, "fact"), (galantamine, "fact")], got
     assert next(a for a in r.answers if a["id"] == memantine)["support"] == 13
+
+
+def test_a_disease_attribute_heading_is_no_answer(tmp_path):
+    """MeSH's Disease Attributes (Late Onset Disorders: "late-onset" of "late-onset AD") name
+    how a disease runs, not a disease: never a side effect, however it was extracted."""
+    drug, late, nausea = "MESH:D000077265", "MESH:D000067562", "MESH:D009325"
+    ents = [Entity(drug, "donepezil", "Compound", ["donepezil"], 2019),
+            Entity(late, "Late Onset Disorders", "Disease", ["late-onset"], 2019),
+            Entity(nausea, "Nausea", "Disease", ["nausea"], 2019)]  # fmt: skip
+    said = [
+        ("6001", 2019, "Donepezil caused late-onset AD.", 0.8),
+        ("6002", 2019, "Donepezil induced late-onset AD.", 0.8),
+    ]
+    edges = [
+        (drug, "causes", late, said),
+        (drug, "causes", nausea, [("6003", 2019, "Donepezil caused nausea.", 0.8)]),
+    ]
+    root = tmp_path / "wh"
+    publish_year(Warehouse(root).writer("toy"), 2019, edges, ents)
+    r = QueryEngine(root, embeddings=False).retrieve(
+        "What are the side effects of donepezil?", embed="off"
+    )
+    assert [a["id"] for a in r.answers] == [nausea]
