@@ -242,15 +242,21 @@ def question_phrase(wh: Any, snapshot_id: str, question: str,
     longest form when no document writes any form of it, or None). A phrase written in more
     than :data:`MAX_SHARE` of the documents is a common word of the field ("involved",
     "brain", "cell"), not a name of something: neither is returned."""
-    found = runs(question, linked, intent)
-    cands = candidates(question, found[0], linked) if found else []
-    if not cands:
-        return None, None
-    counts, n_docs = doc_counts(wh, snapshot_id, cands, as_of)
-    if not any(counts):
-        return None, cands[0]
-    most = max(MAX_SHARE * n_docs, MIN_COMMON)
-    # a subject phrase opens its run ("MAPK pathway involved"): prefixes first
-    heads = [(p, c) for p, c in zip(cands, counts, strict=True) if p.start == found[0][0][0]]
-    got = pick([p for p, _ in heads], [c for _, c in heads], most)
-    return got or pick(cands, counts, most), None
+    unwritten = None
+    # the first run that names something the corpus writes: "What is the molecular target of
+    # PBT2": "molecular" is a common word of the field, the drug's name is the phrase
+    for run in runs(question, linked, intent):
+        cands = candidates(question, run, linked)
+        if not cands:
+            continue
+        counts, n_docs = doc_counts(wh, snapshot_id, cands, as_of)
+        if not any(counts):
+            unwritten = unwritten or cands[0]
+            continue
+        most = max(MAX_SHARE * n_docs, MIN_COMMON)
+        # a subject phrase opens its run ("MAPK pathway involved"): prefixes first
+        heads = [(p, c) for p, c in zip(cands, counts, strict=True) if p.start == run[0][0]]
+        got = pick([p for p, _ in heads], [c for _, c in heads], most) or pick(cands, counts, most)
+        if got is not None:
+            return got, None
+    return None, unwritten

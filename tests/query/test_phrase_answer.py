@@ -198,3 +198,15 @@ def test_words_before_a_linked_name_modify_it_and_are_no_phrase(engine):
     assert r.verdict is None
     assert [a["name"] for a in r.answers][:2] == ["APP", "TREM2"]
     assert all(a["basis"] == "fact" for a in r.answers[:2])
+
+
+def test_a_run_the_corpus_never_writes_gives_way_to_the_next(engine):
+    # "xyzzical role" is written nowhere: the phrase is the next run, which the abstracts write
+    # ("What is the molecular target of PBT2?": a common word first, the drug's name after)
+    from kgbuild.query.question_phrase import question_phrase
+
+    q = "What is the xyzzical role of the Notch signaling pathway?"
+    spans = [(q.index("Notch"), q.index("Notch") + 5)]
+    sid = engine.state().index.snapshot_id
+    got, _ = question_phrase(engine.wh, sid, q, spans, read_intent(q, spans))
+    assert got is not None and got.text == "Notch signaling pathway", got
