@@ -339,7 +339,8 @@ def _ranked(index: SnapshotIndex, graph: Graph, mask: np.ndarray | None, anchors
         s = np.clip(np.minimum(pair_sup, np.minimum(da, db)), 1.0, n_docs - 1e-9)
         npmi = np.log(s * n_docs / (da * db)) / -np.log(s / n_docs)
         score = best * (BASE + np.clip(npmi, 0.0, 1.0)) * (FOCUS_BASE + (1 - FOCUS_BASE) * focus)
-        score = _sentence_cues(index, intent, cand, inv, es, score)
+        drug = node_kinds(index)[q] == "Compound"
+        score = _sentence_cues(index, intent, cand, inv, es, score, drug)
         parts.append((cand, score, es, others, val))
         if j == 0:
             subject = cand
@@ -381,13 +382,16 @@ def _legs(index: SnapshotIndex, intent: Intent, anchors: list[int]) -> np.ndarra
 
 
 def _sentence_cues(index: SnapshotIndex, intent: Intent, cand: np.ndarray, inv: np.ndarray,
-                   es: np.ndarray, score: np.ndarray) -> np.ndarray:  # fmt: skip
+                   es: np.ndarray, score: np.ndarray, drug: bool = True) -> np.ndarray:  # fmt: skip
     """``score`` × what the candidates' evidence sentences say (:mod:`kgbuild.query.cues`): for
-    a kind with a ``direct`` pattern (a drug's targets), the share of rows stating a direct
-    molecular relation (:data:`DIRECT_BASE` kept without one); per question qualifier
-    ("late-onset", "CSF"), the share of rows naming it (:data:`QUALIFIER_BASE` kept)."""
+    a kind with a ``direct`` pattern asked of a ``drug`` (its targets, its mechanism), the
+    share of rows stating a direct molecular relation (:data:`DIRECT_BASE` kept without one);
+    per question qualifier ("late-onset", "CSF"), the share of rows naming it
+    (:data:`QUALIFIER_BASE` kept). A gene's mechanism runs through what it activates as much as
+    what it binds: "how does amyloid beta lead to tau pathology" wants GSK3B and CDK5, which
+    the binding cue put below transthyretin."""
     kind = intent.kind
-    if kind is not None and kind.direct is not None:
+    if kind is not None and kind.direct is not None and drug:
         score = score * cue_factor(
             index, cand, inv, es, score, kind.direct, DIRECT_BASE, near=True, saturate=SATURATE
         )

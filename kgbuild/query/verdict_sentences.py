@@ -93,6 +93,10 @@ class Reading:
     shown: list[dict[str, Any]] = field(default_factory=list)
 
 
+#: Shortest stem a spelling correction is tried on.
+MIN_SPELLED = 5
+
+
 def phrase_side(phrase: str, vocab: dict[str, int] | None = None) -> Side | None:
     """The side of an unlinked phrase: its stems, each unknown one replaced by the closest
     vocabulary stem sharing its first letter (a misspelling rarely starts wrong)."""
@@ -102,7 +106,8 @@ def phrase_side(phrase: str, vocab: dict[str, int] | None = None) -> Side | None
 
         fixed = []
         for s in stems:
-            if s not in vocab:
+            # a short word is too near too many others: "let" of "let-7" is no slip of "left"
+            if s not in vocab and len(s) >= MIN_SPELLED:
                 pool = [v for v in vocab if v[:1] == s[:1]]
                 got = process.extractOne(s, pool, scorer=fuzz.ratio, score_cutoff=SPELLING)
                 s = got[0] if got else s

@@ -74,3 +74,25 @@ def test_a_how_question_in_some_respect_shows_the_sentences_naming_both(tmp_path
     ] == ["3002", "3001"]
     assert "3003" not in v["pmids"]  # "spread" without tau
     assert {a["id"] for a in r.answers} >= {CASP3}
+
+
+def test_a_genes_mechanism_is_not_ranked_by_what_it_binds(tmp_path):
+    """A drug's mechanism runs through what it binds; a gene's as much through what it
+    activates: the binding cue ranks a drug's answers, never a gene's."""
+    gsk3b, ttr, drug = "NCBIGene:2932", "NCBIGene:7276", "MESH:D008559"
+    nodes = [(APP, "APP", "Gene"), (gsk3b, "GSK3B", "Gene"), (ttr, "TTR", "Gene"),
+             (drug, "memantine", "Compound")]  # fmt: skip
+    edges = [(APP, "regulates", gsk3b, [(str(7000 + i), 2019, "APP activated GSK3B.", 0.8)
+                                        for i in range(3)]),
+             (APP, "interacts", ttr, [("7010", 2019, "APP binds TTR.", 0.8)]),
+             (drug, "regulates", gsk3b, [(str(7020 + i), 2019, "Memantine raised GSK3B.", 0.8)
+                                         for i in range(3)]),
+             (drug, "interacts", ttr, [("7030", 2019, "Memantine binds TTR.", 0.8)])]  # fmt: skip
+    root = tmp_path / "wh"
+    publish_year(Warehouse(root).writer("ctx"), 2019, edges,
+                 [Entity(i, n, t, [n], 2019) for i, n, t in nodes])  # fmt: skip
+    eng = QueryEngine(root, embeddings=False)
+    gene = [a["id"] for a in eng.retrieve("How does APP work?", embed="off").answers]
+    assert gene[:2] == [gsk3b, ttr], gene
+    drug_answers = [a["id"] for a in eng.retrieve("How does memantine work?", embed="off").answers]
+    assert drug_answers[:2] == [ttr, gsk3b], drug_answers

@@ -133,3 +133,9 @@ def test_an_unreadable_catalog_leaves_the_facts_verdict_and_answers(engine, monk
     )
     assert r.found
     assert "sentences unreadable" in caplog.text
+
+
+def test_a_short_word_is_never_spelling_corrected():
+    # "let" of "let-7" is a microRNA's name, not a slip of "left"
+    assert phrase_side("let-7", {"left": 0}).stems == ("let",)
+    assert phrase_side("excercise", {"exercis": 0}).stems == ("exercis",)
