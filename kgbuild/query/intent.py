@@ -254,6 +254,12 @@ def read_intent(question: str, entity_spans: list[tuple[int, int]] | None = None
             it.answer_type = best[2]
             # a noun may also be a relation cue ("inhibitors": Compound, downregulates)
             cues.append(Cue("answer", best[2], best[0], best[1], best[3]))
+    noun = next(((c.start, c.end) for c in cues if c.kind == "answer"), None)
+    if (kind is not None and noun is not None and not _fits(kind[0], it.answer_type or "")
+            and not (kind[1] <= noun[0] and noun[1] <= kind[2])):  # fmt: skip
+        # "Which drug is an NMDA receptor antagonist?": a drug, not a receptor ("infectious
+        # agents" holds its noun: the kind is the narrower reading)
+        kind = None
     if kind is not None:
         it.kind, it.wh = kind[0], True
         cues.append(Cue("kind", kind[0].key, kind[1], kind[2], question[kind[1] : kind[2]]))
@@ -264,6 +270,13 @@ def read_intent(question: str, entity_spans: list[tuple[int, int]] | None = None
     if it.wh and not it.yes_no:
         it.qualifiers = read_qualifiers(question)
     return it
+
+
+def _fits(kind: AnswerKind, answer_type: str) -> bool:
+    """May ``kind`` answer a question whose answer noun asks for ``answer_type``? A kind with an
+    inverse row decides later, from the question's entities (:func:`kinds.for_anchors`)."""
+    kinds = kind.types | kind.name_types
+    return bool(kind.inverse) or not kinds or answer_type in kinds
 
 
 def _opening_noun(question: str, t: _Tables) -> tuple[int, int] | None:

@@ -138,3 +138,12 @@ def test_how_a_pair_is_joined_only_by_sentences(sentences):
     # a pair nothing joins keeps the plain note
     none = sentences.retrieve("How does donepezil affect GSK3B?", embed="off")
     assert none.verdict is None and none.intent["answer_note"].startswith("no asserted fact")
+
+
+def test_kinases_and_receptors_are_kinds_named_so():
+    assert _kind("Which kinases phosphorylate tau?") == "kinase"
+    assert _kind("Which receptors mediate Abeta toxicity?") == "receptor"
+    # coordinated with another kind of answer, or not the answer noun: no such kind
+    assert _kind("Which receptors or enzymes does galantamine act on?") is None
+    assert _kind("Which drug is an NMDA receptor antagonist?") is None
+    assert _kind("Which infectious agents are linked to AD?") == "organism"
