@@ -1,0 +1,74 @@
+"""Gene families as kinds of answer ("Which kinases …", "Which receptors …") against gold.
+
+For every disease of a gold file related to a gene of the family (by its HGNC name in the
+snapshot: "… kinase …", "… receptor …"), two questions are asked of the gold file's hidden
+build (``kgbuild eval facts``'s, relation lines hidden): "Which genes are associated with D?"
+and "Which kinases are associated with D?". Scored against the family's gold partners: P@5
+(gold family members among the top five) and hit@5. The family kinds are rows of
+``data/answer_kinds.toml``.
+
+    python -m kgbuild.evaluate.gene_families --gold ../shared/data/biored/Dev.PubTator \
+        --warehouse WH   # a hidden build, e.g. bench/answer_kinds.py's --work/biored_dev
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+from kgbuild.evaluate.facts import _read, node_map
+from kgbuild.evaluate.facts_questions import mention_names
+from kgbuild.query.engine import QueryEngine
+from kgbuild.store.snapshots import Warehouse
+
+FAMILIES = {"kinase": r"(?i)\bkinases?\b", "receptor": r"(?i)\breceptors?\b"}
+TOP = 5
+
+
+def evaluate(gold_path: Path, warehouse: Path) -> dict[str, dict]:
+    gold = _read(gold_path)
+    eng = QueryEngine(warehouse, embeddings=False)
+    index = eng.state().index
+    mapping = node_map(Warehouse(warehouse), index.snapshot_id)
+    names = mention_names(gold)
+    shown = dict(zip(index.nodes["id"], index.nodes["display"], strict=True))
+    partners: dict[str, set[str]] = {}
+    for r in gold.relations:
+        for a, ka, b, kb in ((r.a, r.kind_a, r.b, r.kind_b), (r.b, r.kind_b, r.a, r.kind_a)):
+            if ka == "Disease" and kb == "Gene":
+                partners.setdefault(a, set()).add(mapping.get(b, b))
+    out: dict[str, dict] = {}
+    for family, pattern in FAMILIES.items():
+        pat = re.compile(pattern)
+        got = {"genes": [0, 0, 0], family: [0, 0, 0]}
+        n = 0
+        for d, genes in sorted(partners.items()):
+            members = {g for g in genes if pat.search(str(shown.get(g) or ""))}
+            if not members:
+                continue
+            n += 1
+            for label, noun in (("genes", "genes"), (family, f"{family}s")):
+                q = f"Which {noun} are associated with {names.get(d, d)}?"
+                top = [a["id"] for a in eng.retrieve(q, embed="off").answers][:TOP]
+                got[label][0] += sum(x in members for x in top)
+                got[label][1] += len(top)
+                got[label][2] += any(x in members for x in top)
+        out[family] = {"questions": n, **{
+            label: {"p_at_5": round(v[0] / max(v[1], 1), 3), "hit_at_5": round(v[2] / max(n, 1), 3)}
+            for label, v in got.items()
+        }}  # fmt: skip
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--gold", type=Path, required=True)
+    p.add_argument("--warehouse", type=Path, required=True)
+    a = p.parse_args()
+    print(json.dumps(evaluate(a.gold, a.warehouse)))
+
+
+if __name__ == "__main__":
+    main()
