@@ -339,7 +339,10 @@ def _ranked(index: SnapshotIndex, graph: Graph, mask: np.ndarray | None, anchors
         s = np.clip(np.minimum(pair_sup, np.minimum(da, db)), 1.0, n_docs - 1e-9)
         npmi = np.log(s * n_docs / (da * db)) / -np.log(s / n_docs)
         score = best * (BASE + np.clip(npmi, 0.0, 1.0)) * (FOCUS_BASE + (1 - FOCUS_BASE) * focus)
-        drug = node_kinds(index)[q] == "Compound"
+        # a drug's relation: the anchor is the drug (its targets) or the answers are
+        drug = node_kinds(index)[q] == "Compound" or (
+            intent.kind is not None and "Compound" in intent.kind.types
+        )
         score = _sentence_cues(index, intent, cand, inv, es, score, drug)
         parts.append((cand, score, es, others, val))
         if j == 0:

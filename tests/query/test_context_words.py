@@ -96,3 +96,21 @@ def test_a_genes_mechanism_is_not_ranked_by_what_it_binds(tmp_path):
     assert gene[:2] == [gsk3b, ttr], gene
     drug_answers = [a["id"] for a in eng.retrieve("How does memantine work?", embed="off").answers]
     assert drug_answers[:2] == [ttr, gsk3b], drug_answers
+
+
+def test_the_drugs_targeting_a_gene_are_ranked_by_what_binds_it(tmp_path):
+    """Asked of a gene, the drugs targeting it: the binding cue ranks them (the drug is the
+    answer, not the anchor)."""
+    # (lithium, a metal, would be ranked as a generic chemical: tideglusib is a drug)
+    gsk3b, tideglusib, ghrelin = "NCBIGene:2932", "MESH:C551139", "MESH:D054439"
+    nodes = [(gsk3b, "GSK3B", "Gene"), (tideglusib, "tideglusib", "Compound"),
+             (ghrelin, "ghrelin", "Compound")]  # fmt: skip
+    said = [("7100", 2019, "Tideglusib, a GSK3B inhibitor.", 0.8)]
+    edges = [(tideglusib, "downregulates", gsk3b, said),
+             (ghrelin, "downregulates", gsk3b, [(str(7110 + i), 2019, "Ghrelin lowered GSK3B.", 0.8)
+                                                 for i in range(3)])]  # fmt: skip
+    root = tmp_path / "wh"
+    publish_year(Warehouse(root).writer("ctx"), 2019, edges,
+                 [Entity(i, n, t, [n], 2019) for i, n, t in nodes])  # fmt: skip
+    got = QueryEngine(root, embeddings=False).retrieve("Which drugs target GSK3B?", embed="off")
+    assert [a["id"] for a in got.answers][:2] == [tideglusib, ghrelin]
