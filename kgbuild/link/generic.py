@@ -29,6 +29,8 @@ _GROUPS = {
     # tools of a study named by their kind, not by which one ("PET tracers", "fluorescent
     # probes"): the tagger's rare "tracer" is a trade name (Tracer: spinosad, MeSH C415329)
     "tool": "tracer radiotracer probe ligand reagent dye stain label",
+    # when and in what order, not what ("in what order do AD biomarkers become abnormal")
+    "time": "order sequence timing time course stage",
 }
 #: Normalized one-word keys (singular, lower case: :func:`kgbuild.search.text.key`).
 GENERIC_WORDS = frozenset(w for words in _GROUPS.values() for w in words.split())

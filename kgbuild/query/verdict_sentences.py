@@ -163,8 +163,11 @@ def fetch(wh: Any, snapshot_id: str, concepts: list[Side], phrases: list[Side],
 
 
 def _phrase_spans(sent: str, side: Side, whole: bool) -> list[tuple[int, int]] | None:
-    """Spans of the phrase's words in the sentence: every word (``whole``) or its head."""
-    pats = side.words() if whole else side.words()[-1:]
+    """Spans of the phrase's words in the sentence: every word (``whole``), else its first and
+    its head ("estrogen … replacement" of "estrogen hormone replacement"; the head alone,
+    "replacement", found enzyme and cell replacement sentences)."""
+    words = side.words()
+    pats = words if whole else [*words[:1], *words[-1:]] if len(words) > 1 else words
     got = [p.search(sent) for p in pats]
     return [(m.start(), m.end()) for m in got if m] if all(got) else None
 
@@ -172,7 +175,7 @@ def _phrase_spans(sent: str, side: Side, whole: bool) -> list[tuple[int, int]] |
 def read(rows: list[tuple[Any, ...]], concepts: list[Side], phrases: list[Side],
          pred: Predicate) -> Reading:  # fmt: skip
     """Every sentence naming every side, read against ``pred``; a phrase named whole where
-    some sentence names it so, else by its head word."""
+    some sentence names it so, else by its first and head words."""
     found: list[tuple[str, int, str, list[tuple[int, int]], str, int]] = []
     for whole in (True, False):
         for pmid, year, title, abstract, spans in rows:

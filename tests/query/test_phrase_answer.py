@@ -210,3 +210,9 @@ def test_a_run_the_corpus_never_writes_gives_way_to_the_next(engine):
     sid = engine.state().index.snapshot_id
     got, _ = question_phrase(engine.wh, sid, q, spans, read_intent(q, spans))
     assert got is not None and got.text == "Notch signaling pathway", got
+
+
+def test_when_and_in_what_order_name_nothing():
+    assert _runs("In what order do AD biomarkers become abnormal?", ["AD"]) == [
+        ["become", "abnormal"]
+    ]

@@ -139,3 +139,13 @@ def test_a_short_word_is_never_spelling_corrected():
     # "let" of "let-7" is a microRNA's name, not a slip of "left"
     assert phrase_side("let-7", {"left": 0}).stems == ("let",)
     assert phrase_side("excercise", {"exercis": 0}).stems == ("exercis",)
+
+
+def test_a_phrase_not_named_whole_is_read_by_its_first_and_head_words():
+    from kgbuild.query.verdict_sentences import _phrase_spans
+
+    side = Side("estrogen hormone replacement", stems=("estrogen", "hormon", "replac"))
+    assert _phrase_spans("Estrogen replacement therapy lowers AD risk.", side, False)
+    # the head alone names another thing ("cell replacement")
+    assert _phrase_spans("Cell replacement therapy for AD.", side, False) is None
+    assert _phrase_spans("Estrogen replacement therapy lowers AD risk.", side, True) is None
