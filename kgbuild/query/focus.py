@@ -33,9 +33,11 @@ from kgbuild.search.graph import Graph
 from kgbuild.search.index import SnapshotIndex
 from kgbuild.store.snapshots import Warehouse
 
-#: Words right before an entity that set it aside ("besides APOE", "other than APP").
+#: Words right before an entity that set it aside ("besides APOE", "other than APP", "vs AD").
 EXCLUDE = re.compile(
-    r"\b(?:besides|other than|apart from|aside from|except(?: for)?|excluding|not including)"
+    r"\b(?:besides|other than|apart from|aside from|except(?: for)?|excluding|not including|"
+    # a comparison sets the other entity aside too ("differential diagnosis vs AD")
+    r"vs\.?|versus|compared (?:to|with)|as opposed to|rather than|unlike)"
     r"(?:\s+(?:the|a|an))?\s*$",
     re.IGNORECASE,
 )

@@ -44,7 +44,9 @@ def test_roles_are_read_from_the_words_before_each_entity():
     q = "Which genes are associated with AD other than APOE?"
     f = read_focus(q, [(q.index("AD"), q.index("AD") + 2, 1), (q.index("APOE"), len(q) - 1, 2)])
     assert (f.subject, f.context, f.excluded) == ([1], [], [2])
-    for word in ("besides", "apart from", "except for", "excluding", "aside from"):
+    words = ("besides", "apart from", "except for", "excluding", "aside from", "vs", "versus",
+             "compared with", "rather than")  # fmt: skip
+    for word in words:
         q = f"Which genes besides AD? {word} APOE"
         f = read_focus(q, [(q.index("APOE"), len(q), 2), (0, 5, 1)])
         assert f.excluded == [2]
