@@ -247,8 +247,9 @@ def _with_weaker(index: SnapshotIndex, every: SnapshotIndex, served: list[dict[s
         mine = got.get(a["id"])
         if mine is None:
             got[a["id"]] = {**a, "score": score}
-        elif score > mine["score"]:
-            got[a["id"]] = {**a, "score": score, "basis": "fact"}
+        elif score > mine["score"]:  # ranked by all its rows, still a served fact's answer
+            more = {k: v for k, v in a.items() if k != "why"}
+            got[a["id"]] = {**more, "score": score, "basis": "fact", "edges": mine["edges"]}
     return sorted(got.values(), key=lambda a: -a["score"])[:limit]
 
 

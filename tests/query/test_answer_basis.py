@@ -109,7 +109,10 @@ def test_an_answer_stated_mostly_as_background_ranks_by_all_its_rows(tmp_path):
     r = QueryEngine(root, embeddings=False).retrieve("Which drugs treat dementia?", embed="off")
     got = [(a["id"], a["basis"]) for a in r.answers]
     assert got[:2] == [(memantine, "fact"), (galantamine, "fact")], got
-    assert next(a for a in r.answers if a["id"] == memantine)["support"] == 13
+    top = next(a for a in r.answers if a["id"] == memantine)
+    assert top["support"] == 13
+    # still a served fact's answer: its served triple is featured, never "no asserted fact"
+    assert top["edges"] and "why" not in top
 
 
 def test_a_disease_attribute_heading_is_no_answer(tmp_path):
