@@ -24,10 +24,9 @@ from typing import Any
 from kgbuild.corpus.stems import word_stems
 from kgbuild.query.cues import Qualifier
 from kgbuild.query.intent import Intent
-from kgbuild.query.phrase_answer import _shown, fetch, sentences
+from kgbuild.query.phrase_answer import fetch, sentences, shown_sentences
 from kgbuild.query.predicates import predicate_for
 from kgbuild.query.question_phrase import Phrase
-from kgbuild.query.verdict_sentences import MAX_SHOWN
 from kgbuild.search.index import SnapshotIndex
 
 #: Sentences naming the subject and the context a reading needs to stand.
@@ -59,13 +58,7 @@ def context_answer(wh: Any, index: SnapshotIndex, question: str, subject: list[i
         return (-named, not cue, -h.year, len(h.sentence), h.pmid)
 
     hits.sort(key=key)
-    shown, pmids = [], []
-    for h in hits:
-        if h.pmid not in pmids:
-            pmids.append(h.pmid)
-            if len(shown) < MAX_SHOWN:
-                shown.append({"pmid": h.pmid, "year": h.year, "reading": "",
-                              "sentence": _shown(h, want)})  # fmt: skip
+    shown, pmids = shown_sentences(hits, want)
     name = str(index.nodes["display"][subject[0]])
     line = (f"from sentences, not extracted facts: {len(hits)} sentences in {len(pmids)} "
             f"abstracts name {name} with '{phrase.text}'; the answers below are its facts, "

@@ -228,11 +228,10 @@ def read_intent(question: str, entity_spans: list[tuple[int, int]] | None = None
             wrapper = None
     it = Intent(yes_no=wrapper is None and bool(_YES_NO.match(question)))
     wh = None if it.yes_no else _WH.search(question)
-    kind = None if it.yes_no else read_kind(question, taken, _opening_noun(question, t))
-    if wh is None and kind is None and not it.yes_no and _opening_noun(question, t):
-        kind_less = True  # "drugs that cross the BBB": a typed query naming its answer noun
-    else:
-        kind_less = False
+    opening = None if it.yes_no or wh is not None else _opening_noun(question, t)
+    kind = None if it.yes_no else read_kind(question, taken, opening)
+    # "drugs that cross the BBB": a typed query naming its answer noun, no kind
+    kind_less = wh is None and kind is None and not it.yes_no and opening is not None
     # a typed query without a wh-word ("side effects of memantine") names its answer noun from
     # its first word, where the wh-form ("What are the side effects of …") names it after "what"
     start = wh.end() if wh is not None else 0 if kind is not None or kind_less else None
@@ -284,7 +283,7 @@ def _opening_noun(question: str, t: _Tables) -> tuple[int, int] | None:
     tau", "all proteins in the gamma-secretase complex"), after request words only, and
     followed by a relative pronoun, participle or preposition (else it is a claim or a name:
     "drugs target GSK3B")."""
-    m = re.match(r"\s*(?:(?:" + "|".join(_LEAD_WORDS) + r")\s+)*", question, re.IGNORECASE)
+    m = _LEAD_RUN.match(question)
     at = m.end() if m else 0
     for pat, _ in t.answer:
         got = pat.match(question, at)
@@ -296,6 +295,7 @@ def _opening_noun(question: str, t: _Tables) -> tuple[int, int] | None:
 #: Words a typed query may open with before its answer noun.
 _LEAD_WORDS = ("list", "name", "show", "find", "give", "tell", "me", "us", "please", "the",
                "all", "any", "some", "known", "main", "other", "possible", "potential")  # fmt: skip
+_LEAD_RUN = re.compile(r"\s*(?:(?:" + "|".join(_LEAD_WORDS) + r")\s+)*", re.IGNORECASE)
 #: What follows an opening answer noun in a typed query.
 _NOUN_NEXT = re.compile(
     r"\s+(?:that|which|who|linked|associated|related|involved|implicated|used|reported|known|"

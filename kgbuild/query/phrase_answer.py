@@ -137,6 +137,21 @@ def _shown(h: Hit, want: set[str]) -> str:
     return text
 
 
+def shown_sentences(hits: list[Hit], want: set[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """(the first :data:`MAX_SHOWN` of ``hits``, one per abstract, marked; every PMID in the
+    hits' order)."""
+    shown: list[dict[str, Any]] = []
+    pmids: list[str] = []
+    for h in hits:
+        if h.pmid in pmids:
+            continue
+        pmids.append(h.pmid)
+        if len(shown) < MAX_SHOWN:
+            shown.append({"pmid": h.pmid, "year": h.year, "reading": "",
+                          "sentence": _shown(h, want)})  # fmt: skip
+    return shown, pmids
+
+
 def _gap(a: tuple[int, int], b: tuple[int, int]) -> int:
     return max(0, max(a[0], b[0]) - min(a[1], b[1]))
 
@@ -255,14 +270,7 @@ def phrase_answer(wh: Any, index: SnapshotIndex, question: str, links: list[Any]
         return (-named, h.form, not cue, -h.year, len(h.sentence), h.pmid)
 
     hits.sort(key=key)
-    shown, pmids = [], []
-    for h in hits:
-        if h.pmid in pmids:
-            continue
-        pmids.append(h.pmid)
-        if len(shown) < MAX_SHOWN:
-            shown.append({"pmid": h.pmid, "year": h.year, "reading": "",
-                          "sentence": _shown(h, want)})  # fmt: skip
+    shown, pmids = shown_sentences(hits, want)
     allowed, note = asked_kind(index, question, intent, answer_type, subject)
     answers: list[dict[str, Any]] = []
     if allowed is not None:
