@@ -1,11 +1,11 @@
-"""Gene families as kinds of answer ("Which kinases …", "Which receptors …") against gold.
+"""Gene families as kinds of answer ("Which kinases …", "Which cytokines …") against gold.
 
-For every disease of a gold file related to a gene of the family (by its HGNC name in the
-snapshot: "… kinase …", "… receptor …"), two questions are asked of the gold file's hidden
-build (``kgbuild eval facts``'s, relation lines hidden): "Which genes are associated with D?"
-and "Which kinases are associated with D?". Scored against the family's gold partners: P@5
-(gold family members among the top five) and hit@5. The family kinds are rows of
-``data/answer_kinds.toml``.
+For every disease of a gold file related to a gene of the family (a node the family's kind
+counts in the snapshot, by its HGNC name: "… kinase …", "interleukin …", "caspase …"), two
+questions are asked of the gold file's hidden build (``kgbuild eval facts``'s, relation lines
+hidden): "Which genes are associated with D?" and "Which kinases are associated with D?".
+Scored against the family's gold partners: P@5 (gold family members among the top five) and
+hit@5. The families are the rows of ``data/answer_kinds.toml`` that pick genes by name alone.
 
     python -m kgbuild.evaluate.gene_families --gold ../shared/data/biored/Dev.PubTator \
         --warehouse WH   # a hidden build, e.g. bench/answer_kinds.py's --work/biored_dev
@@ -15,16 +15,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from pathlib import Path
 
 from kgbuild.evaluate.facts import _read, node_map
 from kgbuild.evaluate.facts_questions import mention_names
 from kgbuild.query.engine import QueryEngine
+from kgbuild.query.kinds import AnswerKind, answer_kinds, kind_nodes
 from kgbuild.store.snapshots import Warehouse
 
-FAMILIES = {"kinase": r"(?i)\bkinases?\b", "receptor": r"(?i)\breceptors?\b"}
 TOP = 5
+
+
+def families() -> list[AnswerKind]:
+    """The kinds that are gene families: genes picked by their name, no node kind of their own
+    (microRNAs are measured as a kind of their own by ``bench/answer_kinds.py``)."""
+    return [k for k in answer_kinds()
+            if k.name is not None and k.name_types == {"Gene"} and not k.types
+            and k.key != "microrna"]  # fmt: skip
 
 
 def evaluate(gold_path: Path, warehouse: Path) -> dict[str, dict]:
@@ -33,23 +40,24 @@ def evaluate(gold_path: Path, warehouse: Path) -> dict[str, dict]:
     index = eng.state().index
     mapping = node_map(Warehouse(warehouse), index.snapshot_id)
     names = mention_names(gold)
-    shown = dict(zip(index.nodes["id"], index.nodes["display"], strict=True))
+    ids = index.nodes["id"]
     partners: dict[str, set[str]] = {}
     for r in gold.relations:
         for a, ka, b, kb in ((r.a, r.kind_a, r.b, r.kind_b), (r.b, r.kind_b, r.a, r.kind_a)):
             if ka == "Disease" and kb == "Gene":
                 partners.setdefault(a, set()).add(mapping.get(b, b))
     out: dict[str, dict] = {}
-    for family, pattern in FAMILIES.items():
-        pat = re.compile(pattern)
+    for kind in families():
+        family = kind.key
+        of_kind = {ids[i] for i in kind_nodes(index, kind).nonzero()[0]}
         got = {"genes": [0, 0, 0], family: [0, 0, 0]}
         n = 0
         for d, genes in sorted(partners.items()):
-            members = {g for g in genes if pat.search(str(shown.get(g) or ""))}
+            members = genes & of_kind
             if not members:
                 continue
             n += 1
-            for label, noun in (("genes", "genes"), (family, f"{family}s")):
+            for label, noun in (("genes", "genes"), (family, f"{kind.label}s")):
                 q = f"Which {noun} are associated with {names.get(d, d)}?"
                 top = [a["id"] for a in eng.retrieve(q, embed="off").answers][:TOP]
                 got[label][0] += sum(x in members for x in top)
