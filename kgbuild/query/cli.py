@@ -136,7 +136,11 @@ def ask(
         r = engine.retrieve(question, opts, **options)
         a, data = None, r.to_dict()
     if not r.found:
-        raise QueryError(NO_ENTITY, snapshot=r.snapshot_id, unlinked="; ".join(r.unlinked()))
+        from kgbuild.corpus.unwritten import unwritten_note
+
+        why = unwritten_note(engine.wh, r.snapshot_id, r.unlinked(), r.as_of_year)
+        raise QueryError(NO_ENTITY + (f": {why}" if why else ""), snapshot=r.snapshot_id,
+                         unlinked="; ".join(r.unlinked()))  # fmt: skip
     from kgbuild.corpus.marks import annotate
     from kgbuild.query.verdict import add_statuses, status_rows
 

@@ -36,6 +36,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgbuild.config import env
+from kgbuild.corpus.unwritten import unwritten_note
 from kgbuild.errors import Busy, InputError, KgbuildError, StoreError
 from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.llm.options import make_client
@@ -54,6 +55,7 @@ from kgbuild.query.limits import (
     MIN_TOKEN_BUDGET,
     NO_ENTITY,
 )
+from kgbuild.query.retrieval import Retrieval
 from kgbuild.search.entities import find_entities
 from kgbuild.serve.explorer import add_explorer
 from kgbuild.serve.explorer.curate import add_curation
@@ -119,6 +121,12 @@ def _json(data: Any, status: int = 200) -> Response:
 
 def _error(status: int, message: str, **extra: Any) -> Response:
     return _json({"error": message, **extra}, status)
+
+
+def _no_entity(engine: QueryEngine, r: Retrieval) -> Response:
+    """422: nothing linked; ``reason`` says which words no abstract of the snapshot writes."""
+    why = unwritten_note(engine.wh, r.snapshot_id, r.unlinked(), r.as_of_year)
+    return _error(422, NO_ENTITY, unlinked=r.unlinked(), snapshot=r.snapshot_id, reason=why)
 
 
 class BodyLimit:
@@ -242,7 +250,7 @@ def create_app(
     def _retrieve(body: RetrieveBody) -> Response:
         r = engine.retrieve(body.question, body.choices, **_options(body))
         if not r.found:
-            return _error(422, NO_ENTITY, unlinked=r.unlinked(), snapshot=r.snapshot_id)
+            return _no_entity(engine, r)
         return _json(r.to_dict(timings=body.timings))
 
     def _ask(body: AskBody, client: LLMClient) -> Response:
@@ -257,9 +265,7 @@ def create_app(
             **_options(body),
         )
         if not a.retrieval.found:
-            return _error(
-                422, NO_ENTITY, unlinked=a.retrieval.unlinked(), snapshot=a.retrieval.snapshot_id
-            )
+            return _no_entity(engine, a.retrieval)
         return _json(a.to_dict())
 
     async def _open_year(body: RetrieveBody) -> None:

@@ -216,3 +216,19 @@ def test_when_and_in_what_order_name_nothing():
     assert _runs("In what order do AD biomarkers become abnormal?", ["AD"]) == [
         ["become", "abnormal"]
     ]
+
+
+def test_nothing_linked_says_which_words_no_abstract_writes(engine):
+    from kgbuild.corpus.unwritten import content_words, unwritten, unwritten_note
+
+    r = _ask(engine, "Is masitinib safe for neurons?")
+    assert not r.found
+    note = unwritten_note(engine.wh, r.snapshot_id, r.unlinked(), r.as_of_year)
+    # the abstracts write "neurons" (PMID 603), never "masitinib"
+    assert note.startswith("none of this snapshot's") and '"masitinib"' in note
+    assert "neurons" not in note
+    # a name-like word (digits, inner capitals) is looked up first; stop words never
+    assert content_words(["does CT1812 bind", "what the receptor"]) == ["CT1812", "receptor", "bind"]
+    n, absent = unwritten(engine.wh, r.snapshot_id, ["Notch", "hedgehog", "a'b)|(.*"])
+    assert n >= 4 and absent == ["hedgehog", "a'b)|(.*"]  # hostile words are matched literally
+    assert unwritten_note(engine.wh, r.snapshot_id, ["Notch signaling"], None) == ""

@@ -233,6 +233,7 @@ def test_ask_cli_prints_linking_triples_and_pmids_and_fails_in_one_line(toy, tmp
     bad = ask("What is the capital city of France?")
     assert bad.returncode == 2 and "no entity of this snapshot found" in bad.stderr
     assert "capital city" in bad.stderr and "Traceback" not in bad.stderr
+    assert '"France"' in bad.stderr and "so this KG cannot answer it" in bad.stderr
     bad = ask(AD_Q, "--choices", "APOE;;APP")
     assert bad.returncode == 2 and "empty choice" in bad.stderr
 

@@ -86,6 +86,7 @@ def test_bad_input_gets_a_clear_4xx_without_traces(served, method, path, payload
     assert says in r.text and "Traceback" not in r.text and 'File "' not in r.text
     if "no entity" in says:
         assert "capital city" in " ".join(r.json()["unlinked"])
+        assert '"France"' in r.json()["reason"]  # which words no abstract of it writes
 
 
 def test_malformed_and_streamed_oversized_bodies(served):

@@ -1,0 +1,71 @@
+"""Which of a question's words no abstract of the snapshot writes.
+
+When nothing in a question links to the KG ("what does masitinib target?"), the user is owed
+the reason, not only "no entity found": a drug the corpus never names is outside what this
+KG can know (DALK's corpus is a PubMed Alzheimer's query, 2011–2020), while a word the
+abstracts do write but the annotator never tagged is a gap of the annotation. One read-only
+catalog query counts, per word, the snapshot's abstracts writing it as a whole word.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kgbuild.search.text import STOPWORDS
+
+#: Words checked at most (the rarest-looking first: longest, with digits or capitals).
+MAX_WORDS = 6
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*[A-Za-z0-9]")
+
+
+def content_words(surfaces: list[str]) -> list[str]:
+    """The words of the unlinked ``surfaces`` worth looking up: not stop words, ≥ 4
+    characters or with a digit; those that look most like names first."""
+    seen: dict[str, str] = {}
+    for s in surfaces:
+        for w in _WORD.findall(s):
+            low = w.lower()
+            if low in STOPWORDS or (len(w) < 4 and not any(c.isdigit() for c in w)):
+                continue
+            seen.setdefault(low, w)
+    names = sorted(seen.values(), key=lambda w: (
+        not (any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:])), -len(w)))  # fmt: skip
+    return names[:MAX_WORDS]
+
+
+def _pattern(word: str) -> str:
+    """RE2 pattern of ``word`` as a whole word in lower-cased text."""
+    return rf"(?:^|[^a-z0-9]){re.escape(word.lower())}(?:$|[^a-z0-9])"
+
+
+def unwritten(wh: Any, snapshot_id: str, words: list[str],
+              as_of: int | None = None) -> tuple[int, list[str]]:  # fmt: skip
+    """(the snapshot's abstracts up to ``as_of``, the ``words`` none of them writes)."""
+    words = words[:MAX_WORDS]
+    named: dict[str, Any] = {"sid": snapshot_id, "asof": as_of}
+    counts = []
+    for i, w in enumerate(words):
+        named[f"p{i}"] = _pattern(w)
+        counts.append(f"count_if(regexp_matches(t, $p{i}))")
+    sql = (
+        "WITH d AS (SELECT lower(coalesce(title, '') || ' ' || coalesce(abstract, '')) AS t "
+        "FROM documents_at($sid) WHERE $asof IS NULL OR year <= $asof) "
+        f"SELECT count(*){''.join(', ' + c for c in counts)} FROM d"
+    )
+    row = wh.query(sql, named)[0]
+    return int(row[0]), [w for w, n in zip(words, row[1:], strict=True) if not n]
+
+
+def unwritten_note(wh: Any, snapshot_id: str, surfaces: list[str],
+                   as_of: int | None = None) -> str:  # fmt: skip
+    """One clause for the "no entity found" message: which unlinked words no abstract writes
+    ("" when every word is written or nothing is left to look up)."""
+    words = content_words(surfaces)
+    if not words:
+        return ""
+    n, absent = unwritten(wh, snapshot_id, words, as_of)
+    if not absent:
+        return ""
+    quoted = ", ".join(f'"{w}"' for w in absent)
+    return f"none of this snapshot's {n:,} abstracts writes {quoted}, so this KG cannot answer it"
