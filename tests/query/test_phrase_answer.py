@@ -228,7 +228,8 @@ def test_nothing_linked_says_which_words_no_abstract_writes(engine):
     assert note.startswith("none of this snapshot's") and '"masitinib"' in note
     assert "neurons" not in note
     # a name-like word (digits, inner capitals) is looked up first; stop words never
-    assert content_words(["does CT1812 bind", "what the receptor"]) == ["CT1812", "receptor", "bind"]
+    got = content_words(["does CT1812 bind", "what the receptor"])
+    assert got == ["CT1812", "receptor", "bind"]
     n, absent = unwritten(engine.wh, r.snapshot_id, ["Notch", "hedgehog", "a'b)|(.*"])
     assert n >= 4 and absent == ["hedgehog", "a'b)|(.*"]  # hostile words are matched literally
     assert unwritten_note(engine.wh, r.snapshot_id, ["Notch signaling"], None) == ""
