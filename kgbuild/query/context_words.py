@@ -44,6 +44,17 @@ _HOW = frozenset({
     "involve", "involved", "mechanism", "mechanisms", "increase", "increases", "decrease",
     "decreases", "change", "changes", "act", "acts",
 })  # fmt: skip
+#: Light verbs and fillers of everyday English ("make neurons hyperactive", "mess up synapses"):
+#: rare in a small evidence index only because scientific prose avoids them, never what a
+#: question is about (from spaCy's English stop list, ``spacy.lang.en.stop_words``).
+_LIGHT = frozenset({
+    "make", "makes", "made", "making", "get", "gets", "got", "getting", "take", "takes", "took",
+    "taken", "give", "gives", "gave", "given", "become", "becomes", "became", "show", "shows",
+    "showed", "shown", "seem", "seems", "seemed", "keep", "keeps", "kept", "put", "puts", "go",
+    "goes", "went", "gone", "come", "comes", "came", "mess", "messes", "turn", "turns", "bring",
+    "brings", "let", "lets", "use", "uses", "used", "using", "happen", "happens", "really",
+    "actually", "whole", "part", "well", "mostly", "stuff", "thing", "things", "kind", "sort",
+})  # fmt: skip
 
 
 def context_qualifiers(question: str, links: Sequence[Any], intent: Intent,
@@ -62,7 +73,8 @@ def context_qualifiers(question: str, links: Sequence[Any], intent: Intent,
             a, b = x.start + m.start(), x.start + m.end()
             word = m.group(0).lower()
             if (word in STOPWORDS or word in GENERIC_WORDS or word in QUESTION_WORDS
-                    or word in _HOW or any(s < b and a < e for s, e in taken)):  # fmt: skip
+                    or word in _HOW or word in _LIGHT
+                    or any(s < b and a < e for s, e in taken)):  # fmt: skip
                 continue
             for stem in terms(word):
                 # "mitochondria" is written "mitochondrial" too: either form is the word

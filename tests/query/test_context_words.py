@@ -22,6 +22,7 @@ EDGES = [
     (APP, "regulates", CYCS, [
         ("2004", 2019, "APP triggered the mitochondrial release of CYCS.", 0.8),
     ]),
+    (CASP3, "regulates", CYCS, [("2005", 2019, "CASP3 makes CYCS active.", 0.8)]),
 ]  # fmt: skip
 
 
@@ -40,6 +41,11 @@ def _answers(engine, q: str) -> list[str]:
 def test_a_context_word_ranks_the_answers_whose_sentences_write_it_first(engine):
     assert _answers(engine, "How does APP work?")[:2] == [CASP3, CYCS]
     assert _answers(engine, "How does APP damage mitochondria?")[:2] == [CYCS, CASP3]
+
+
+def test_a_light_verb_is_never_the_context_word(engine):
+    # "make" is as rare in this evidence as "mitochondria" (one sentence each), and says nothing
+    assert _answers(engine, "How does APP make mitochondria leak?")[:2] == [CYCS, CASP3]
 
 
 def test_a_word_no_evidence_writes_changes_nothing(engine):
