@@ -38,6 +38,7 @@ from kgbuild.query.choices import (
 from kgbuild.query.context import build_context
 from kgbuild.query.context_answer import context_answer
 from kgbuild.query.context_words import context_qualifiers
+from kgbuild.query.entity_sentences import entity_sentences, subject_node
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
 from kgbuild.query.focus import focus_note, focused_answers, read_focus
 from kgbuild.query.how_pair import how_pair, how_pair_nodes
@@ -552,6 +553,18 @@ class QueryEngine:
                                          words[0], intent, f.as_of_year)  # fmt: skip
             except Exception as exc:  # a busy or moved catalog: the facts' answers stand
                 log.warning("context sentences unread, catalog unreadable: %s", exc)
+        if verdict is None and not answers and not asks and not intent.yes_no and not choices:
+            try:  # "what does miR-26b do": the sentences naming it, not the topic's hubs
+                got = entity_sentences(self.wh, idx, graph, mask, question, links, qn,
+                                       f.as_of_year)  # fmt: skip
+            except Exception as exc:  # a busy or moved catalog: the facts stand
+                log.warning("entity sentences unread, catalog unreadable: %s", exc)
+                got = None
+            if got is not None:  # its own facts are the triples, never the topic's hubs
+                verdict, answers, own = got.verdict, got.answers, subject_node(idx, qn)
+                heads, tails = idx.edges["head"], idx.edges["tail"]
+                cand.edges = {e: why for e, why in cand.edges.items()
+                              if own in (int(heads[e]), int(tails[e]))}  # fmt: skip
         # the facts behind the answers (or the pair) join the candidates, ranked by answer
         featured: dict[int, float] = {}
         for pos, a in enumerate(answers[:k]):

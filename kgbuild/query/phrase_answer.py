@@ -175,9 +175,10 @@ def tally(hits: list[Hit], accept: Callable[[str], bool]) -> list[tuple[str, dic
 
 
 def rank_answers(index: SnapshotIndex, hits: list[Hit], allowed: np.ndarray, barred: set[int],
-                 limit: int = MAX_ANSWERS) -> list[dict[str, Any]]:  # fmt: skip
+                 limit: int = MAX_ANSWERS,
+                 about: str = "writing the phrase") -> list[dict[str, Any]]:  # fmt: skip
     """The nodes of ``allowed`` named in ``hits`` (:func:`tally`), as answers; never a
-    ``barred`` node."""
+    ``barred`` node. ``about``: what the sentences are, in each answer's "why"."""
 
     def accept(c: str) -> bool:
         n = index.node_of.get(c)
@@ -201,7 +202,7 @@ def rank_answers(index: SnapshotIndex, hits: list[Hit], allowed: np.ndarray, bar
             "score": float(len(pms)), "basis": "sentence", "relation": [], "support": len(pms),
             "facts": [], "edges": [], "pmid": h.pmid,
             "sentence": excerpt(h.sentence, disjoint_spans([h.at, g["span"]])),
-            "why": f"named in sentences writing the phrase (PMIDs {', '.join(pms[:5])}); "
+            "why": f"named in sentences {about} (PMIDs {', '.join(pms[:5])}); "
                    "not an extracted fact",
         })  # fmt: skip
     return out
