@@ -48,6 +48,7 @@ from kgbuild.query.limits import (
     DEFAULT_K,
     DEFAULT_TOKEN_BUDGET,
 )
+from kgbuild.query.microrna_partners import without_micrornas
 from kgbuild.query.phrase_answer import phrase_answer
 from kgbuild.query.rank import rank_paths, rank_triples
 from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, validate
@@ -565,6 +566,8 @@ class QueryEngine:
                 heads, tails = idx.edges["head"], idx.edges["tail"]
                 cand.edges = {e: why for e, why in cand.edges.items()
                               if own in (int(heads[e]), int(tails[e]))}  # fmt: skip
+        answers = without_micrornas(idx, answers, qn, verdict.get("phrase") if verdict else None,
+                                    intent.kind)  # fmt: skip
         # the facts behind the answers (or the pair) join the candidates, ranked by answer
         featured: dict[int, float] = {}
         for pos, a in enumerate(answers[:k]):
