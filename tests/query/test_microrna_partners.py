@@ -17,8 +17,12 @@ MIR132, MIR134, SIRT1, FOXO3 = (
     "NCBIGene:23411",
     "NCBIGene:2309",
 )
-NODES = [(MIR132, "MIR132 (microRNA 132)", ["miR-132"]), (MIR134, "MIR134 (microRNA 134)", ["miR-134"]),
-         (SIRT1, "SIRT1 (sirtuin 1)", ["SIRT1"]), (FOXO3, "FOXO3 (forkhead box O3)", ["FOXO3"])]  # fmt: skip
+NODES = [
+    (MIR132, "MIR132 (microRNA 132)", ["miR-132"]),
+    (MIR134, "MIR134 (microRNA 134)", ["miR-134"]),
+    (SIRT1, "SIRT1 (sirtuin 1)", ["SIRT1"]),
+    (FOXO3, "FOXO3 (forkhead box O3)", ["FOXO3"]),
+]
 
 
 def _ev(pmid: int, text: str) -> tuple[str, int, str, float]:
