@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from kgbuild.corpus.acronyms import acronym_spans, cut_spans, defined_as
 from kgbuild.corpus.choice_reading import facts_decide, read_choices
 from kgbuild.corpus.organism_answer import organism_answer
 from kgbuild.corpus.organism_kinds import heads_wh
@@ -117,6 +118,8 @@ class QueryEngine:
         #: (snapshot id, its lineage's (year, snapshot id) rows): a published snapshot's
         #: lineage never changes, so it is read once per served snapshot, not per request.
         self._lineage: tuple[str, list[tuple[int, str]]] | None = None
+        #: (snapshot id, acronym) → the concept its abstracts define it as (or None)
+        self._acronym_cache: dict[tuple[str, str], str | None] = {}
         #: Taken by ``state()`` for the one ``stat`` of its reload check, and nothing slower.
         self._lock = threading.Lock()
         self._stat: tuple[int, int, str] | None = None
@@ -375,6 +378,10 @@ class QueryEngine:
         a link of just the answer noun ("drugs") gives way to it."""
         linker = st.linker
         links, q_spans = linker.dictionary(question, "question")
+        found = self._acronyms(st.index, question, q_spans)  # "MCI": as the corpus defines it
+        if found:
+            links += found
+            q_spans = cut_spans(question, q_spans, [(x.start, x.end) for x in found])
         intent = read_intent(question, [(x.start, x.end) for x in links])
         # a link of just the answer noun or the kind asked for ("microRNAs") gives way to it
         for cue in [c for c in intent.cues if c.kind in ("answer", "kind")]:
@@ -409,6 +416,27 @@ class QueryEngine:
         links += rest
         order = {"question": -1, **{f"choice:{i}": i for i in range(len(choices))}}
         return sorted(links, key=lambda x: (order[x.where], x.start, x.end)), len(todo), intent
+
+    def _acronyms(self, idx: SnapshotIndex, question: str,
+                  spans: list[tuple[int, int]]) -> list[Link]:  # fmt: skip
+        """Links of the unlinked acronyms of ``spans`` the corpus defines
+        (:mod:`kgbuild.corpus.acronyms`), each looked up once per snapshot."""
+        out = []
+        for a, b, short in acronym_spans(question, spans):
+            key = (idx.snapshot_id, short)
+            if key not in self._acronym_cache:
+                try:
+                    self._acronym_cache[key] = defined_as(self.wh, idx.snapshot_id, short)
+                except Exception as exc:  # a busy or moved catalog: the acronym stays unlinked
+                    log.warning("acronym %r unread, catalog unreadable: %s", short, exc)
+                    continue
+            concept = self._acronym_cache[key]
+            node = idx.node_of.get(concept) if concept else None
+            if node is not None:
+                out.append(Link(question[a:b], "question", node, concept,
+                                str(idx.nodes["display"][node]), "corpus:abbreviation", 0.9,
+                                a, b))  # fmt: skip
+        return out
 
     # ---- retrieval ----------------------------------------------------------------------------
     def retrieve(

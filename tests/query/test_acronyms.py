@@ -1,0 +1,76 @@
+"""A question's acronym the annotator never tags ("MCI") links to what the corpus's abstracts
+define it as — the mention ending right before "(MCI)", when its initials spell the acronym's
+end (kgbuild/corpus/acronyms.py) — on a small real KG with abstracts and mentions."""
+
+from __future__ import annotations
+
+import pytest
+
+from kgbuild.corpus.acronyms import cut_spans, initials, spells
+from kgbuild.query.engine import QueryEngine
+from kgbuild.records import Document, Entity
+from kgbuild.store.snapshots import Warehouse
+from tests.support.query_kg import publish_year
+from tests.support.sentences_kg import mentions_of
+
+AD, CD, DEM, FEVER = "MESH:D000544", "MESH:D003072", "MESH:D003704", "MESH:D005334"
+DONEPEZIL = "MESH:D000077265"
+NODES = [(AD, "Alzheimer disease", "Disease", ["Alzheimer's disease"]),
+         (CD, "Cognition Disorders", "Disease", ["cognitive impairment"]),
+         (DEM, "Dementia", "Disease", ["dementia"]), (FEVER, "Fever", "Disease", ["fever"]),
+         (DONEPEZIL, "donepezil", "Compound", [])]  # fmt: skip
+DOCS = [
+    (str(700 + i), 2019, "MCI.",
+     f"Patients with mild cognitive impairment (MCI) took donepezil ({i}). MCI often "
+     "precedes Alzheimer's disease. Frontotemporal dementia (FTD) differs. A fever (CSF) "
+     "was noted.",
+     {"cognitive impairment": CD, "donepezil": DONEPEZIL, "Alzheimer's disease": AD,
+      "dementia": DEM, "fever": FEVER})
+    for i in range(3)
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    root = tmp_path_factory.mktemp("acronyms") / "wh"
+    w = Warehouse(root).writer("acr")
+    w.add("documents", [Document(p, y, t, a) for p, y, t, a, _ in DOCS])
+    w.add("mentions", mentions_of([(p, t, a, n) for p, _, t, a, n in DOCS]))
+    edges = [
+        (DONEPEZIL, "treats", CD, [("900", 2019, "donepezil eased cognitive impairment.", 0.8)]),
+        (DEM, "associates", AD, [("901", 2019, "dementia and Alzheimer's disease.", 0.8)]),
+        (FEVER, "associates", AD, [("902", 2019, "fever and Alzheimer's disease.", 0.8)]),
+    ]
+    publish_year(w, 2019, edges, [Entity(i, n, t, [n, *a], 2019) for i, n, t, a in NODES])
+    return QueryEngine(root, embeddings=False)
+
+
+def _links(engine: QueryEngine, q: str) -> dict[str, str | None]:
+    r = engine.retrieve(q, embed="off")
+    return {x.surface: x.curie for x in r.links if x.where == "question"}
+
+
+def test_an_acronym_links_to_what_its_abstracts_define_it_as(engine):
+    got = _links(engine, "Does donepezil help MCI patients?")
+    assert got["MCI"] == CD and got["donepezil"] == DONEPEZIL
+    r = engine.retrieve("Does donepezil help MCI patients?", embed="off")
+    mci = next(x for x in r.links if x.surface == "MCI")
+    assert mci.method == "corpus:abbreviation"
+    # the words around it stay unlinked words, not one span with the acronym inside
+    assert all("MCI" not in u for u in r.unlinked())
+
+
+def test_a_long_form_that_does_not_spell_the_acronym_is_no_definition(engine):
+    # "dementia (FTD)" and "fever (CSF)": their initials cover too little of the acronym
+    got = _links(engine, "Is FTD different from CSF findings in Alzheimer's disease?")
+    assert got.get("FTD") is None and got.get("CSF") is None
+
+
+def test_initials_and_spans():
+    assert initials("cognitive impairment") == "ci" and initials("Parkinson's disease") == "pd"
+    assert initials("dementia with Lewy bodies") == "dlb"
+    assert spells("MCI", "cognitive impairment") and spells("CAA", "cerebral amyloid angiopathy")
+    assert not spells("FTD", "dementia") and not spells("CSF", "fever")
+    assert not spells("PD", "disease") and spells("PD", "Parkinson disease")
+    text = "Does it help MCI patients?"
+    assert cut_spans(text, [(5, 25)], [(13, 16)]) == [(5, 12), (17, 25)]
