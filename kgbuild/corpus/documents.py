@@ -45,3 +45,32 @@ def doc_sentences(pmid: Any, year: Any, title: str | None, abstract: str | None,
             continue
         inside = tuple((c, a - s0, b - s0) for c, a, b in mentions if s0 <= a and b <= s1)
         yield DocSentence(str(pmid), int(year or 0), text[s0:s1], inside)
+
+
+#: The document filters :func:`ranked_documents` takes (SQL over the document ``x``; named
+#: parameters only — the question's text never reaches the SQL as text).
+WRITES = "regexp_matches(lower(coalesce(x.title, '') || ' ' || coalesce(x.abstract, '')), $p)"
+NAMES = "x.pmid IN (SELECT pmid FROM mentions_at($sid) WHERE concept_id = $c)"
+
+
+def ranked_documents(wh: Any, snapshot_id: str, match: str, params: dict[str, Any],
+                     ids: list[str], as_of: int | None,
+                     limit: int) -> list[tuple[Any, ...]]:  # fmt: skip
+    """(pmid, year, title, abstract, [{c, a, b}]) of at most ``limit`` documents ``match``
+    (:data:`WRITES` a pattern ``$p``, :data:`NAMES` a concept ``$c``) with every normalised
+    mention: those naming more of ``ids`` first, then newest (one read-only catalog query)."""
+    if match not in (WRITES, NAMES):
+        raise ValueError("unknown document filter")
+    sql = (
+        "WITH q AS (SELECT pmid, count(DISTINCT concept_id) AS n FROM mentions_at($sid) "
+        "WHERE list_contains($ids::VARCHAR[], concept_id) GROUP BY pmid), "
+        "d AS (SELECT x.pmid, x.year, x.title, x.abstract, coalesce(q.n, 0) AS n "
+        "FROM documents_at($sid) x LEFT JOIN q USING (pmid) "
+        f"WHERE ($asof IS NULL OR x.year <= $asof) AND {match} "
+        f"ORDER BY n DESC, x.year DESC, x.pmid LIMIT {int(limit)}) "
+        "SELECT d.pmid, d.year, d.title, d.abstract, list(struct_pack(c := m.concept_id, "
+        'a := m.start, b := m."end")) FILTER (WHERE m.concept_id IS NOT NULL) '
+        "FROM d LEFT JOIN mentions_at($sid) m USING (pmid) GROUP BY ALL "
+        "ORDER BY any_value(d.n) DESC, d.year DESC, d.pmid"
+    )
+    return wh.query(sql, {**params, "sid": snapshot_id, "asof": as_of, "ids": ids})

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from kgbuild.corpus.documents import doc_sentences, row_mentions
+from kgbuild.corpus.documents import NAMES, doc_sentences, ranked_documents, row_mentions
 from kgbuild.corpus.stems import stem_regex, word_stems
 from kgbuild.link.generic import GENERIC_WORDS
 from kgbuild.query.answer_entities import topic_nodes
@@ -54,20 +54,7 @@ def fetch(wh: Any, snapshot_id: str, concept: str, others: list[str],
           as_of: int | None) -> list[tuple[Any, ...]]:  # fmt: skip
     """(pmid, year, title, abstract, [{c, a, b}]) of the documents naming ``concept``: those
     naming more of ``others`` first, then newest (one read-only catalog query)."""
-    sql = (
-        "WITH p AS (SELECT DISTINCT pmid FROM mentions_at($sid) WHERE concept_id = $c), "
-        "q AS (SELECT pmid, count(DISTINCT concept_id) AS n FROM mentions_at($sid) "
-        "WHERE list_contains($ids::VARCHAR[], concept_id) GROUP BY pmid), "
-        "d AS (SELECT x.pmid, x.year, x.title, x.abstract, coalesce(q.n, 0) AS n "
-        "FROM documents_at($sid) x JOIN p USING (pmid) LEFT JOIN q USING (pmid) "
-        "WHERE $asof IS NULL OR x.year <= $asof ORDER BY n DESC, x.year DESC, x.pmid "
-        f"LIMIT {MAX_DOCS}) "
-        "SELECT d.pmid, d.year, d.title, d.abstract, list(struct_pack(c := m.concept_id, "
-        'a := m.start, b := m."end")) FILTER (WHERE m.concept_id IS NOT NULL) '
-        "FROM d LEFT JOIN mentions_at($sid) m USING (pmid) GROUP BY ALL "
-        "ORDER BY any_value(d.n) DESC, d.year DESC, d.pmid"
-    )
-    return wh.query(sql, {"sid": snapshot_id, "c": concept, "ids": others, "asof": as_of})
+    return ranked_documents(wh, snapshot_id, NAMES, {"c": concept}, others, as_of, MAX_DOCS)
 
 
 def respect_words(question: str, links: list[Any]) -> list[re.Pattern[str]]:

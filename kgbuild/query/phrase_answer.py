@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from kgbuild.corpus.documents import doc_sentences, row_mentions
+from kgbuild.corpus.documents import WRITES, doc_sentences, ranked_documents, row_mentions
 from kgbuild.corpus.marks import disjoint_spans, excerpt
 from kgbuild.query.answer_entities import node_kinds, topic_nodes
 from kgbuild.query.generic_chemicals import generic_nodes
@@ -68,21 +68,8 @@ def fetch(wh: Any, snapshot_id: str, phrase: Phrase, ids: list[str],
           as_of: int | None) -> list[tuple[Any, ...]]:  # fmt: skip
     """(pmid, year, title, abstract, [{c, a, b}]) of the documents writing ``phrase``: those
     naming more of ``ids`` first, then newest (one read-only catalog query)."""
-    sql = (
-        "WITH q AS (SELECT pmid, count(DISTINCT concept_id) AS n FROM mentions_at($sid) "
-        "WHERE list_contains($ids::VARCHAR[], concept_id) GROUP BY pmid), "
-        "d AS (SELECT x.pmid, x.year, x.title, x.abstract, coalesce(q.n, 0) AS n "
-        "FROM documents_at($sid) x LEFT JOIN q USING (pmid) "
-        "WHERE ($asof IS NULL OR x.year <= $asof) AND regexp_matches(lower(coalesce(x.title, '')"
-        " || ' ' || coalesce(x.abstract, '')), $p) ORDER BY n DESC, x.year DESC, x.pmid "
-        f"LIMIT {MAX_DOCS}) "
-        "SELECT d.pmid, d.year, d.title, d.abstract, list(struct_pack(c := m.concept_id, "
-        'a := m.start, b := m."end")) FILTER (WHERE m.concept_id IS NOT NULL) '
-        "FROM d LEFT JOIN mentions_at($sid) m USING (pmid) GROUP BY ALL "
-        "ORDER BY any_value(d.n) DESC, d.year DESC, d.pmid"
-    )
-    named = {"sid": snapshot_id, "asof": as_of, "ids": ids, "p": phrase.pattern(sql=True)}
-    return wh.query(sql, named)
+    return ranked_documents(wh, snapshot_id, WRITES, {"p": phrase.pattern(sql=True)}, ids,
+                            as_of, MAX_DOCS)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
