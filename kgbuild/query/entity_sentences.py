@@ -40,14 +40,14 @@ MIN_WORD = 3
 
 
 def subject_node(index: SnapshotIndex, nodes: list[int]) -> int | None:
-    """The question's entity it is about: the least-written of those that are not the corpus's
-    topic (an Alzheimer's corpus names Alzheimer's disease in every abstract); None when all
-    are."""
+    """The question's entity it is about: the first named (``nodes`` in question order) that
+    is not the corpus's topic (an Alzheimer's corpus names Alzheimer's disease in every
+    abstract); None when all are. Not the least-written: in "SV2A PET ([11C]UCB-J)" that is
+    the tracer's isotope."""
     if not nodes:
         return None
     topic = topic_nodes(index, index.node_docs, index.n_docs, np.array(nodes, np.int64))
-    rest = [n for n, t in zip(nodes, topic.tolist(), strict=True) if not t]
-    return min(rest, key=lambda n: (int(index.node_docs[n]), n)) if rest else None
+    return next((n for n, t in zip(nodes, topic.tolist(), strict=True) if not t), None)
 
 
 def fetch(wh: Any, snapshot_id: str, concept: str, others: list[str],
@@ -116,11 +116,11 @@ def entity_sentences(wh: Any, index: SnapshotIndex, graph: Graph, mask: np.ndarr
     answers = rank_answers(index, hits, allowed, set(nodes), about=f"naming {name}")
     inc, _ = graph.incident(s)
     own = [int(e) for e in inc.tolist() if mask is None or mask[e]]  # strongest first
-    named_all = sum(1 for h in hits if want <= {c for c, _, _ in h.mentions}) if want else 0
+    named_any = sum(1 for h in hits if want & {c for c, _, _ in h.mentions})
     line = (f"from sentences, not extracted facts: {len(hits)} sentences in {len(pmids)} "
             f"abstracts name {name}")  # fmt: skip
     if want:
-        line += f" ({named_all} of them also naming the question's other entities)"
+        line += f" ({named_any} of them also naming another of the question's entities)"
     line += f"; it has {len(own)} served facts"
     if answers:
         line += f"; the answers below are the entities those sentences name (top: " \
@@ -129,5 +129,5 @@ def entity_sentences(wh: Any, index: SnapshotIndex, graph: Graph, mask: np.ndarr
            "facts": [], "edges": own[:MAX_FEATURED], "statuses": None,
            "answer": "from sentences", "line": line, "sentences": shown, "pmids": pmids[:10],
            "sentence_counts": {"sentences": len(hits), "abstracts": len(pmids),
-                               "naming_all": named_all}}  # fmt: skip
+                               "naming_any": named_any}}  # fmt: skip
     return PhraseAnswer(out, answers)

@@ -6,6 +6,7 @@ joins (tests/support/phrase_kg.py)."""
 import pytest
 
 from kgbuild.query.engine import QueryEngine
+from kgbuild.query.entity_sentences import subject_node
 from tests.support.phrase_kg import AD, HES1, PSEN1, build_phrase_kg
 
 
@@ -30,6 +31,14 @@ def test_an_entity_without_facts_is_answered_by_its_sentences(engine):
     assert all(a["basis"] == "sentence" and "naming PSEN1" in a["why"] for a in r.answers)
     # the triples are its own facts (none): never another entity's hubs
     assert r.to_dict()["triples"] == []
+
+
+def test_the_subject_is_the_first_named_entity_not_the_least_written(engine):
+    idx = engine.state().index
+    psen1, hes1 = idx.node_of[PSEN1], idx.node_of[HES1]
+    # the question's order decides, whichever is rarer
+    assert subject_node(idx, [psen1, hes1]) == psen1
+    assert subject_node(idx, [hes1, psen1]) == hes1
 
 
 def test_a_kind_asked_keeps_the_facts_answer(engine):
