@@ -31,6 +31,8 @@ _GROUPS = {
     "tool": "tracer radiotracer probe ligand reagent dye stain label",
     # when and in what order, not what ("in what order do AD biomarkers become abnormal")
     "time": "order sequence timing time course stage",
+    # how often or how much, not what ("the most frequent side effects of tideglusib")
+    "degree": "frequent common main major typical usual prominent principal",
 }
 #: Normalized one-word keys (singular, lower case: :func:`kgbuild.search.text.key`).
 GENERIC_WORDS = frozenset(w for words in _GROUPS.values() for w in words.split())

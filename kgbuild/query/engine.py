@@ -521,6 +521,7 @@ class QueryEngine:
             except Exception as exc:  # a busy or moved catalog: the scores' answer stands
                 log.warning("choices from scores only, sentences unreadable: %s", exc)
         answer_type = infer_answer_type(intent, [idx.nodes["type"][n] for n in qn])
+        asked_kind = intent.kind  # of an unlinked subject, whatever the linked entities are
         if intent.kind is not None:  # "Which drugs target APP?": the drugs, not APP's targets
             intent.kind = for_anchors(intent.kind, [idx.nodes["type"][n] for n in qn], answer_type)
         if intent.kind is not None and intent.kind.mentions and not heads_wh(intent.cues):
@@ -556,15 +557,17 @@ class QueryEngine:
                 log.warning("verdict from facts only, sentences unreadable: %s", exc)
         if not intent.yes_no and not choices:  # an unlinked phrase as subject: its sentences
             try:
-                said = phrase_answer(self.wh, idx, question, links, intent, answer_type,
+                # "side effects of tideglusib in AD": the kind is asked of the phrase
+                of_phrase = intent if intent.kind is not None else replace(intent, kind=asked_kind)
+                said = phrase_answer(self.wh, idx, question, links, of_phrase, answer_type,
                                      f.as_of_year)  # fmt: skip
             except Exception as exc:  # a busy or moved catalog: the facts' answers stand
                 log.warning("answers from facts only, sentences unreadable: %s", exc)
                 said = None
-            if said is not None:
-                verdict = said.verdict
-                kind_note = said.note or (kind_note if said.keep_facts else None)
-                answers = said.answers or (answers if said.keep_facts else [])
+            if said is not None:  # the facts' answers, ranked without the phrase's kind, go
+                verdict, keep = said.verdict, said.keep_facts and of_phrase is intent
+                kind_note = said.note or (kind_note if keep else None)
+                answers = said.answers or (answers if keep else [])
         if intent.kind is not None and intent.kind.mentions == "Species" and not choices:
             try:  # organisms are PubTator mentions, no KG node: read from sentences
                 got = organism_answer(self.wh, idx, question, qn, f.as_of_year)

@@ -293,6 +293,8 @@ def phrase_answer(wh: Any, index: SnapshotIndex, question: str, links: list[Any]
         line += "; none of the kind asked is named in them, the answers below in their abstracts"
     elif note:
         line += "; no entities of the kind asked in this KG"
+    elif allowed is not None:
+        line += "; none of the kind asked is named in them or their abstracts"
     out = {**base, "answer": "from sentences", "line": line, "sentences": shown,
            "pmids": pmids[:10], "sentence_counts": {"sentences": len(hits), "abstracts": docs,
                                                     "naming_all": named_all}}  # fmt: skip
