@@ -65,6 +65,8 @@ from kgbuild.store.curations import digest as curation_digest
 from kgbuild.store.snapshots import Warehouse
 
 log = logging.getLogger("kgbuild.query")
+#: Acronym readings kept per engine (each costs one catalog query of ~50 ms on DALK).
+MAX_ACRONYMS = 4096
 #: Seconds between two checks of the catalog for a newer snapshot.
 REFRESH_S = 1.0
 #: Linked nodes explored per question and per choice (WTS keeps ≤ 5 LLM-named question
@@ -425,6 +427,8 @@ class QueryEngine:
         for a, b, short in acronym_spans(question, spans):
             key = (idx.snapshot_id, short)
             if key not in self._acronym_cache:
+                if len(self._acronym_cache) >= MAX_ACRONYMS:  # a client asking for many: bounded
+                    self._acronym_cache.clear()
                 try:
                     self._acronym_cache[key] = defined_as(self.wh, idx.snapshot_id, short)
                 except Exception as exc:  # a busy or moved catalog: the acronym stays unlinked
