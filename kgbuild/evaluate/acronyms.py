@@ -15,13 +15,12 @@ acronyms, those the reading defines (coverage), and those defined as the gold co
 
 from __future__ import annotations
 
-import argparse
-import json
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
 from kgbuild.corpus.acronyms import ACRONYM, defined_as
+from kgbuild.evaluate.facts import on_hidden_build
 from kgbuild.evaluate.gold import read_gold_corpus
 from kgbuild.store.snapshots import Warehouse
 
@@ -58,11 +57,7 @@ def measure(gold: Path, warehouse: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--gold", type=Path, required=True)
-    p.add_argument("--warehouse", type=Path, required=True)
-    a = p.parse_args()
-    print(json.dumps(measure(a.gold, a.warehouse)))
+    on_hidden_build(__doc__, measure)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,19 @@ def hide_relations(source: Path, fmt: str, folder: Path) -> Path:
     if read_gold_corpus(out).relations:  # pragma: no cover - the copy above removes them all
         raise RuntimeError(f"relation lines left in {out}")
     return out
+
+
+def on_hidden_build(doc: str | None,
+                    measure: Callable[[Path, Path], dict[str, Any]]) -> None:  # fmt: skip
+    """The command line of a measure over a gold file and its hidden build (``--gold``,
+    ``--warehouse``): one JSON line of its figures."""
+    import argparse
+
+    p = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    p.add_argument("--gold", type=Path, required=True)
+    p.add_argument("--warehouse", type=Path, required=True)
+    a = p.parse_args()
+    print(json.dumps(measure(a.gold, a.warehouse)))
 
 
 def build_hidden(source: Path, warehouse: Path) -> tuple[Warehouse, str, dict[str, Any]]:

@@ -13,11 +13,9 @@ hit@5. The families are the rows of ``data/answer_kinds.toml`` that pick genes b
 
 from __future__ import annotations
 
-import argparse
-import json
 from pathlib import Path
 
-from kgbuild.evaluate.facts import _read, node_map
+from kgbuild.evaluate.facts import _read, node_map, on_hidden_build
 from kgbuild.evaluate.facts_questions import mention_names
 from kgbuild.query.engine import QueryEngine
 from kgbuild.query.kinds import AnswerKind, answer_kinds, kind_nodes
@@ -71,11 +69,7 @@ def evaluate(gold_path: Path, warehouse: Path) -> dict[str, dict]:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--gold", type=Path, required=True)
-    p.add_argument("--warehouse", type=Path, required=True)
-    a = p.parse_args()
-    print(json.dumps(evaluate(a.gold, a.warehouse)))
+    on_hidden_build(__doc__, evaluate)
 
 
 if __name__ == "__main__":

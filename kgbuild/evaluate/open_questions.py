@@ -15,13 +15,11 @@ triples that are about X, and their partners' recall of the gold partners.
 
 from __future__ import annotations
 
-import argparse
-import json
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from kgbuild.evaluate.facts import _read, node_map
+from kgbuild.evaluate.facts import _read, node_map, on_hidden_build
 from kgbuild.evaluate.facts_questions import mention_names
 from kgbuild.query.engine import QueryEngine
 from kgbuild.store.snapshots import Warehouse
@@ -74,11 +72,7 @@ def measure(gold_path: Path, warehouse: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--gold", type=Path, required=True)
-    p.add_argument("--warehouse", type=Path, required=True)
-    a = p.parse_args()
-    print(json.dumps(measure(a.gold, a.warehouse)))
+    on_hidden_build(__doc__, measure)
 
 
 if __name__ == "__main__":

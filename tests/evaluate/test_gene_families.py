@@ -1,17 +1,12 @@
 """Gene families as kinds of answer measured against gold (kgbuild/evaluate/gene_families.py),
 on the tiny BioRED file built with its relation lines hidden, as `kgbuild eval facts` does."""
 
-from kgbuild.evaluate.facts import _read, build_hidden, hide_relations
 from kgbuild.evaluate.gene_families import evaluate
-from tests.conftest import ROOT
-
-SMALL = ROOT / "tests" / "fixtures" / "eval" / "biored_small.PubTator"
+from tests.evaluate.conftest import SMALL
 
 
-def test_a_disease_related_to_a_kinase_is_asked_for_its_kinases(tmp_path):
-    wh = tmp_path / "warehouse"
-    build_hidden(hide_relations(SMALL, _read(SMALL).fmt, tmp_path / "input"), wh)
-    got = evaluate(SMALL, wh)
+def test_a_disease_related_to_a_kinase_is_asked_for_its_kinases(small_hidden):
+    got = evaluate(SMALL, small_hidden)
     # one disease of the file is related to a kinase: its kinase question finds it
     assert got["kinase"]["questions"] == 1
     assert got["kinase"]["kinase"] == {"p_at_5": 1.0, "hit_at_5": 1.0}
