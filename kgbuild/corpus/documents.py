@@ -74,3 +74,26 @@ def ranked_documents(wh: Any, snapshot_id: str, match: str, params: dict[str, An
         "ORDER BY any_value(d.n) DESC, d.year DESC, d.pmid"
     )
     return wh.query(sql, {**params, "sid": snapshot_id, "asof": as_of, "ids": ids})
+
+
+def writing_most(wh: Any, snapshot_id: str, concepts: list[str], patterns: list[str],
+                 as_of: int | None, limit: int) -> list[tuple[Any, ...]]:  # fmt: skip
+    """(pmid, year, title, abstract, [{c, a, b}]) of at most ``limit`` documents naming one of
+    ``concepts``: those writing more of ``patterns`` (RE2, over the lower-cased title and
+    abstract) first, then newest (one read-only catalog query; the patterns are parameters)."""
+    text = "lower(coalesce(x.title, '') || ' ' || coalesce(x.abstract, ''))"
+    said = " + ".join(f"CAST(regexp_matches({text}, $p{i}) AS INTEGER)"
+                      for i in range(len(patterns))) or "0"  # fmt: skip
+    sql = (
+        "WITH d AS (SELECT x.pmid, x.year, x.title, x.abstract, "
+        f"({said}) AS n FROM documents_at($sid) x "
+        "WHERE ($asof IS NULL OR x.year <= $asof) AND x.pmid IN (SELECT pmid FROM "
+        "mentions_at($sid) WHERE list_contains($ids::VARCHAR[], concept_id)) "
+        f"ORDER BY n DESC, x.year DESC, x.pmid LIMIT {int(limit)}) "
+        "SELECT d.pmid, d.year, d.title, d.abstract, list(struct_pack(c := m.concept_id, "
+        'a := m.start, b := m."end")) FILTER (WHERE m.concept_id IS NOT NULL) '
+        "FROM d LEFT JOIN mentions_at($sid) m USING (pmid) GROUP BY ALL "
+        "ORDER BY any_value(d.n) DESC, d.year DESC, d.pmid"
+    )
+    params = {f"p{i}": p for i, p in enumerate(patterns)}
+    return wh.query(sql, {**params, "sid": snapshot_id, "asof": as_of, "ids": concepts})

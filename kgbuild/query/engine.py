@@ -40,6 +40,7 @@ from kgbuild.query.context import build_context
 from kgbuild.query.context_answer import context_answer
 from kgbuild.query.context_words import context_qualifiers
 from kgbuild.query.entity_sentences import entity_sentences, subject_node
+from kgbuild.query.explanation import explanation, replaceable
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
 from kgbuild.query.focus import focus_note, focused_answers, read_focus
 from kgbuild.query.how_pair import how_pair, how_pair_nodes
@@ -583,12 +584,20 @@ class QueryEngine:
             verdict = how_pair(self.wh, idx, lexical, graph, mask, question, how, intent,
                                f.as_of_year, links)  # fmt: skip
             kind_note = None if verdict is not None and not answers else kind_note
+        in_context = False  # read in one respect: the explanation below would repeat it
         if verdict is None and words and intent.kind is not None and intent.kind.pair:
             try:  # "how does tau pathology spread": the sentences naming tau and "spread"
                 verdict = context_answer(self.wh, idx, question, list(focus.subject or qn),
                                          words[0], intent, f.as_of_year)  # fmt: skip
+                in_context = verdict is not None
             except Exception as exc:  # a busy or moved catalog: the facts' answers stand
                 log.warning("context sentences unread, catalog unreadable: %s", exc)
+        if not (in_context or intent.yes_no or choices) and replaceable(idx, verdict, how):
+            try:  # "why use the CSF Abeta42/40 ratio": the sentences writing its words
+                verdict = explanation(self.wh, idx, lexical, question, links, qn,
+                                      f.as_of_year) or verdict  # fmt: skip
+            except Exception as exc:  # a busy or moved catalog: the readings above stand
+                log.warning("explanation unread, catalog unreadable: %s", exc)
         if verdict is None and not answers and not asks and not intent.yes_no and not choices:
             try:  # "what does miR-26b do": the sentences naming it, not the topic's hubs
                 got = entity_sentences(self.wh, idx, graph, mask, question, links, qn,

@@ -1,0 +1,86 @@
+"""A question that asks for a claim ("why…", "how does X…", "what does X show") answered first
+by the sentences naming its entities that write most of its words
+(kgbuild/query/explanation.py), on a real KG whose abstracts say things no fact holds
+(tests/support/phrase_kg.py)."""
+
+import re
+
+import pytest
+
+from kgbuild.query.engine import QueryEngine
+from kgbuild.query.explanation import _pattern, explains
+from tests.support.phrase_kg import build_phrase_kg
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    root = tmp_path_factory.mktemp("explanation") / "wh"
+    build_phrase_kg(root)
+    return QueryEngine(root, embeddings=False)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "why use the CSF Abeta42/Abeta40 ratio rather than Abeta42 alone?",
+        "How does HDAC2 cause an epigenetic blockade of memory?",
+        "SV2A PET in AD - what does it measure and what was found?",
+        "What do MR spectroscopy metabolites show in early AD",
+        "what happens to miR-27a-3p in CSF?",
+        "What is the role of TREM2 in microglia?",
+    ],
+)
+def test_questions_asking_for_a_claim(question):
+    assert explains(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which microRNAs are linked to AD?",
+        "What are the side effects of donepezil?",
+        "What does miR-26b do?",  # an open question about one entity: its own reading
+        "Does APOE interact with APP?",
+        "What is the target of memantine?",
+    ],
+)
+def test_questions_asking_for_a_list_or_a_verdict(question):
+    assert not explains(question)
+
+
+def test_a_stem_finds_the_words_it_stands_for():
+    assert re.search(_pattern("memori"), "learning and memory")  # Snowball's y → i
+    assert re.search(_pattern("endosom"), "early endosomes")
+    assert not re.search(_pattern("endosom"), "preendosomal")  # a word's start only
+    assert re.search(_pattern("mir-29"), "miR-29a".lower())
+    assert not re.search(_pattern("mir-29"), "mir-299")
+
+
+def test_a_how_question_is_answered_by_the_sentences_writing_its_words(engine):
+    r = engine.retrieve("How does PSEN1 cleave Notch receptors?", embed="off")
+    v = r.verdict
+    assert v is not None and v["basis"] == "sentences" and v["answer"] == "from sentences"
+    assert "write most of its words ('cleave', 'Notch', 'receptors')" in v["line"]
+    first = v["sentences"][0]["sentence"]
+    # the question's entity and words are marked; the sentence stands whole
+    assert "«PSEN1»" in first and "«Notch»" in first and not first.startswith("…")
+    # only abstracts naming one of the question's entities: JAG1's Notch sentence is not one
+    assert "603" not in v["pmids"]
+    # 601 writes all three ("cleaves receptors of the Notch…"), 602 two ("Notch", "cleavage")
+    assert v["pmids"][:2] == ["601", "602"]
+
+
+def test_a_why_question_reads_the_sentence_stating_it(engine):
+    r = engine.retrieve("Why is TREM2 expressed by microglia?", embed="off")
+    assert r.verdict is not None and r.verdict["pmids"][0] == "604"
+    assert "«microglia»" in r.verdict["sentences"][0]["sentence"]
+
+
+def test_no_words_beyond_the_entities_leaves_the_facts_reading(engine):
+    r = engine.retrieve("How does TREM2 affect Alzheimer's disease?", embed="off")
+    assert r.verdict is None or "write most of its words" not in r.verdict["line"]
+
+
+def test_a_list_question_keeps_its_answers(engine):
+    r = engine.retrieve("Which genes are expressed by microglia with TREM2?", embed="off")
+    assert r.verdict is None or "write most of its words" not in r.verdict["line"]
