@@ -25,7 +25,7 @@ from typing import Any
 from kgbuild.link.generic import GENERIC_WORDS
 from kgbuild.query.cues import Qualifier
 from kgbuild.query.intent import QUESTION_WORDS, Intent
-from kgbuild.query.question_phrase import stem_regex
+from kgbuild.query.question_phrase import LIGHT_VERBS, stem_regex
 from kgbuild.search.sentences import terms
 from kgbuild.search.text import STOPWORDS
 
@@ -43,17 +43,6 @@ _HOW = frozenset({
     "role", "contribute", "contributes", "contributing", "lead", "leads", "cause", "causes",
     "involve", "involved", "mechanism", "mechanisms", "increase", "increases", "decrease",
     "decreases", "change", "changes", "act", "acts",
-})  # fmt: skip
-#: Light verbs and fillers of everyday English ("make neurons hyperactive", "mess up synapses"):
-#: rare in a small evidence index only because scientific prose avoids them, never what a
-#: question is about (from spaCy's English stop list, ``spacy.lang.en.stop_words``).
-_LIGHT = frozenset({
-    "make", "makes", "made", "making", "get", "gets", "got", "getting", "take", "takes", "took",
-    "taken", "give", "gives", "gave", "given", "become", "becomes", "became", "show", "shows",
-    "showed", "shown", "seem", "seems", "seemed", "keep", "keeps", "kept", "put", "puts", "go",
-    "goes", "went", "gone", "come", "comes", "came", "mess", "messes", "turn", "turns", "bring",
-    "brings", "let", "lets", "use", "uses", "used", "using", "happen", "happens", "really",
-    "actually", "whole", "part", "well", "mostly", "stuff", "thing", "things", "kind", "sort",
 })  # fmt: skip
 
 
@@ -73,7 +62,7 @@ def context_qualifiers(question: str, links: Sequence[Any], intent: Intent,
             a, b = x.start + m.start(), x.start + m.end()
             word = m.group(0).lower()
             if (word in STOPWORDS or word in GENERIC_WORDS or word in QUESTION_WORDS
-                    or word in _HOW or word in _LIGHT
+                    or word in _HOW or word in LIGHT_VERBS
                     or any(s < b and a < e for s, e in taken)):  # fmt: skip
                 continue
             for stem in terms(word):

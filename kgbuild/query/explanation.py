@@ -27,7 +27,6 @@ import numpy as np
 from kgbuild.corpus.documents import doc_sentences, row_mentions, writing_most
 from kgbuild.corpus.marks import disjoint_spans, excerpt
 from kgbuild.corpus.stems import stem_regex, word_stems
-from kgbuild.link.generic import GENERIC_WORDS
 from kgbuild.query.answer_entities import topic_nodes
 from kgbuild.query.entity_sentences import MIN_WORD
 from kgbuild.query.intent import QUESTION_WORDS
@@ -51,7 +50,7 @@ EXPLAINS = re.compile(
 #: Words of the explanatory form itself: they say what is asked, not what it is about.
 _ASKING = (
     "show shows shown measure measures measured reveal reveals indicate indicates tell tells "
-    "mean means find found finding use used using happen happens role function effect effects "
+    "mean means find found finding use used using happen happens role effect effects "
     "rather alone instead known cause causes caused explain explains significance mechanism "
     "mechanisms work works relevant relevance affect affects influence influences"
 )
@@ -81,8 +80,12 @@ def question_words(question: str, links: list[Any]) -> dict[str, tuple[str, re.P
             continue
         for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9-]*", question[x.start : x.end]):
             low = w.lower()
-            if (len(low) < MIN_WORD or low in STOPWORDS or low in QUESTION_WORDS
-                    or low in GENERIC_WORDS or low in ASKING_WORDS):  # fmt: skip
+            if (
+                len(low) < MIN_WORD
+                or low in STOPWORDS
+                or low in QUESTION_WORDS
+                or low in ASKING_WORDS
+            ):
                 continue
             for stem in word_stems(w):
                 if len(stem) >= MIN_WORD and len(out) < MAX_WORDS:
@@ -162,12 +165,15 @@ def explanation(wh: Any, index: SnapshotIndex, lexical: SentenceIndex, question:
     if not words:
         return None
     ids, shown_names = index.nodes["id"], index.nodes["display"]
-    # the question's entities, those not the corpus's topic first ("HDAC2" before "AD")
+    # the question's entities, those not the corpus's topic first ("HDAC2" before "AD"); a
+    # sentence must name the first of those (the subject), or, when every entity is the
+    # topic's (APP in "how does C99 enlarge endosomes"), one of them
     topic = topic_nodes(index, index.node_docs, index.n_docs, np.array(nodes, np.int64))
     order = [n for n, t in zip(nodes, topic.tolist(), strict=True) if not t]
+    named = [str(ids[order[0]])] if order else list(dict.fromkeys(str(ids[n]) for n in nodes))
     order += [n for n in nodes if n not in order]
     concepts = list(dict.fromkeys(str(ids[n]) for n in order))
-    rows = writing_most(wh, index.snapshot_id, concepts, [_pattern(w, sql=True) for w in words],
+    rows = writing_most(wh, index.snapshot_id, named, [_pattern(w, sql=True) for w in words],
                         as_of, MAX_DOCS)  # fmt: skip
     weight = word_weights(lexical, list(words))
     # an entity weighs as a word does: by the abstracts naming it (the topic's, nothing)
@@ -176,19 +182,19 @@ def explanation(wh: Any, index: SnapshotIndex, lexical: SentenceIndex, question:
         df = float(index.node_docs[n])
         weight[str(ids[n])] = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
     scored: list[tuple[float, Hit, list[str]]] = []
-    for h in _naming(rows, concepts):
+    for h in _naming(rows, named):
         said = [w for w, (_, p) in words.items() if p.search(h.sentence)]
         if said:
-            named = {c for c, _, _ in h.mentions if c in weight}
-            scored.append((sum(weight[w] for w in said) + sum(weight[c] for c in named), h, said))
+            cs = {c for c, _, _ in h.mentions if c in weight}
+            scored.append((sum(weight[w] for w in said) + sum(weight[c] for c in cs), h, said))
     if not scored:
         return None
     want = set(concepts)
 
     def key(item: tuple[float, Hit, list[str]]) -> tuple[Any, ...]:
         score, h, _ = item
-        named = len({c for c, _, _ in h.mentions} & want)
-        return (-round(score, 6), -named, -h.year, len(h.sentence), h.pmid)
+        others = len({c for c, _, _ in h.mentions} & want)
+        return (-round(score, 6), -others, -h.year, len(h.sentence), h.pmid)
 
     scored.sort(key=key)
     shown, pmids = [], []
@@ -201,8 +207,9 @@ def explanation(wh: Any, index: SnapshotIndex, lexical: SentenceIndex, question:
                           "sentence": _marked(h, want, [words[w][1] for w in said])})  # fmt: skip
     names = [str(shown_names[n]) for n in dict.fromkeys(order)]
     written = ", ".join(f"'{w}'" for w in dict.fromkeys(w for w, _ in words.values()))
-    line = (f"from sentences, not extracted facts: the sentences naming {names[0]} or the "
-            f"question's other entities that write most of its words ({written}); "
+    said_of = names[0] if len(named) == 1 else " or ".join(names[:3])
+    line = (f"from sentences, not extracted facts: the sentences naming {said_of} that write "
+            f"most of the question's words ({written}), naming more of its entities first; "
             f"{len(scored)} sentences in {len(pmids)} abstracts write one")  # fmt: skip
     return {"pair": None, "basis": "sentences", "phrase": names[0], "names": names,
             "facts": [], "edges": [], "statuses": None, "answer": "from sentences",

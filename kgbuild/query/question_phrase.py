@@ -45,6 +45,19 @@ these those their there here than then so such any all each both either neither
 some about over under after before while when where which what who whom whose why
 how if whether also very can could may might must shall should will would""".split()  # noqa: SIM905
 )
+#: Light verbs and fillers of everyday English ("make neurons hyperactive", "mess up synapses"):
+#: rare in a small evidence index only because scientific prose avoids them, never what a
+#: question is about, nor part of a phrase naming it ("the risks of giving antipsychotics":
+#: antipsychotics) (from spaCy's English stop list, ``spacy.lang.en.stop_words``).
+LIGHT_VERBS = frozenset({
+    "make", "makes", "made", "making", "get", "gets", "got", "getting", "take", "takes", "took",
+    "taken", "give", "gives", "gave", "given", "giving", "become", "becomes", "became", "show",
+    "shows", "showed", "shown", "seem", "seems", "seemed", "keep", "keeps", "kept", "put", "puts",
+    "go", "goes", "went", "gone", "come", "comes", "came", "mess", "messes", "turn", "turns",
+    "bring", "brings", "let", "lets", "use", "uses", "used", "using", "happen", "happens",
+    "really", "actually", "whole", "part", "well", "mostly", "stuff", "thing", "things", "kind",
+    "sort",
+})  # fmt: skip
 #: Relative pronouns joining an answer noun to its verb ("drugs that slow …").
 _RELATIVE = frozenset({"that", "which", "who"})
 #: The verb "be": a word right after it, when the wh-phrase before it names the answer, is
@@ -138,7 +151,7 @@ def runs(question: str, linked: Sequence[tuple[int, int]], intent: Intent
     for m in _TOKEN.finditer(question):
         a, b, w = m.start(), m.end(), m.group(0).lower()
         in_cue = any(x < b and a < y for x, y in cues)
-        stop = w in QUESTION_WORDS or w in _FUNCTION or in_cue
+        stop = w in QUESTION_WORDS or w in _FUNCTION or w in LIGHT_VERBS or in_cue
         gap = question[prev[1] : a] if prev else " "
         if stop or (cur and gap.strip()):
             # "Which proteins make up the γ-secretase complex": words right after the asked

@@ -60,7 +60,7 @@ def test_a_how_question_is_answered_by_the_sentences_writing_its_words(engine):
     r = engine.retrieve("How does PSEN1 cleave Notch receptors?", embed="off")
     v = r.verdict
     assert v is not None and v["basis"] == "sentences" and v["answer"] == "from sentences"
-    assert "write most of its words ('cleave', 'Notch', 'receptors')" in v["line"]
+    assert "write most of the question's words ('cleave', 'Notch', 'receptors')" in v["line"]
     first = v["sentences"][0]["sentence"]
     # the question's entity and words are marked; the sentence stands whole
     assert "«PSEN1»" in first and "«Notch»" in first and not first.startswith("…")
@@ -78,9 +78,9 @@ def test_a_why_question_reads_the_sentence_stating_it(engine):
 
 def test_no_words_beyond_the_entities_leaves_the_facts_reading(engine):
     r = engine.retrieve("How does TREM2 affect Alzheimer's disease?", embed="off")
-    assert r.verdict is None or "write most of its words" not in r.verdict["line"]
+    assert r.verdict is None or "write most of the question's words" not in r.verdict["line"]
 
 
 def test_a_list_question_keeps_its_answers(engine):
     r = engine.retrieve("Which genes are expressed by microglia with TREM2?", embed="off")
-    assert r.verdict is None or "write most of its words" not in r.verdict["line"]
+    assert r.verdict is None or "write most of the question's words" not in r.verdict["line"]

@@ -213,8 +213,14 @@ def test_a_run_the_corpus_never_writes_gives_way_to_the_next(engine):
 
 
 def test_when_and_in_what_order_name_nothing():
-    assert _runs("In what order do AD biomarkers become abnormal?", ["AD"]) == [
-        ["become", "abnormal"]
+    # "become" is a light verb: it names nothing and ends no phrase's run
+    assert _runs("In what order do AD biomarkers become abnormal?", ["AD"]) == [["abnormal"]]
+
+
+def test_a_light_verb_is_no_part_of_the_phrase():
+    assert _runs("What are the risks of giving antipsychotics to people?", []) == [
+        ["antipsychotics"],
+        ["people"],
     ]
 
 
