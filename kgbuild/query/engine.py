@@ -40,7 +40,7 @@ from kgbuild.query.context import build_context
 from kgbuild.query.context_answer import context_answer
 from kgbuild.query.context_words import context_qualifiers
 from kgbuild.query.entity_sentences import entity_sentences, subject_node
-from kgbuild.query.explanation import explanation, replaceable
+from kgbuild.query.explanation import asks_list, explanation, replaceable
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
 from kgbuild.query.focus import focus_note, focused_answers, read_focus
 from kgbuild.query.how_pair import how_pair, how_pair_nodes
@@ -594,10 +594,15 @@ class QueryEngine:
                 log.warning("context sentences unread, catalog unreadable: %s", exc)
         if not (in_context or intent.yes_no or choices) and replaceable(idx, verdict, how):
             try:  # "why use the CSF Abeta42/40 ratio": the sentences writing its words
-                verdict = explanation(self.wh, idx, lexical, question, links, qn,
-                                      f.as_of_year) or verdict  # fmt: skip
+                claim = explanation(self.wh, idx, lexical, question, links, qn, f.as_of_year)
             except Exception as exc:  # a busy or moved catalog: the readings above stand
                 log.warning("explanation unread, catalog unreadable: %s", exc)
+                claim = None
+            if claim is not None:  # a claim is asked: no list of mere co-mentions beside it
+                verdict = claim
+                if not asks_list(question, intent.cues):
+                    answers = [a for a in answers if a.get("basis") == "fact"]
+                    kind_note = kind_note if answers else None
         if verdict is None and not answers and not asks and not intent.yes_no and not choices:
             try:  # "what does miR-26b do": the sentences naming it, not the topic's hubs
                 got = entity_sentences(self.wh, idx, graph, mask, question, links, qn,

@@ -65,6 +65,22 @@ SHOWN_WIDTH = 400
 MAX_WORDS = 8
 
 
+#: A list asked by a wh-word and its noun ("which genes", "what two drugs"), whatever else.
+#: Not after a verb ("What do PSEN1 mutations show": an explanation of the mutations).
+_LIST_ASKED = re.compile(
+    r"\b(?:which|what|list|name)\s+"
+    r"(?:(?!(?:do|does|did|is|are|was|were|can|could)\b)[\w-]+\s+){0,2}$",
+    re.IGNORECASE,
+)
+
+
+def asks_list(question: str, cues: list[Any]) -> bool:
+    """Does the question ask for a list of entities ("Which genes does PSEN1 cleave, and
+    why?"), its answers kept beside an explanation however weak their evidence?"""
+    return any(c.kind in ("answer", "kind") and _LIST_ASKED.search(question[: c.start])
+               for c in cues)  # fmt: skip
+
+
 def explains(question: str) -> bool:
     """Does the question ask for a claim (why / how / what does it show), not a list?"""
     return EXPLAINS.search(question) is not None

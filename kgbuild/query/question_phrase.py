@@ -35,15 +35,18 @@ MAX_SHARE = 0.05
 MIN_COMMON = 50
 #: Longest run read (words): a longer one is a clause, not a name.
 MAX_WORDS = 6
-#: Function words that end a phrase (the index's stopwords also hold content nouns a phrase
-#: may need: "cell types", "AD patients").
+#: Function words and pronouns that end a phrase ("will someone with MCI progress" names no
+#: "someone"; the index's stopwords also hold content nouns a phrase may need: "cell types",
+#: "AD patients").
 _FUNCTION = frozenset(
     """a an the of in on at to by for with from into through during
 among between within against via and or but nor not no as is are was
 were be been being am do does did has have had it its this that
 these those their there here than then so such any all each both either neither
 some about over under after before while when where which what who whom whose why
-how if whether also very can could may might must shall should will would""".split()  # noqa: SIM905
+how if whether also very can could may might must shall should will would
+someone somebody anyone anybody everyone everybody something anything people person
+you your we our they them i me my""".split()  # noqa: SIM905
 )
 #: Light verbs and fillers of everyday English ("make neurons hyperactive", "mess up synapses"):
 #: rare in a small evidence index only because scientific prose avoids them, never what a

@@ -84,3 +84,16 @@ def test_no_words_beyond_the_entities_leaves_the_facts_reading(engine):
 def test_a_list_question_keeps_its_answers(engine):
     r = engine.retrieve("Which genes are expressed by microglia with TREM2?", embed="off")
     assert r.verdict is None or "write most of the question's words" not in r.verdict["line"]
+
+
+def test_beside_a_claim_no_list_of_mere_co_mentions(engine):
+    # the abstracts naming PSEN1 name HES1, APP and EVILGENE; no fact joins them to PSEN1
+    r = engine.retrieve("What do PSEN1 mutations show about Notch cleavage?", embed="off")
+    assert "write most of the question's words" in r.verdict["line"]
+    assert r.answers == [] and r.intent["answer_note"] is None
+
+
+def test_a_list_asked_beside_a_claim_keeps_its_answers(engine):
+    r = engine.retrieve("Which genes does PSEN1 cleave in the Notch pathway and why?", embed="off")
+    assert "write most of the question's words" in r.verdict["line"]
+    assert {a["name"] for a in r.answers} >= {"HES1", "APP"}

@@ -217,11 +217,12 @@ def test_when_and_in_what_order_name_nothing():
     assert _runs("In what order do AD biomarkers become abnormal?", ["AD"]) == [["abnormal"]]
 
 
-def test_a_light_verb_is_no_part_of_the_phrase():
+def test_a_light_verb_or_a_pronoun_is_no_part_of_the_phrase():
     assert _runs("What are the risks of giving antipsychotics to people?", []) == [
-        ["antipsychotics"],
-        ["people"],
+        ["antipsychotics"]
     ]
+    # "someone" names nothing; a linked name stays in its run as a modifier
+    assert _runs("Will someone with MCI progress?", ["MCI"]) == [["MCI", "progress"]]
 
 
 def test_nothing_linked_says_which_words_no_abstract_writes(engine):
