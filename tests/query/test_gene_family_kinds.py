@@ -60,6 +60,9 @@ def test_each_family_answers_its_members_only(engine):
     assert _answers(engine, "which phosphatases are linked to Alzheimer disease") == {"PPP2CA"}
     assert _answers(engine, "Which ion channels are linked to Alzheimer disease?") == {"CHRNA7"}
     assert _answers(engine, "Which transporters are linked to Alzheimer disease?") == {"ABCA2"}
+    # enzymes: every "-ase" and named enzyme, never an inhibitor, activator or receptor of one
+    assert _answers(engine, "Which enzymes are linked to Alzheimer disease?") == {
+        "CASP6", "LGMN", "CAPN1", "PPP2CA"}  # fmt: skip
 
 
 def test_family_words_that_do_not_ask_for_the_family():
@@ -75,3 +78,6 @@ def test_family_words_that_do_not_ask_for_the_family():
     assert kind("Which protease inhibitors were tested in AD?") != "protease"
     assert kind("Which calcium channel blockers lower dementia risk?") != "ion_channel"
     assert kind("Which kinases and phosphatases act on tau?") is None
+    assert kind("Which enzymes degrade amyloid beta?") == "enzyme"
+    assert kind("which proteolytic enzymes cleave APP?") == "protease"
+    assert kind("Which enzyme inhibitors are used in AD?") != "enzyme"
