@@ -40,7 +40,7 @@ from kgbuild.query.context import build_context
 from kgbuild.query.context_answer import context_answer
 from kgbuild.query.context_words import context_qualifiers
 from kgbuild.query.entity_sentences import entity_sentences, subject_node
-from kgbuild.query.explanation import asks_list, explanation, replaceable
+from kgbuild.query.explanation import asks_direction, asks_list, explanation, replaceable
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
 from kgbuild.query.focus import focus_note, focused_answers, read_focus
 from kgbuild.query.how_pair import how_pair, how_pair_nodes
@@ -592,7 +592,9 @@ class QueryEngine:
                 in_context = verdict is not None
             except Exception as exc:  # a busy or moved catalog: the facts' answers stand
                 log.warning("context sentences unread, catalog unreadable: %s", exc)
-        if not (in_context or intent.yes_no or choices) and replaceable(idx, verdict, how):
+        direction = asks_direction(question)  # "is miR-132 up or down": no yes/no verdict
+        if (not (in_context or choices) and (direction or not intent.yes_no)
+                and (direction or replaceable(idx, verdict, how))):  # fmt: skip
             try:  # "why use the CSF Abeta42/40 ratio": the sentences writing its words
                 claim = explanation(self.wh, idx, lexical, question, links, qn, f.as_of_year)
             except Exception as exc:  # a busy or moved catalog: the readings above stand

@@ -44,6 +44,7 @@ EXPLAINS = re.compile(
     r"\b(?:show|measure|reveal|indicate|tell|mean|reflect|detect|predict)s?\b"
     r"|\bwhat\s+(?:was|were|has\s+been|have\s+been|is|are)\s+(?:found|shown|known|learn[et]d?)\b"
     r"|\bwhat\s+happens\b"
+    r"|\b(?:what|which)\s+(?:forms?|species|isoforms?|epitopes?)\s+of\b"
     r"|\bwhat\s+(?:is|are)\s+the\s+(?:role|function|effect|significance|mechanism)s?\s+of\b",
     re.IGNORECASE,
 )
@@ -81,31 +82,53 @@ def asks_list(question: str, cues: list[Any]) -> bool:
                for c in cues)  # fmt: skip
 
 
+#: A question asking which way something changed ("is miR-132 up or down in AD brain?"):
+#: shaped as yes/no, answered by a direction, which the sentences state.
+_DIRECTION = re.compile(
+    r"\b(?:up|increased|higher|raised|elevated|upregulated)\s+or\s+"
+    r"(?:down|decreased|lower|reduced|lowered|downregulated)\b",
+    re.IGNORECASE,
+)
+
+
+#: How abstracts write a change's direction ("reduced", "upregulated", "elevated", "lower").
+DIRECTION_STEMS = ("increas", "decreas", "reduc", "elev", "lower", "higher", "upregul",
+                   "downregul", "up-regul", "down-regul", "rais", "declin", "loss")  # fmt: skip
+
+
+def asks_direction(question: str) -> bool:
+    """Does the question ask which way something changed (not whether it did)?"""
+    return _DIRECTION.search(question) is not None
+
+
 def explains(question: str) -> bool:
     """Does the question ask for a claim (why / how / what does it show), not a list?"""
-    return EXPLAINS.search(question) is not None
+    return EXPLAINS.search(question) is not None or asks_direction(question)
 
 
 def question_words(question: str, links: list[Any]) -> dict[str, tuple[str, re.Pattern[str]]]:
-    """The question's unlinked content words as stems and the patterns that find them
-    ("endosome enlargement" → endosom, enlarg) with the word written, without the explanatory
-    form's own words."""
+    """The question's content words outside its linked entities, as stems and the patterns
+    that find them ("endosome enlargement" → endosom, enlarg; the asked relation's own word
+    too: "bind" in "what form of Abeta does solanezumab bind"), with the word written, without
+    the explanatory form's own words."""
+    linked = [(x.start, x.end) for x in links if x.where == "question" and x.node is not None]
     out: dict[str, tuple[str, re.Pattern[str]]] = {}
-    for x in links:
-        if x.where != "question" or x.node is not None:
+    for m in re.finditer(r"[A-Za-z0-9][A-Za-z0-9-]*", question):
+        if any(a < m.end() and m.start() < b for a, b in linked):
             continue
-        for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9-]*", question[x.start : x.end]):
-            low = w.lower()
-            if (
-                len(low) < MIN_WORD
-                or low in STOPWORDS
-                or low in QUESTION_WORDS
-                or low in ASKING_WORDS
-            ):
-                continue
-            for stem in word_stems(w):
-                if len(stem) >= MIN_WORD and len(out) < MAX_WORDS:
-                    out.setdefault(stem, (w, re.compile(_pattern(stem), re.I)))
+        w = m.group(0)
+        low = w.lower()
+        skip = low in STOPWORDS or low in QUESTION_WORDS or low in ASKING_WORDS
+        if len(low) < MIN_WORD or skip:
+            continue
+        # a name with digits or a hyphen ("miR-455-3p") is one word, never its pieces ("mir")
+        whole = bool(re.search(r"\d|-", w)) and len(w) > MIN_WORD
+        for stem in [low] if whole else word_stems(w):
+            if len(stem) >= MIN_WORD and len(out) < MAX_WORDS:
+                out.setdefault(stem, (w, re.compile(_pattern(stem), re.I)))
+    if asks_direction(question):  # the ways a sentence says which way it changed
+        for stem in DIRECTION_STEMS:
+            out.setdefault(stem, ("up or down", re.compile(_pattern(stem), re.I)))
     return out
 
 
@@ -197,12 +220,18 @@ def explanation(wh: Any, index: SnapshotIndex, lexical: SentenceIndex, question:
     for n in order:
         df = float(index.node_docs[n])
         weight[str(ids[n])] = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+    # a name the linker missed ("miR-455-3p") must be written: without it a sentence is
+    # about something else; the ways of saying a direction count once, as one word
+    names_written = [w for w in words if re.search(r"\d|-", w) and w not in DIRECTION_STEMS]
     scored: list[tuple[float, Hit, list[str]]] = []
     for h in _naming(rows, named):
         said = [w for w, (_, p) in words.items() if p.search(h.sentence)]
-        if said:
-            cs = {c for c, _, _ in h.mentions if c in weight}
-            scored.append((sum(weight[w] for w in said) + sum(weight[c] for c in cs), h, said))
+        if not said or (names_written and not set(names_written) & set(said)):
+            continue
+        ways = [weight[w] for w in said if w in DIRECTION_STEMS]
+        score = sum(weight[w] for w in said if w not in DIRECTION_STEMS) + max(ways, default=0.0)
+        cs = {c for c, _, _ in h.mentions if c in weight}
+        scored.append((score + sum(weight[c] for c in cs), h, said))
     if not scored:
         return None
     want = set(concepts)

@@ -28,6 +28,7 @@ def engine(tmp_path_factory):
         "What do MR spectroscopy metabolites show in early AD",
         "what happens to miR-27a-3p in CSF?",
         "What is the role of TREM2 in microglia?",
+        "What form of amyloid beta does solanezumab bind to?",
     ],
 )
 def test_questions_asking_for_a_claim(question):
@@ -97,3 +98,23 @@ def test_a_list_asked_beside_a_claim_keeps_its_answers(engine):
     r = engine.retrieve("Which genes does PSEN1 cleave in the Notch pathway and why?", embed="off")
     assert "write most of the question's words" in r.verdict["line"]
     assert {a["name"] for a in r.answers} >= {"HES1", "APP"}
+
+
+def test_up_or_down_is_answered_by_the_sentences_saying_which_way():
+    from kgbuild.query.explanation import asks_direction, question_words
+
+    q = "Is miR-132 up or down in AD brain?"
+    assert asks_direction(q) and explains(q)
+    words = question_words(q, [])
+    # the ways abstracts write a direction, shown to the reader as one
+    assert {"reduc", "downregul", "elev"} <= set(words) and words["reduc"][0] == "up or down"
+    assert words["reduc"][1].search("severely reduced in the AD brain")
+    # a name with digits or a hyphen is one word, never its pieces ("mir" finds "mirror")
+    assert "mir-132" in words and "mir" not in words
+    assert not words["mir-132"][1].search("mirror neurons")
+
+
+def test_a_name_the_linker_missed_must_be_written(engine):
+    # no abstract writes "miR-999": no sentence about PSEN1's Notch cleavage stands for it
+    r = engine.retrieve("Why does miR-999 change PSEN1 cleavage of Notch?", embed="off")
+    assert r.verdict is None or "write most of the question's words" not in r.verdict["line"]
