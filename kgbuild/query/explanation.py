@@ -24,7 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from kgbuild.corpus.documents import doc_sentences, row_mentions, writing_most
+from kgbuild.corpus.documents import (
+    WRITES,
+    doc_sentences,
+    ranked_documents,
+    row_mentions,
+    writing_most,
+)
 from kgbuild.corpus.marks import disjoint_spans, excerpt
 from kgbuild.corpus.stems import stem_regex, word_stems
 from kgbuild.query.answer_entities import topic_nodes
@@ -192,6 +198,17 @@ def _marked(h: Hit, want: set[str], found: list[re.Pattern[str]]) -> str:
     return excerpt(h.sentence, disjoint_spans(spans), width=SHOWN_WIDTH)
 
 
+def _writing(rows: list[tuple[Any, ...]], patterns: list[re.Pattern[str]]) -> list[Hit]:
+    """Every sentence of ``rows`` writing one of ``patterns`` (the first found as the span)."""
+    out = []
+    for pmid, year, title, abstract, spans in rows:
+        for ds in doc_sentences(pmid, year, title, abstract, row_mentions(spans)):
+            m = next((got for p in patterns if (got := p.search(ds.text))), None)
+            if m is not None:
+                out.append(Hit(ds.pmid, ds.year, ds.text, (m.start(), m.end()), ds.mentions))
+    return out
+
+
 def explanation(wh: Any, index: SnapshotIndex, lexical: SentenceIndex, question: str,
                 links: list[Any], nodes: list[int],
                 as_of: int | None = None) -> dict[str, Any] | None:  # fmt: skip
@@ -204,27 +221,35 @@ def explanation(wh: Any, index: SnapshotIndex, lexical: SentenceIndex, question:
     if not words:
         return None
     ids, shown_names = index.nodes["id"], index.nodes["display"]
+    # a name the linker missed ("miR-455-3p") must be written: without it a sentence is about
+    # something else; when the question's entities are all the topic's, it is the subject
+    names_written = [w for w in words if re.search(r"\d|-", w) and w not in DIRECTION_STEMS]
     # the question's entities, those not the corpus's topic first ("HDAC2" before "AD"); a
     # sentence must name the first of those (the subject), or, when every entity is the
     # topic's (APP in "how does C99 enlarge endosomes"), one of them
     topic = topic_nodes(index, index.node_docs, index.n_docs, np.array(nodes, np.int64))
     order = [n for n, t in zip(nodes, topic.tolist(), strict=True) if not t]
     named = [str(ids[order[0]])] if order else list(dict.fromkeys(str(ids[n]) for n in nodes))
+    by_name = not order and bool(names_written)
     order += [n for n in nodes if n not in order]
     concepts = list(dict.fromkeys(str(ids[n]) for n in order))
-    rows = writing_most(wh, index.snapshot_id, named, [_pattern(w, sql=True) for w in words],
-                        as_of, MAX_DOCS)  # fmt: skip
+    patterns = [_pattern(w, sql=True) for w in words]
+    if by_name:  # "is the miR-29 family up or down in AD": the name missed is the subject
+        keys = list(words)
+        sql = {"p": "|".join(f"(?:{patterns[keys.index(w)]})" for w in names_written)}
+        rows = ranked_documents(wh, index.snapshot_id, WRITES, sql, concepts, as_of, MAX_DOCS)
+        hits = _writing(rows, [words[w][1] for w in names_written])
+    else:
+        rows = writing_most(wh, index.snapshot_id, named, patterns, as_of, MAX_DOCS)
+        hits = _naming(rows, named)
     weight = word_weights(lexical, list(words))
     # an entity weighs as a word does: by the abstracts naming it (the topic's, nothing)
     n_docs = max(index.n_docs, 1)
     for n in order:
         df = float(index.node_docs[n])
         weight[str(ids[n])] = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-    # a name the linker missed ("miR-455-3p") must be written: without it a sentence is
-    # about something else; the ways of saying a direction count once, as one word
-    names_written = [w for w in words if re.search(r"\d|-", w) and w not in DIRECTION_STEMS]
     scored: list[tuple[float, Hit, list[str]]] = []
-    for h in _naming(rows, named):
+    for h in hits:
         said = [w for w, (_, p) in words.items() if p.search(h.sentence)]
         if not said or (names_written and not set(names_written) & set(said)):
             continue
@@ -253,6 +278,8 @@ def explanation(wh: Any, index: SnapshotIndex, lexical: SentenceIndex, question:
     names = [str(shown_names[n]) for n in dict.fromkeys(order)]
     written = ", ".join(f"'{w}'" for w in dict.fromkeys(w for w, _ in words.values()))
     said_of = names[0] if len(named) == 1 else " or ".join(names[:3])
+    if by_name:
+        said_of = " or ".join(f"'{words[w][0]}'" for w in names_written)
     line = (f"from sentences, not extracted facts: the sentences naming {said_of} that write "
             f"most of the question's words ({written}), naming more of its entities first; "
             f"{len(scored)} sentences in {len(pmids)} abstracts write one")  # fmt: skip

@@ -118,3 +118,31 @@ def test_a_name_the_linker_missed_must_be_written(engine):
     # no abstract writes "miR-999": no sentence about PSEN1's Notch cleavage stands for it
     r = engine.retrieve("Why does miR-999 change PSEN1 cleavage of Notch?", embed="off")
     assert r.verdict is None or "write most of the question's words" not in r.verdict["line"]
+
+
+def test_a_missed_name_is_the_subject_when_the_entities_are_the_topics(tmp_path):
+    """ "Is miR-29 up or down in AD?" with miR-29 no node: the sentences writing it, read for
+    which way it changed; never the topic's sentences that do not write it."""
+    from kgbuild.records import Document, Entity
+    from kgbuild.store.snapshots import Warehouse
+    from tests.support.query_kg import publish_year
+    from tests.support.sentences_kg import mentions_of
+
+    ad = "MESH:D000544"
+    docs = [
+        ("701", "MicroRNAs in AD.", "miR-29 was reduced in AD brain.", {"AD": ad}),
+        ("702", "Plaques.", "Plaques rise in AD and are elevated with age.", {"AD": ad}),
+        ("703", "Blood.", "Serum miR-29 levels were unchanged.", {}),
+    ]
+    root = tmp_path / "wh"
+    w = Warehouse(root).writer("mir")
+    w.add("documents", [Document(p, 2019, t, a) for p, t, a, _ in docs])
+    w.add("mentions", mentions_of(docs))
+    ents = [Entity(ad, "Alzheimer disease", "Disease", ["Alzheimer disease", "AD"], 2019)]
+    publish_year(w, 2019, [(ad, "associates", ad, [("704", 2019, "AD in AD.", 0.8)])], ents)
+    r = QueryEngine(root, embeddings=False).retrieve("Is miR-29 up or down in AD?", embed="off")
+    v = r.verdict
+    assert v is not None and "the sentences naming 'miR-29'" in v["line"]
+    # the one writing the name and a direction first; the topic's sentence without it never
+    assert v["pmids"][0] == "701" and "702" not in v["pmids"]
+    assert "«reduced»" in v["sentences"][0]["sentence"]
