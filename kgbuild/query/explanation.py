@@ -1,19 +1,31 @@
 """A question that asks for an explanation, answered first by the sentences that write its words.
 
 "Why use the CSF Abeta42/Abeta40 ratio rather than Abeta42 alone?", "What does SV2A PET
-measure?", "How does C99 cause endosome enlargement?": the answer a reader wants is a claim
-("the ratio corrects for individual differences in total Abeta production"), not a list of
-entities. The facts answer with the subject's hub partners (APP associates caspase-3, TNF…)
-and a pair's reading joins the subject to the corpus's topic ("what joins APP and Alzheimer's
-disease: 1,233 PMIDs"), neither of which says it. The unit that states a claim is a sentence:
-this is the snippet step of biomedical question answering (BioASQ's phase A, Tsatsaronis et
-al. 2015; the retriever of DrQA, Chen et al. 2017) — the sentences naming the question's
-subject, ranked by how much of the question's own unlinked words they write, each word
-weighted by its inverse document frequency over the snapshot's sentences ("blockade" says
-more than "memory"), then by naming more of the question's other entities, newest, shortest.
-The documents are fetched by one catalog query (those naming the subject and writing more of
-the words first). Everything read here is labelled as read from sentences, not extracted
-facts; the facts' answers stay below it.
+measure?", "How does C99 cause endosome enlargement?", "Is miR-132 up or down in AD brain?":
+the answer a reader wants is a claim ("the ratio corrects for individual differences in total
+Abeta production"), not a list of entities. The facts answer with the subject's hub partners
+(APP associates caspase-3, TNF…) and a pair's reading joins the subject to the corpus's topic
+("what joins APP and Alzheimer's disease: 1,233 PMIDs"), neither of which says it. The unit
+that states a claim is a sentence: this is the snippet step of biomedical question answering
+(BioASQ's phase A, Tsatsaronis et al. 2015; the retriever of DrQA, Chen et al. 2017).
+
+- **Sentences**: those naming the question's subject (its first-named entity that is not the
+  corpus's topic; any of its entities when all are the topic's, or then a name the linker
+  missed, "miR-29", written), from one catalog query (documents writing more of the words
+  first).
+- **Words**: the question's content words outside its linked entities, the asked relation's
+  own too ("bind"), not the explanatory form's ("show", "measure"); a name with digits or a
+  hyphen is one word ("miR-455-3p", never "mir"), and a name-like one must be written; a
+  direction asked ("up or down") is any of the ways abstracts write one ("reduced",
+  "down-regulated", "elevated"), counted once.
+- **Rank**: each word and entity written weighs its inverse document frequency (BM25's idf over
+  the snapshot's sentences, or its abstracts for an entity: "blockade" says more than
+  "memory", Alzheimer's disease nothing), then naming more of the question's entities,
+  newest, shortest; one sentence per abstract, shown whole up to :data:`SHOWN_WIDTH`.
+
+Everything read here is labelled as read from sentences, not extracted facts. Beside it the
+engine lists only answers resting on asserted facts, unless the question asks for a list
+(:func:`asks_list`).
 """
 
 from __future__ import annotations
@@ -209,6 +221,12 @@ def _writing(rows: list[tuple[Any, ...]], patterns: list[re.Pattern[str]]) -> li
     return out
 
 
+def _name_like(word: str) -> bool:
+    """Is a question word a name ("miR-29", "beta-CTF", "C99"), not a plain word ("long-term",
+    "non-amnestic")? A digit or a capital after its first letter says so."""
+    return bool(re.search(r"\d", word)) or any(c.isupper() for c in word[1:])
+
+
 def explanation(wh: Any, index: SnapshotIndex, lexical: SentenceIndex, question: str,
                 links: list[Any], nodes: list[int],
                 as_of: int | None = None) -> dict[str, Any] | None:  # fmt: skip
@@ -223,7 +241,7 @@ def explanation(wh: Any, index: SnapshotIndex, lexical: SentenceIndex, question:
     ids, shown_names = index.nodes["id"], index.nodes["display"]
     # a name the linker missed ("miR-455-3p") must be written: without it a sentence is about
     # something else; when the question's entities are all the topic's, it is the subject
-    names_written = [w for w in words if re.search(r"\d|-", w) and w not in DIRECTION_STEMS]
+    names_written = [w for w, (said, _) in words.items() if _name_like(said)]
     # the question's entities, those not the corpus's topic first ("HDAC2" before "AD"); a
     # sentence must name the first of those (the subject), or, when every entity is the
     # topic's (APP in "how does C99 enlarge endosomes"), one of them

@@ -146,3 +146,11 @@ def test_a_missed_name_is_the_subject_when_the_entities_are_the_topics(tmp_path)
     # the one writing the name and a direction first; the topic's sentence without it never
     assert v["pmids"][0] == "701" and "702" not in v["pmids"]
     assert "«reduced»" in v["sentences"][0]["sentence"]
+
+
+def test_only_a_name_like_word_must_be_written():
+    from kgbuild.query.explanation import _name_like
+
+    assert _name_like("miR-29") and _name_like("beta-CTF") and _name_like("C99")
+    assert not _name_like("long-term") and not _name_like("non-amnestic")
+    assert not _name_like("Plaques")  # a capital first letter only opens a sentence
