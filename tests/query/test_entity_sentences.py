@@ -5,16 +5,13 @@ joins (tests/support/phrase_kg.py)."""
 
 import pytest
 
-from kgbuild.query.engine import QueryEngine
 from kgbuild.query.entity_sentences import subject_node
-from tests.support.phrase_kg import AD, HES1, PSEN1, build_phrase_kg
+from tests.support.phrase_kg import AD, HES1, PSEN1, phrase_engine
 
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory):
-    root = tmp_path_factory.mktemp("entity-sentences") / "wh"
-    build_phrase_kg(root)
-    return QueryEngine(root, embeddings=False)
+    return phrase_engine(tmp_path_factory, "entity-sentences")
 
 
 def test_an_entity_without_facts_is_answered_by_its_sentences(engine):

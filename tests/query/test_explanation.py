@@ -9,14 +9,12 @@ import pytest
 
 from kgbuild.query.engine import QueryEngine
 from kgbuild.query.explanation import _pattern, explains
-from tests.support.phrase_kg import build_phrase_kg
+from tests.support.phrase_kg import phrase_engine
 
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory):
-    root = tmp_path_factory.mktemp("explanation") / "wh"
-    build_phrase_kg(root)
-    return QueryEngine(root, embeddings=False)
+    return phrase_engine(tmp_path_factory, "explanation")
 
 
 @pytest.mark.parametrize(

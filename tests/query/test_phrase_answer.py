@@ -6,17 +6,14 @@ import re
 
 import pytest
 
-from kgbuild.query.engine import QueryEngine
 from kgbuild.query.intent import read_intent
 from kgbuild.query.question_phrase import candidates, runs, shorter
-from tests.support.phrase_kg import build_phrase_kg
+from tests.support.phrase_kg import phrase_engine
 
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory):
-    root = tmp_path_factory.mktemp("phrase") / "wh"
-    build_phrase_kg(root)
-    return QueryEngine(root, embeddings=False)
+    return phrase_engine(tmp_path_factory, "phrase")
 
 
 def _ask(engine, q: str):

@@ -7,6 +7,7 @@ title + " " + abstract, as the annotators write them."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from kgbuild.records import Document, Entity
 from kgbuild.store.snapshots import SnapshotInfo, Warehouse
@@ -87,3 +88,12 @@ def build_phrase_kg(root: Path, kg: str = "phrase") -> SnapshotInfo:
         (TREM2, "associates", AD, [("901", 2019, "The receptor is tied to the disease.", 0.8)]),
     ]
     return publish_year(w, 2019, edges, ents)
+
+
+def phrase_engine(tmp_path_factory: Any, name: str) -> Any:
+    """A query engine over a fresh build of this KG (a module fixture's body)."""
+    from kgbuild.query.engine import QueryEngine
+
+    root = tmp_path_factory.mktemp(name) / "wh"
+    build_phrase_kg(root)
+    return QueryEngine(root, embeddings=False)
