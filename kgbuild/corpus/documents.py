@@ -53,6 +53,16 @@ WRITES = "regexp_matches(lower(coalesce(x.title, '') || ' ' || coalesce(x.abstra
 NAMES = "x.pmid IN (SELECT pmid FROM mentions_at($sid) WHERE concept_id = $c)"
 
 
+#: The ranked documents ``d`` (pmid, year, title, abstract, rank ``n``) with every normalised
+#: mention, in rank order: the rows every corpus reader takes.
+_WITH_MENTIONS = (
+    "SELECT d.pmid, d.year, d.title, d.abstract, list(struct_pack(c := m.concept_id, "
+    'a := m.start, b := m."end")) FILTER (WHERE m.concept_id IS NOT NULL) '
+    "FROM d LEFT JOIN mentions_at($sid) m USING (pmid) GROUP BY ALL "
+    "ORDER BY any_value(d.n) DESC, d.year DESC, d.pmid"
+)
+
+
 def ranked_documents(wh: Any, snapshot_id: str, match: str, params: dict[str, Any],
                      ids: list[str], as_of: int | None,
                      limit: int) -> list[tuple[Any, ...]]:  # fmt: skip
@@ -67,11 +77,7 @@ def ranked_documents(wh: Any, snapshot_id: str, match: str, params: dict[str, An
         "d AS (SELECT x.pmid, x.year, x.title, x.abstract, coalesce(q.n, 0) AS n "
         "FROM documents_at($sid) x LEFT JOIN q USING (pmid) "
         f"WHERE ($asof IS NULL OR x.year <= $asof) AND {match} "
-        f"ORDER BY n DESC, x.year DESC, x.pmid LIMIT {int(limit)}) "
-        "SELECT d.pmid, d.year, d.title, d.abstract, list(struct_pack(c := m.concept_id, "
-        'a := m.start, b := m."end")) FILTER (WHERE m.concept_id IS NOT NULL) '
-        "FROM d LEFT JOIN mentions_at($sid) m USING (pmid) GROUP BY ALL "
-        "ORDER BY any_value(d.n) DESC, d.year DESC, d.pmid"
+        f"ORDER BY n DESC, x.year DESC, x.pmid LIMIT {int(limit)}) " + _WITH_MENTIONS
     )
     return wh.query(sql, {**params, "sid": snapshot_id, "asof": as_of, "ids": ids})
 
@@ -89,11 +95,7 @@ def writing_most(wh: Any, snapshot_id: str, concepts: list[str], patterns: list[
         f"({said}) AS n FROM documents_at($sid) x "
         "WHERE ($asof IS NULL OR x.year <= $asof) AND x.pmid IN (SELECT pmid FROM "
         "mentions_at($sid) WHERE list_contains($ids::VARCHAR[], concept_id)) "
-        f"ORDER BY n DESC, x.year DESC, x.pmid LIMIT {int(limit)}) "
-        "SELECT d.pmid, d.year, d.title, d.abstract, list(struct_pack(c := m.concept_id, "
-        'a := m.start, b := m."end")) FILTER (WHERE m.concept_id IS NOT NULL) '
-        "FROM d LEFT JOIN mentions_at($sid) m USING (pmid) GROUP BY ALL "
-        "ORDER BY any_value(d.n) DESC, d.year DESC, d.pmid"
+        f"ORDER BY n DESC, x.year DESC, x.pmid LIMIT {int(limit)}) " + _WITH_MENTIONS
     )
     params = {f"p{i}": p for i, p in enumerate(patterns)}
     return wh.query(sql, {**params, "sid": snapshot_id, "asof": as_of, "ids": concepts})

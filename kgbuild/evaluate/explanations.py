@@ -18,13 +18,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kgbuild.evaluate.facts import _read, on_hidden_build
-from kgbuild.query.engine import QueryEngine
+from kgbuild.errors import InputError
+from kgbuild.evaluate.facts import on_hidden_build, open_hidden
 
 
 def measure(gold_path: Path, warehouse: Path) -> dict[str, Any]:
-    gold = _read(gold_path)
-    eng = QueryEngine(warehouse, embeddings=False)
+    gold, eng, *_ = open_hidden(gold_path, warehouse)
     t: Counter[str] = Counter()
     for doc in gold.documents:
         title = (doc.title or "").strip().rstrip(".")
@@ -32,7 +31,7 @@ def measure(gold_path: Path, warehouse: Path) -> dict[str, Any]:
             continue
         try:
             r = eng.retrieve(f"Why {title}?", embed="off")
-        except Exception:  # a title linking no entity of the build: no question to ask
+        except InputError:  # a title the question checks refuse: no question to ask
             t["not_linked"] += 1
             continue
         t["questions"] += 1

@@ -105,6 +105,20 @@ def on_hidden_build(doc: str | None,
     print(json.dumps(measure(a.gold, a.warehouse)))
 
 
+def open_hidden(gold_path: Path, warehouse: Path) -> tuple[GoldCorpus, Any, Any, dict[str, str],
+                                                           dict[str, str]]:  # fmt: skip
+    """What a measure over a gold file's hidden build reads first: (the gold, a query engine on
+    the build without embeddings, its index, the gold IDs → the build's nodes, each gold
+    concept's most written mention)."""
+    from kgbuild.evaluate.facts_questions import mention_names
+    from kgbuild.query.engine import QueryEngine
+
+    gold = _read(gold_path)
+    eng = QueryEngine(warehouse, embeddings=False)
+    index = eng.state().index
+    return gold, eng, index, node_map(Warehouse(warehouse), index.snapshot_id), mention_names(gold)
+
+
 def build_hidden(source: Path, warehouse: Path) -> tuple[Warehouse, str, dict[str, Any]]:
     """Build ``source`` as ``kgbuild build --source FILE --default-year 2000`` does (the
     default extractor; gold files carry no year, hence the evaluation year)."""

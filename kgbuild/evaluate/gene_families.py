@@ -15,11 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kgbuild.evaluate.facts import _read, node_map, on_hidden_build
-from kgbuild.evaluate.facts_questions import mention_names
-from kgbuild.query.engine import QueryEngine
+from kgbuild.evaluate.facts import on_hidden_build, open_hidden
 from kgbuild.query.kinds import AnswerKind, answer_kinds, kind_nodes
-from kgbuild.store.snapshots import Warehouse
 
 TOP = 5
 
@@ -33,11 +30,7 @@ def families() -> list[AnswerKind]:
 
 
 def evaluate(gold_path: Path, warehouse: Path) -> dict[str, dict]:
-    gold = _read(gold_path)
-    eng = QueryEngine(warehouse, embeddings=False)
-    index = eng.state().index
-    mapping = node_map(Warehouse(warehouse), index.snapshot_id)
-    names = mention_names(gold)
+    gold, eng, index, mapping, names = open_hidden(gold_path, warehouse)
     ids = index.nodes["id"]
     partners: dict[str, set[str]] = {}
     for r in gold.relations:

@@ -19,21 +19,14 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from kgbuild.evaluate.facts import _read, node_map, on_hidden_build
-from kgbuild.evaluate.facts_questions import mention_names
-from kgbuild.query.engine import QueryEngine
-from kgbuild.store.snapshots import Warehouse
+from kgbuild.evaluate.facts import on_hidden_build, open_hidden
 
 #: Fewest gold relation lines of a concept for it to be asked about.
 MIN_RELATIONS = 2
 
 
 def measure(gold_path: Path, warehouse: Path) -> dict[str, Any]:
-    gold = _read(gold_path)
-    eng = QueryEngine(warehouse, embeddings=False)
-    idx = eng.state().index
-    mapping = node_map(Warehouse(warehouse), idx.snapshot_id)
-    names = mention_names(gold)
+    gold, eng, idx, mapping, names = open_hidden(gold_path, warehouse)
     partners: dict[str, set[str]] = defaultdict(set)
     raw: dict[str, str] = {}
     for r in gold.relations:
