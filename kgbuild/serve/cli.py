@@ -72,6 +72,7 @@ def serve(
 
     from kgbuild.query.engine import QueryEngine
     from kgbuild.serve.connections import Guard, GuardedConfig
+    from kgbuild.serve.gate import favour_the_event_loop
     from kgbuild.serve.server import SERVE_ENV, create_app
     from kgbuild.store.snapshots import Warehouse as StoreWarehouse
 
@@ -119,6 +120,7 @@ def serve(
               f"{workers} worker{'s' if workers > 1 else ''})", highlight=False,
               soft_wrap=True)  # fmt: skip
     if workers == 1:
+        favour_the_event_loop()
         uvicorn.Server(config).run(sockets=[sock])
         return
     from uvicorn.supervisors import Multiprocess

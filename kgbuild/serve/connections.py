@@ -99,6 +99,18 @@ def connection_cap(requested: int | None = None) -> int:
     return min(cap, requested) if requested else cap
 
 
+def no_delay(conn: socket.socket) -> None:
+    """Turn Nagle's algorithm off for an accepted TCP connection. Why: asyncio sets
+    ``TCP_NODELAY`` only on sockets whose ``proto`` is ``IPPROTO_TCP``, and uvicorn's listening
+    socket (``socket.socket(family)``) has proto 0, as has every socket accepted from it. h11
+    writes a response's headers and body separately; with Nagle on, the body waited for the
+    client's delayed ACK (40 ms on Linux) once the connection had left quick-ACK mode. Measured
+    here: in runs of sixty heavy requests, ``/health`` p50 went 2 ms → 45 ms in two of five
+    runs, with one delayed ACK per probe (``DelayedACKs`` in /proc/net/netstat, 260 against 55)."""
+    if conn.family in (socket.AF_INET, socket.AF_INET6):
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
 class _Episode:
     """A condition logged twice however often it occurs: when it begins, and once it has not
     recurred for :data:`QUIET_S`, with how many times it did (a flood is two lines)."""
@@ -243,6 +255,7 @@ class Guard:
                 self._pause()
                 return
             conn.setblocking(False)
+            no_delay(conn)
             self.pending += 1
             task = self._loop.create_task(self._connect(conn, factory, ssl))
             self._tasks.add(task)

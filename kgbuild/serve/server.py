@@ -59,7 +59,7 @@ from kgbuild.query.retrieval import Retrieval
 from kgbuild.search.entities import find_entities
 from kgbuild.serve.explorer import add_explorer
 from kgbuild.serve.explorer.curate import add_curation
-from kgbuild.serve.gate import RETRY_AFTER_S, YEARS, Limit, gates
+from kgbuild.serve.gate import RETRY_AFTER_S, YEARS, Gate, Limit, favour_the_event_loop, gates
 from kgbuild.serve.years import YearLoader
 
 #: Largest request body read (bytes): a question, its choices and options fit in a few KB.
@@ -127,6 +127,31 @@ def _no_entity(engine: QueryEngine, r: Retrieval) -> Response:
     """422: nothing linked; ``reason`` says which words no abstract of the snapshot writes."""
     why = unwritten_note(engine.wh, r.snapshot_id, r.unlinked(), r.as_of_year)
     return _error(422, NO_ENTITY, unlinked=r.unlinked(), snapshot=r.snapshot_id, reason=why)
+
+
+def _busy_response(exc: Busy) -> Response:
+    response = _error(503, str(exc), retry_after_s=RETRY_AFTER_S)
+    response.headers["Retry-After"] = str(RETRY_AFTER_S)
+    return response
+
+
+class ShedWhenFull:
+    """ASGI middleware: a POST to a gated route whose gate is already full gets its 503 before
+    its body is read, parsed or validated. Why: sixty heavy requests arriving at once cost the
+    event loop ~1 ms each to read and validate, and ``/health`` probes due in that burst waited
+    for all of them (p99 110-190 ms here, every stall at the burst); turning the overflow away
+    unread is how a load balancer sheds load, and the answer is the gate's own 503."""
+
+    def __init__(self, app: Any, gates_by_path: dict[str, Gate]) -> None:
+        self.app, self.gates = app, gates_by_path
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            gate = self.gates.get(scope["path"])
+            if gate is not None and gate.full():
+                await _busy_response(gate.turn_away())(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class BodyLimit:
@@ -201,9 +226,7 @@ def create_app(
 
     @app.exception_handler(Busy)
     async def _busy(_: Request, exc: Busy) -> Response:
-        response = _error(503, str(exc), retry_after_s=RETRY_AFTER_S)
-        response.headers["Retry-After"] = str(RETRY_AFTER_S)
-        return response
+        return _busy_response(exc)
 
     @app.exception_handler(KgbuildError)
     async def _user_error(_: Request, exc: KgbuildError) -> Response:
@@ -294,6 +317,9 @@ def create_app(
     add_explorer(app, engine, gate["entities"], years)  # the browser page at /
     add_curation(app, engine, gate["entities"])  # curators mark sentences from the page
     app.add_middleware(BodyLimit)
+    app.add_middleware(
+        ShedWhenFull, gates_by_path={"/retrieve": gate["retrieve"], "/ask": gate["ask"]}
+    )
     return app
 
 
@@ -343,4 +369,5 @@ def app_from_env() -> FastAPI:
                          embeddings=cfg["embed"], background_reload=True,
                          all_evidence=cfg.get("all_evidence", False))  # fmt: skip
     engine.prepare()
+    favour_the_event_loop()
     return create_app(engine, LLMSettings.from_env(**cfg.get("llm", {})))

@@ -347,3 +347,39 @@ def test_the_socket_accepts_connections_before_the_server_loop_runs():
         client.close()
     finally:
         sock.close()
+
+
+def test_accepted_connections_send_without_waiting_for_acks():
+    """Nagle's algorithm is off on every connection the guard accepts, from a listening socket
+    made as uvicorn makes it (proto 0: asyncio's own TCP_NODELAY skips such sockets), so a
+    response's second write never waits for the client's delayed ACK."""
+    import asyncio
+
+    from kgbuild.serve.connections import Guard, GuardedLoop
+
+    listening = socket.socket(socket.AF_INET)  # uvicorn's bind_socket(): proto 0
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listening.bind(("127.0.0.1", 0))
+    assert listening.proto == 0
+    seen: list[int] = []
+
+    class Recorder(asyncio.Protocol):
+        def connection_made(self, transport):
+            sock = transport.get_extra_info("socket")
+            seen.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            transport.close()
+
+    loop = GuardedLoop(Guard())
+    try:
+        server = loop.run_until_complete(loop.create_server(Recorder, sock=listening))
+        clients = [socket.create_connection(listening.getsockname(), timeout=5) for _ in range(3)]
+        deadline = time.monotonic() + 10
+        while len(seen) < 3 and time.monotonic() < deadline:
+            loop.run_until_complete(asyncio.sleep(0.01))
+        for c in clients:
+            c.close()
+        server.close()
+        loop.run_until_complete(server.wait_closed())
+    finally:
+        loop.close()
+    assert seen == [1, 1, 1]
