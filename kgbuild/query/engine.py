@@ -54,6 +54,7 @@ from kgbuild.query.microrna_partners import without_micrornas
 from kgbuild.query.phrase_answer import phrase_answer
 from kgbuild.query.rank import rank_paths, rank_triples
 from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, validate
+from kgbuild.query.trial_outcomes import trial_verdict
 from kgbuild.query.verdict import pair_verdict
 from kgbuild.query.verdict_open import open_verdict
 from kgbuild.query.verdict_sentences import sentence_verdict
@@ -560,6 +561,11 @@ class QueryEngine:
                                            intent, f.as_of_year, links)  # fmt: skip
             except Exception as exc:  # a busy or moved catalog: the facts' verdict stands
                 log.warning("verdict from facts only, sentences unreadable: %s", exc)
+            try:  # "did solanezumab slow decline in phase 3": what trials in people report
+                verdict = trial_verdict(self.wh, idx, question, verdict, qn, intent.asked,
+                                        f.as_of_year)  # fmt: skip
+            except Exception as exc:  # a busy or moved catalog: the verdict above stands
+                log.warning("trial reports unread, catalog unreadable: %s", exc)
         if not intent.yes_no and not choices:  # an unlinked phrase as subject: its sentences
             try:
                 # "side effects of tideglusib in AD": the kind is asked of the phrase
