@@ -1,4 +1,4 @@
-"""The trial-outcome reading (:func:`kgbuild.query.trial_outcomes.outcome`) against sentences
+"""The trial-outcome reading (:func:`kgbuild.corpus.trial_outcomes.outcome`) against sentences
 judged blind (``data/judged/trial_outcomes``).
 
 The judged rows are DALK sentences naming a compound, drawn by what the rule read when they
@@ -20,7 +20,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from kgbuild.query.trial_outcomes import outcome
+from kgbuild.corpus.trial_outcomes import outcome
 from kgbuild.store.snapshots import Warehouse
 
 READINGS = ("no benefit", "benefit")

@@ -3,7 +3,7 @@ the yes/no verdict it gives when the facts do not decide."""
 
 import pytest
 
-from kgbuild.query.trial_outcomes import asks_trial, outcome
+from kgbuild.corpus.trial_outcomes import asks_trial, outcome
 from tests.support.trial_kg import build_trial_kg
 
 TRIAL = "We ran a randomized placebo-controlled trial in 800 patients with mild AD."
