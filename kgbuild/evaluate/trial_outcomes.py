@@ -49,9 +49,12 @@ def measure(judged: Path, warehouse: Path) -> dict[str, Any]:
     rows = _rows(judged / "rows.tsv")
     gold = primary_labels(judged)
     text = abstracts(warehouse, sorted({r["pmid"] for r in rows}))
-    out: dict[str, Any] = {"rows": len(rows), "missing_abstracts": 0}
+    out: dict[str, Any] = {"rows": len(rows), "missing_abstracts": 0, "unjudged": 0}
     counts: dict[tuple[str, str], dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for r in rows:
+        if r["row_id"] not in gold:  # a row no primary judge labelled: counted, not scored
+            out["unjudged"] += 1
+            continue
         if r["pmid"] not in text:
             out["missing_abstracts"] += 1
             continue

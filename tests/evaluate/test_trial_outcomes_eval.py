@@ -30,7 +30,7 @@ def test_precision_and_recall_are_weighted_by_stratum(tmp_path):
     _write(judged / "judgments.tsv", ["row_id", "round", "label"],
            [(r[0], "1", r[6]) for r in rows] + [(r[0], "2", r[7]) for r in rows])  # fmt: skip
     got = measure(judged, tmp_path / "wh")
-    assert got["rows"] == 3 and got["missing_abstracts"] == 0
+    assert got["rows"] == 3 and got["missing_abstracts"] == 0 and got["unjudged"] == 0
     assert got["dev/no benefit"] == {"precision": 0.5, "recall": 1.0, "judged_positive_rows": 1}
     # the missed benefit weighs its stratum: 30 sentences of which none was read
     assert got["all/benefit"] == {"precision": None, "recall": 0.0, "judged_positive_rows": 1}
