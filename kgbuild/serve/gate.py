@@ -97,9 +97,6 @@ class Gate:
 
     def turn_away(self) -> Busy:
         """The error for a request turned away (counted in :meth:`load`)."""
-        return self._busy()
-
-    def _busy(self) -> Busy:
         self.rejected += 1
         lim = self.limit
         return Busy(
@@ -110,13 +107,13 @@ class Gate:
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)`` in the thread pool once a slot is free."""
         if self.full():
-            raise self._busy()
+            raise self.turn_away()
         self._inside += 1
         try:
             try:
                 await asyncio.wait_for(self._slots.acquire(), self.limit.wait_s)
             except TimeoutError:
-                raise self._busy() from None
+                raise self.turn_away() from None
             self.running += 1
             try:
                 return await run_in_threadpool(fn, *args, **kwargs)

@@ -139,7 +139,7 @@ class ShedWhenFull:
     """ASGI middleware: a POST to a gated route whose gate is already full gets its 503 before
     its body is read, parsed or validated. Why: sixty heavy requests arriving at once cost the
     event loop ~1 ms each to read and validate, and ``/health`` probes due in that burst waited
-    for all of them (p99 110-190 ms here, every stall at the burst); turning the overflow away
+    for all of them (p99 113-173 ms here, every stall at the burst); turning the overflow away
     unread is how a load balancer sheds load, and the answer is the gate's own 503."""
 
     def __init__(self, app: Any, gates_by_path: dict[str, Gate]) -> None:
