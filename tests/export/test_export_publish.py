@@ -85,14 +85,14 @@ def _export_killed_after(wh, sid, target, changes):
         proc.stderr.close()
 
 
-@pytest.mark.slow  # a dozen export processes
+@pytest.mark.slow  # nine export processes
 def test_a_killed_export_leaves_the_old_export_or_the_new_one(two_years, tmp_path):
     wh, _, new_sid, ref_old, ref_new = two_years
     old = {fmt: tree(ref_old / fmt) for fmt in FORMATS}
     new = {fmt: tree(ref_new / fmt) for fmt in FORMATS}
     assert all(old[f] and new[f] and old[f] != new[f] for f in FORMATS)
     killed = []
-    for changes in (1, 2, 3, 5, 8, 12, 18, 25, 35, 50, 65, 75, 85, 95, 110, 130, 160):
+    for changes in (1, 3, 8, 18, 35, 65, 85, 110, 160):  # spread over writing and swapping in
         target = tmp_path / f"out-{changes}"
         shutil.copytree(ref_old, target)  # an older export, about to be overwritten
         was_killed = _export_killed_after(wh, new_sid, target, changes)
