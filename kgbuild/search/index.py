@@ -249,86 +249,88 @@ def _drop_older_curated(folder: Path, base: str) -> None:
 def _from_warehouse(
     wh: Warehouse, sid: str, all_evidence: bool = False
 ) -> dict[str, dict[str, Any]]:
-    """Ten read-only queries (each its own short connection), always in a fixed order."""
-    edges_of, evidence_of = (
-        ("kg_edges_all_at", "evidence_status_at") if all_evidence
-        else ("kg_edges_at", "served_evidence_at")
-    )  # fmt: skip
-    # display_name: computed at build time; NULL in parts written before it
-    ents = wh.query(
-        "SELECT id, name, type, aliases, first_year, nullif(display_name, '') FROM ("
-        "  SELECT * FROM entities_at(?) UNION ALL BY NAME"
-        "  SELECT NULL::VARCHAR AS display_name WHERE false) ORDER BY id",
-        [sid],
-    )
-    node_of = {r[0]: i for i, r in enumerate(ents)}
-    edges = wh.query(
-        "SELECT triple_id, head_id, tail_id, relation, coalesce(metaedge, ''), support, "
-        "n_evidence, coalesce(confidence, 0), coalesce(first_year, 0), coalesce(last_year, 0) "
-        f"FROM {edges_of}(?) ORDER BY triple_id",
-        [sid],
-    )
-    edges = [e for e in edges if e[1] in node_of and e[2] in node_of]
-    edge_of = {e[0]: i for i, e in enumerate(edges)}
-    # each fact's belief in this snapshot, and whether papers disagree about it
-    # (asserted and negated, or opposite directions: kgbuild.belief.conflicts)
-    belief = dict(wh.query("SELECT triple_id, belief FROM belief_of(?)", [sid]))
-    contested = dict(wh.query(
-        "SELECT triple_id, string_agg(DISTINCT kind, ',' ORDER BY kind) FROM ("
-        "  SELECT unnest(triples_a || triples_b) AS triple_id, kind FROM conflicts_at(?)) "
-        "GROUP BY triple_id",
-        [sid],
-    ))  # fmt: skip
-    # the best sentence per (triple, PMID): most confident, then shortest, then by id
-    ev = wh.query(
-        "SELECT triple_id, pmid, year, sentence, confidence, "
-        "CASE WHEN verified = 'no' THEN 'refuted' ELSE epistemic END "
-        f"FROM {evidence_of}(?) "
-        "QUALIFY row_number() OVER (PARTITION BY triple_id, pmid "
-        "ORDER BY confidence DESC, length(sentence), evidence_id) = 1",
-        [sid],
-    )
-    ev = sorted(
-        (
-            (edge_of[r[0]], r[1], int(r[2] or 0), r[3] or "", float(r[4] or 0), r[5] or "")
-            for r in ev
-            if r[0] in edge_of
-        ),
-        key=lambda r: (r[0], -r[4], -r[2], r[1]),
-    )
-    # every distinct sentence, with the triples it supports (the lexical index's documents)
-    sents = wh.query(
-        f"SELECT pmid, min(year), sentence, list(DISTINCT triple_id ORDER BY triple_id) "
-        f"FROM {evidence_of}(?) WHERE sentence IS NOT NULL AND sentence <> '' "
-        "GROUP BY pmid, sentence ORDER BY pmid, sentence",
-        [sid],
-    )
-    sent_links = [(i, edge_of[t]) for i, r in enumerate(sents) for t in r[3] if t in edge_of]
-    # with the vocabulary check's verdict: a suspect link names no alias (search.alias_trust)
-    mentions = wh.query(
-        "SELECT concept_id, text, count(*), coalesce(id_check, '') FROM ("
-        "  SELECT * FROM mentions_at(?) UNION ALL BY NAME"
-        "  SELECT NULL::VARCHAR AS id_check WHERE false) WHERE concept_id IS NOT NULL "
-        "GROUP BY ALL ORDER BY ALL",
-        [sid],
-    )
-    # non-human gene IDs the build relinked to a human ortholog (search.aliases.ortholog_nodes)
-    relinked = wh.query(
-        "SELECT annotator_id, concept_id, count(*) FROM mentions_at(?) "
-        "WHERE annotator_id LIKE 'NCBIGene:%' AND concept_id LIKE 'NCBIGene:%' "
-        "AND annotator_id <> concept_id GROUP BY ALL ORDER BY ALL",
-        [sid],
-    )
-    merged = wh.query(
-        "SELECT name, merged_into, method FROM resolutions_at(?) "
-        "WHERE merged_into <> node_id ORDER BY ALL",
-        [sid],
-    )
-    abbrevs = wh.query(
-        "SELECT short, long, count(DISTINCT pmid) FROM abbreviations_at(?) GROUP BY ALL "
-        "ORDER BY ALL",
-        [sid],
-    )
+    """Ten read-only queries on one connection (the file's shared lock is held while they run,
+    not for the aliases built after), always in a fixed order."""
+    with wh.reader() as query:
+        edges_of, evidence_of = (
+            ("kg_edges_all_at", "evidence_status_at") if all_evidence
+            else ("kg_edges_at", "served_evidence_at")
+        )  # fmt: skip
+        # display_name: computed at build time; NULL in parts written before it
+        ents = query(
+            "SELECT id, name, type, aliases, first_year, nullif(display_name, '') FROM ("
+            "  SELECT * FROM entities_at(?) UNION ALL BY NAME"
+            "  SELECT NULL::VARCHAR AS display_name WHERE false) ORDER BY id",
+            [sid],
+        )
+        node_of = {r[0]: i for i, r in enumerate(ents)}
+        edges = query(
+            "SELECT triple_id, head_id, tail_id, relation, coalesce(metaedge, ''), support, "
+            "n_evidence, coalesce(confidence, 0), coalesce(first_year, 0), coalesce(last_year, 0) "
+            f"FROM {edges_of}(?) ORDER BY triple_id",
+            [sid],
+        )
+        edges = [e for e in edges if e[1] in node_of and e[2] in node_of]
+        edge_of = {e[0]: i for i, e in enumerate(edges)}
+        # each fact's belief in this snapshot, and whether papers disagree about it
+        # (asserted and negated, or opposite directions: kgbuild.belief.conflicts)
+        belief = dict(query("SELECT triple_id, belief FROM belief_of(?)", [sid]))
+        contested = dict(query(
+            "SELECT triple_id, string_agg(DISTINCT kind, ',' ORDER BY kind) FROM ("
+            "  SELECT unnest(triples_a || triples_b) AS triple_id, kind FROM conflicts_at(?)) "
+            "GROUP BY triple_id",
+            [sid],
+        ))  # fmt: skip
+        # the best sentence per (triple, PMID): most confident, then shortest, then by id
+        ev = query(
+            "SELECT triple_id, pmid, year, sentence, confidence, "
+            "CASE WHEN verified = 'no' THEN 'refuted' ELSE epistemic END "
+            f"FROM {evidence_of}(?) "
+            "QUALIFY row_number() OVER (PARTITION BY triple_id, pmid "
+            "ORDER BY confidence DESC, length(sentence), evidence_id) = 1",
+            [sid],
+        )
+        ev = sorted(
+            (
+                (edge_of[r[0]], r[1], int(r[2] or 0), r[3] or "", float(r[4] or 0), r[5] or "")
+                for r in ev
+                if r[0] in edge_of
+            ),
+            key=lambda r: (r[0], -r[4], -r[2], r[1]),
+        )
+        # every distinct sentence, with the triples it supports (the lexical index's documents)
+        sents = query(
+            f"SELECT pmid, min(year), sentence, list(DISTINCT triple_id ORDER BY triple_id) "
+            f"FROM {evidence_of}(?) WHERE sentence IS NOT NULL AND sentence <> '' "
+            "GROUP BY pmid, sentence ORDER BY pmid, sentence",
+            [sid],
+        )
+        sent_links = [(i, edge_of[t]) for i, r in enumerate(sents) for t in r[3] if t in edge_of]
+        # with the vocabulary check's verdict: a suspect link names no alias (search.alias_trust)
+        mentions = query(
+            "SELECT concept_id, text, count(*), coalesce(id_check, '') FROM ("
+            "  SELECT * FROM mentions_at(?) UNION ALL BY NAME"
+            "  SELECT NULL::VARCHAR AS id_check WHERE false) WHERE concept_id IS NOT NULL "
+            "GROUP BY ALL ORDER BY ALL",
+            [sid],
+        )
+        # non-human gene IDs the build relinked to a human ortholog (search.aliases.ortholog_nodes)
+        relinked = query(
+            "SELECT annotator_id, concept_id, count(*) FROM mentions_at(?) "
+            "WHERE annotator_id LIKE 'NCBIGene:%' AND concept_id LIKE 'NCBIGene:%' "
+            "AND annotator_id <> concept_id GROUP BY ALL ORDER BY ALL",
+            [sid],
+        )
+        merged = query(
+            "SELECT name, merged_into, method FROM resolutions_at(?) "
+            "WHERE merged_into <> node_id ORDER BY ALL",
+            [sid],
+        )
+        abbrevs = query(
+            "SELECT short, long, count(DISTINCT pmid) FROM abbreviations_at(?) GROUP BY ALL "
+            "ORDER BY ALL",
+            [sid],
+        )
     nodes = {
         "id": [r[0] for r in ents],
         "name": [r[1] or r[0] for r in ents],
@@ -387,17 +389,18 @@ def _tag_shares(wh: Warehouse, sid: str, aliases: dict[str, Any], ids: list[str]
     cids = sorted({ids[int(aliases["node"][r])] for r in forms})
     if not words:
         return tag_shares(aliases, ids, forms, [], [])
-    occurs = wh.query(
-        "SELECT w, pmid FROM (SELECT DISTINCT pmid, unnest(regexp_extract_all("
-        f"coalesce(title, '') || ' ' || coalesce(abstract, ''), '{WORD_SQL}')) AS w "
-        "FROM documents_at(?)) WHERE w IN (SELECT unnest(?::VARCHAR[])) GROUP BY ALL",
-        [sid, words],
-    )
-    tagged = wh.query(
-        "SELECT pmid, concept_id, text FROM mentions_at(?) "
-        "WHERE concept_id IN (SELECT unnest(?::VARCHAR[])) GROUP BY ALL",
-        [sid, cids],
-    )
+    with wh.reader() as query:
+        occurs = query(
+            "SELECT w, pmid FROM (SELECT DISTINCT pmid, unnest(regexp_extract_all("
+            f"coalesce(title, '') || ' ' || coalesce(abstract, ''), '{WORD_SQL}')) AS w "
+            "FROM documents_at(?)) WHERE w IN (SELECT unnest(?::VARCHAR[])) GROUP BY ALL",
+            [sid, words],
+        )
+        tagged = query(
+            "SELECT pmid, concept_id, text FROM mentions_at(?) "
+            "WHERE concept_id IN (SELECT unnest(?::VARCHAR[])) GROUP BY ALL",
+            [sid, cids],
+        )
     return tag_shares(aliases, ids, forms, occurs, tagged)
 
 

@@ -16,6 +16,8 @@ import json
 import os
 import uuid
 from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -137,6 +139,20 @@ class Warehouse:
         (``$name``)."""
         with catalog.connect(self.catalog_path, read_only=True) as con:
             return con.execute(sql, params or []).fetchall()
+
+    @contextmanager
+    def reader(self) -> Iterator[Callable[..., list[tuple[Any, ...]]]]:
+        """:meth:`query` for a batch of queries on one read-only connection. Opening one costs
+        ~40 ms (DuckDB loads the catalog's views and macros; 21 ms even in memory), more than a
+        small snapshot's queries take. Hold it for the batch only: a reader holds the file's
+        shared lock, and a publish in another process waits for it."""
+        with catalog.connect(self.catalog_path, read_only=True) as con:
+
+            def query(sql: str, params: list[Any] | dict[str, Any] | None = None
+                      ) -> list[tuple[Any, ...]]:  # fmt: skip
+                return con.execute(sql, params or []).fetchall()
+
+            yield query
 
     def snapshots(self, kg: str | None = None) -> list[dict[str, Any]]:
         if not self.catalog_path.exists():
