@@ -135,7 +135,18 @@ def test_the_ready_after_build_bench_runs_on_a_tiny_built_warehouse(tiny):
     assert not list(tiny.glob("**/serve.log"))  # the bench ran on copies, never in the warehouse
 
 
-@pytest.mark.parametrize("script", ["query_latency.py", "query_graphlib.py"])
+def test_the_walk_evidence_bench_scores_every_stated_question_on_a_tiny_built_warehouse(tiny):
+    from bench.walk_evidence import stated_questions
+
+    got = run_bench("walk_evidence.py", "--warehouse", str(tiny), "--embed", "off")
+    n = len(stated_questions())
+    places = ("shown", "retrieved_not_printed", "in_kg_not_retrieved", "not_in_kg")
+    assert n > 100 and got["questions"] == n  # the ceiling's stated questions, none dropped
+    assert sum(got[k] for k in places) == n
+    assert sum(sum(c.values()) for c in got["by_kind"].values()) == n
+
+
+@pytest.mark.parametrize("script", ["query_latency.py", "query_graphlib.py", "walk_evidence.py"])
 def test_a_bench_that_reads_a_warehouse_says_build_first_without_one(tmp_path, script):
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench" / script), "--warehouse", str(tmp_path)],
