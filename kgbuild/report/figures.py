@@ -83,6 +83,13 @@ def _support_buckets(wh: Warehouse, sid: str) -> list[tuple[str, int]]:
 
 
 def snapshot_figures(wh: Warehouse, sid: str) -> SnapshotFigures:
+    """:func:`_snapshot_figures` on one catalog connection (its queries would otherwise open one
+    each: :meth:`~kgbuild.store.snapshots.Warehouse.reader`)."""
+    with wh.reader():
+        return _snapshot_figures(wh, sid)
+
+
+def _snapshot_figures(wh: Warehouse, sid: str) -> SnapshotFigures:
     """Gather the report's figures for snapshot ``sid`` (a handful of aggregate queries)."""
     manifest = wh.manifest(sid)
     years = year_rows(wh, sid)

@@ -102,6 +102,13 @@ def _figures(
 
 
 def snapshot_quality(wh: Warehouse, snapshot_id: str) -> dict[str, Any]:
+    """:func:`_snapshot_quality` on one catalog connection (its queries would otherwise open one
+    each: :meth:`~kgbuild.store.snapshots.Warehouse.reader`)."""
+    with wh.reader():
+        return _snapshot_quality(wh, snapshot_id)
+
+
+def _snapshot_quality(wh: Warehouse, snapshot_id: str) -> dict[str, Any]:
     """Quality figures of one snapshot; node strings are the extractors' own endpoint texts."""
     rows = wh.query(
         "SELECT t.head_id, t.relation, t.tail_id, coalesce(bool_or(list_contains(?, e.method)), "

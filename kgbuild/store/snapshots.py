@@ -18,11 +18,13 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pyarrow as pa
 
 from kgbuild.errors import NoWarehouse, StoreError
@@ -109,6 +111,12 @@ def _newest(rows: list[dict[str, Any]]) -> str:
     return str(max(rows, key=lambda r: (r["created_at"], r["depth"]))["snapshot_id"])
 
 
+#: The catalog connection a :meth:`Warehouse.reader` block holds in this thread (or task).
+_HELD: ContextVar[tuple[Path, duckdb.DuckDBPyConnection] | None] = ContextVar(
+    "kgbuild_held_reader", default=None
+)
+
+
 class Warehouse:
     """A warehouse folder: ``parts/``, ``snapshots/`` manifests and the ``kg.duckdb`` catalog."""
 
@@ -136,28 +144,38 @@ class Warehouse:
     def query(self, sql: str, params: list[Any] | dict[str, Any] | None = None
               ) -> list[tuple[Any, ...]]:  # fmt: skip
         """Rows of one read-only catalog query; ``params`` positional (``?``) or named
-        (``$name``)."""
-        with catalog.connect(self.catalog_path, read_only=True) as con:
+        (``$name``). Inside :meth:`reader`, on its connection."""
+        with self._read() as con:
             return con.execute(sql, params or []).fetchall()
 
     @contextmanager
-    def reader(self) -> Iterator[Callable[..., list[tuple[Any, ...]]]]:
-        """:meth:`query` for a batch of queries on one read-only connection. Opening one costs
-        ~40 ms (DuckDB loads the catalog's views and macros; 21 ms even in memory), more than a
-        small snapshot's queries take. Hold it for the batch only: a reader holds the file's
-        shared lock, and a publish in another process waits for it."""
+    def _read(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        held = _HELD.get()
+        if held is not None and held[0] == self.catalog_path:
+            yield held[1]
+            return
         with catalog.connect(self.catalog_path, read_only=True) as con:
+            yield con
 
-            def query(sql: str, params: list[Any] | dict[str, Any] | None = None
-                      ) -> list[tuple[Any, ...]]:  # fmt: skip
-                return con.execute(sql, params or []).fetchall()
-
-            yield query
+    @contextmanager
+    def reader(self) -> Iterator[Callable[..., list[tuple[Any, ...]]]]:
+        """One read-only connection for a batch of reads: inside the block, this thread's
+        :meth:`query` and :meth:`snapshots` on this catalog use it (nested blocks share it).
+        Opening one costs ~40 ms (DuckDB loads the catalog's views and macros; 21 ms even in
+        memory) and checking its views ~10 ms, more than most of a report's or a small
+        snapshot's queries take. Hold it for the batch only, and never write inside it: a
+        reader holds the file's shared lock, and a publish waits for it."""
+        with self._read() as con:
+            token = _HELD.set((self.catalog_path, con))
+            try:
+                yield self.query
+            finally:
+                _HELD.reset(token)
 
     def snapshots(self, kg: str | None = None) -> list[dict[str, Any]]:
         if not self.catalog_path.exists():
             return []
-        with catalog.connect(self.catalog_path, read_only=True) as con:
+        with self._read() as con:
             cur = con.execute(
                 "SELECT * EXCLUDE (manifest) FROM snapshots WHERE ? IS NULL OR kg = ? "
                 "ORDER BY kg, created_at, depth",
