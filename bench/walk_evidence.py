@@ -86,32 +86,25 @@ def json_pmids(node: Any) -> set[str]:
 
 
 def printed_pmids(engine: Any, r: Any, choices: list[str]) -> tuple[set[str], set[str]]:
-    """(PMIDs ``kgbuild ask --no-llm`` prints, PMIDs in its JSON): the command's own steps
-    after retrieval (marks, statuses, curations, the answer line) and its printer, captured."""
-    from kgbuild.corpus.marks import annotate
+    """(PMIDs ``kgbuild ask --no-llm`` prints, PMIDs in its JSON): the command's own dressing
+    of the retrieval (:func:`kgbuild.query.cli.dress_shown`) and its printer, captured."""
     from kgbuild.query import cli
-    from kgbuild.query.curated import add_curations
-    from kgbuild.query.verdict import add_statuses, status_rows
 
     rdict = r.to_dict()
     if not r.found:
         return set(), json_pmids(rdict)
-    annotate(engine.for_year(r.as_of_year).state().index, rdict, "asserted")
-    v = rdict.get("verdict")
-    if v and v.get("pair") and len(v["pair"]) == 2:
-        add_statuses(v, status_rows(engine.wh, r.snapshot_id, *v["pair"]))
-    add_curations(engine.wh.root, rdict)
+    cli.dress_shown(engine, r, rdict)
     line = cli.answer_line(rdict, choices, None, False)
     with cli.out.capture() as captured:
         cli._print_retrieval(r, rdict, line)
     return set(PMID.findall(captured.get())), json_pmids(rdict)
 
 
-def served_pmids(engine: Any, sid: str, pmids: list[str]) -> set[str]:
-    """The judged PMIDs the snapshot serves any evidence from."""
+def served_pmids(engine: Any, sid: str, pmids: set[str]) -> set[str]:
+    """Those of ``pmids`` the snapshot serves any evidence from (one query for all)."""
     rows = engine.wh.query(
         "SELECT DISTINCT pmid FROM served_evidence_at(?) WHERE pmid IN (SELECT unnest(?))",
-        [sid, pmids],
+        [sid, sorted(pmids)],
     )
     return {str(r[0]) for r in rows}
 
@@ -130,19 +123,20 @@ def main() -> None:
 
     engine = QueryEngine(a.warehouse, a.snapshot, embeddings=a.embed != "off")
     questions = stated_questions(a.judged)
+    sid = engine.wh.resolve(a.snapshot)
+    served_all = served_pmids(engine, sid, {p for q in questions for p in q["pmids"]})
     rows, took = [], []
     for q in questions:
         t0 = time.perf_counter()
         try:
             r = engine.retrieve(q["question"], q["choices"] or None, embed=a.embed)
             printed, in_json = printed_pmids(engine, r, q["choices"])
-            sid = r.snapshot_id
         except KgbuildError as exc:  # a question the tool refuses shows nothing
-            printed, in_json, sid = set(), set(), engine.wh.resolve(a.snapshot)
+            printed, in_json = set(), set()
             print(f"{q['walk']} {q['qid']}: {type(exc).__name__}: {exc}", file=sys.stderr)
         took.append(time.perf_counter() - t0)
         gold = set(q["pmids"])
-        served = served_pmids(engine, sid, q["pmids"])
+        served = served_all & gold
         where = ("shown" if printed & gold
                  else "retrieved_not_printed" if in_json & gold
                  else "in_kg_not_retrieved" if served else "not_in_kg")  # fmt: skip

@@ -23,7 +23,7 @@ from kgbuild.store.cli_options import KgOpt, snapshot_ref
 from kgbuild.store.sql_output import print_json
 
 if TYPE_CHECKING:
-    from kgbuild.query.engine import Retrieval
+    from kgbuild.query.engine import QueryEngine, Retrieval
     from kgbuild.query.explore import Filters
 
 out = Console(width=None if sys.stdout.isatty() else 200)
@@ -141,19 +141,8 @@ def ask(
         why = unwritten_note(engine.wh, r.snapshot_id, r.unlinked(), r.as_of_year)
         raise QueryError(NO_ENTITY + (f": {why}" if why else ""), snapshot=r.snapshot_id,
                          unlinked="; ".join(r.unlinked()))  # fmt: skip
-    from kgbuild.corpus.marks import annotate
-    from kgbuild.query.verdict import add_statuses, status_rows
-
-    # the evidence shown: entity spans marked in each sentence; a yes/no pair's statuses
     rdict = data["retrieval"] if a is not None else data
-    annotate(engine.for_year(r.as_of_year).state().index, rdict,
-             "any" if all_evidence else "asserted")  # fmt: skip
-    v = rdict.get("verdict")
-    if v and v.get("pair") and len(v["pair"]) == 2:
-        add_statuses(v, status_rows(engine.wh, r.snapshot_id, *v["pair"]))
-    from kgbuild.query.curated import add_curations
-
-    add_curations(engine.wh.root, rdict)  # each fact's curations (kgbuild.query.curated)
+    dress_shown(engine, r, rdict, all_evidence)
     line = answer_line(rdict, opts, a.choice if a is not None else None, a is not None)
     data["answer_line"] = line
     if as_json:
@@ -190,6 +179,22 @@ def ask(
             "were cut; the rest was not read[/yellow]"
         )
     _repeat(line)
+
+
+def dress_shown(engine: QueryEngine, r: Retrieval, rdict: dict[str, Any],
+                all_evidence: bool = False) -> None:  # fmt: skip
+    """What ``ask`` shows beside the retrieval, added to its dict ``rdict``: the entity spans
+    marked in each sentence, a yes/no pair's statuses, each fact's curations."""
+    from kgbuild.corpus.marks import annotate
+    from kgbuild.query.curated import add_curations
+    from kgbuild.query.verdict import add_statuses, status_rows
+
+    annotate(engine.for_year(r.as_of_year).state().index, rdict,
+             "any" if all_evidence else "asserted")  # fmt: skip
+    v = rdict.get("verdict")
+    if v and v.get("pair") and len(v["pair"]) == 2:
+        add_statuses(v, status_rows(engine.wh, r.snapshot_id, *v["pair"]))
+    add_curations(engine.wh.root, rdict)  # each fact's curations (kgbuild.query.curated)
 
 
 def answer_line(rdict: dict[str, Any], choices: list[str], choice: int | None,
