@@ -388,7 +388,7 @@ class Warehouse:
                         ).fetchall()
                     ]
                 con.executemany("INSERT INTO snapshot_lineage VALUES (?, ?, ?)", lineage)
-                catalog.rebuild_views(con)
+                catalog.refresh_part_views(con)  # macros are this version's: ensure_schema
                 con.execute("COMMIT")
             except Exception:
                 con.execute("ROLLBACK")
