@@ -3,9 +3,9 @@
 spaCy imports thinc, and ``thinc.compat`` imports torch, if installed, only to offer its optional
 PyTorch layers. The spaCy pipelines kgbuild runs never use them: scispaCy's abbreviation detector
 (a rule-based matcher on a blank English pipeline) and scispaCy's NER models (thinc's own CNNs).
-Yet importing torch was ~2 s of CPU in every build process (measured on the 2-core machine: spaCy
-3.1 s with torch, 1.1 s without; a 6-document build 15 s), paid again by each ``kgbuild build``
-and ``kgbuild eval``.
+Yet importing torch was ~2 s of CPU in every process that imports spaCy: each ``kgbuild build``
+(grounding reads abbreviations with scispaCy's detector), an NER evaluation. Measured on the
+2-core machine: importing spaCy 3.1 s with torch, 1.1 s without; a 6-document build 15 s.
 
 So a finder on ``sys.meta_path`` refuses ``import torch`` *when, and only when, the import comes
 from ``thinc.compat``*: thinc then records ``has_torch = False``, as on a machine without torch.
