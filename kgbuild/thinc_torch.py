@@ -18,12 +18,14 @@ is not installed at all.
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
 import importlib.util
 import sys
 from collections.abc import Sequence
-from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
 
 #: How many frames up from the finder to look for thinc.compat's module body (the import
 #: machinery sits between: _find_and_load, _find_spec, ...).
@@ -41,16 +43,17 @@ def _imported_by_thinc() -> bool:
     return False
 
 
-class ThincWithoutTorch(importlib.abc.MetaPathFinder):
+class ThincWithoutTorch:
     """Answers ``import torch`` from ``thinc.compat`` with ModuleNotFoundError; passes on all
-    other imports (returns None, so the next finder looks)."""
+    other imports (returns None, so the next finder looks). A meta-path finder by protocol
+    (``find_spec``), not by base class: ``importlib.abc`` alone costs 20 ms to import."""
 
     def find_spec(
         self,
         fullname: str,
         path: Sequence[str] | None,
         target: ModuleType | None = None,
-    ) -> importlib.machinery.ModuleSpec | None:
+    ) -> ModuleSpec | None:
         if fullname == "torch" and _imported_by_thinc():
             raise ModuleNotFoundError(
                 "torch withheld from thinc: no kgbuild spaCy pipeline uses its PyTorch layers",
