@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+# kgbuild first: its import keeps thinc from importing torch (kgbuild/thinc_torch.py), which a
+# test module importing spaCy at its top would otherwise do in every worker while collecting.
+import kgbuild  # noqa: F401  isort: skip
+
 #: Wall time and CPU per test, when $KGBUILD_TEST_TIMINGS names a folder (`make test` does).
 pytest_plugins = ["tests.support.timings"]
 
@@ -37,15 +41,21 @@ _SLOW_MODULE = re.compile(r"^pytestmark = .*pytest\.mark\.slow", re.M)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """Under ``-m "not slow"`` (`make test-fast`), a module marked slow as a whole is not even
-    imported: Prefect's test server, llama.cpp and the flows cost seconds to import."""
-    if config.getoption("markexpr", "") != "not slow" or collection_path.suffix != ".py":
+    """Modules that cannot hold a selected test are not even imported (Prefect's test server,
+    spaCy, llama.cpp cost seconds to import, in every process that collects them):
+
+    - under ``-m "not slow"`` (`make test-fast`), a module marked slow as a whole;
+    - under ``-m serial`` (`make test`'s second run, alone on the machine, where collecting
+      every module cost ~25 s of wall time), a module that never writes ``mark.serial``."""
+    markexpr = config.getoption("markexpr", "")
+    if markexpr not in ("not slow", "serial") or collection_path.suffix != ".py":
         return None
-    if collection_path.name.startswith("test_") and _SLOW_MODULE.search(
-        collection_path.read_text(encoding="utf-8")
-    ):
-        return True
-    return None
+    if not collection_path.name.startswith("test_"):
+        return None
+    source = collection_path.read_text(encoding="utf-8")
+    if markexpr == "not slow":
+        return True if _SLOW_MODULE.search(source) else None
+    return None if "mark.serial" in source else True
 
 
 #: The last full run's costs (`python3 tests/support/suite_report.py REPORTS --durations FILE`

@@ -97,3 +97,34 @@ def test_phases_and_the_report_say_where_the_time_went_and_a_failing_phase_keeps
     assert list(written["modules"]) == ["tests/m1.py", "tests/m0.py"]  # the longer first
     assert "tests/m0.py::t0" not in written["tests_cpu"] and written["tests_cpu"][
         "tests/m1.py::t19"] == 9.5  # fmt: skip
+
+
+class _MarkExpr:
+    def __init__(self, expr: str) -> None:
+        self.expr = expr
+
+    def getoption(self, name: str, default: str = "") -> str:
+        return self.expr if name == "markexpr" else default
+
+
+@pytest.mark.parametrize(
+    ("expr", "source", "ignored"),
+    [
+        ("serial", "import pytest\n\ndef test_x():\n    pass\n", True),
+        ("serial", "@pytest.mark.serial\ndef test_x():\n    pass\n", None),
+        ("serial", "pytestmark = [pytest.mark.slow, pytest.mark.serial]\n", None),
+        ("not slow", "pytestmark = pytest.mark.slow  # whole module\n", True),
+        ("not slow", "@pytest.mark.slow\ndef test_x():\n    pass\n", None),
+        ("", "import pytest\n", None),
+    ],
+)
+def test_a_module_that_cannot_hold_a_selected_test_is_not_imported(tmp_path, expr, source,
+                                                                    ignored):  # fmt: skip
+    from tests.conftest import pytest_ignore_collect
+
+    module = tmp_path / "test_m.py"
+    module.write_text(source, encoding="utf-8")
+    assert pytest_ignore_collect(module, _MarkExpr(expr)) is ignored  # type: ignore[arg-type]
+    helper = tmp_path / "helper.py"  # not a test module: always collected as pytest would
+    helper.write_text(source, encoding="utf-8")
+    assert pytest_ignore_collect(helper, _MarkExpr(expr)) is None  # type: ignore[arg-type]

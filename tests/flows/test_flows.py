@@ -24,7 +24,6 @@ from prefect.client.schemas.filters import (
     FlowRunFilterParentFlowRunId,
 )
 from prefect.settings import PREFECT_API_URL
-from prefect.testing.utilities import prefect_test_harness
 
 import flows.build_kg as build_module
 import flows.common as common
@@ -54,6 +53,10 @@ OFFLINE = {
 def prefect_api():
     """One ephemeral Prefect API for the session (its migrations take ~30 s here), with the
     global concurrency limits the flows hold; yields its URL."""
+    # imported here, not at the top: it loads Prefect's whole server (~5 s of CPU), which every
+    # xdist worker would otherwise pay to collect this module, run here or not
+    from prefect.testing.utilities import prefect_test_harness
+
     for k, v in OFFLINE.items():
         os.environ.setdefault(k, v)
     with prefect_test_harness(server_startup_timeout=180):
