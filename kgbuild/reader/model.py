@@ -84,11 +84,14 @@ class Reader:
     meta: dict
 
     def design(self, feats: list[list[str]]) -> sparse.csr_matrix:
-        rows, cols = [], []
+        rows: list[int] = []
+        cols: list[int] = []
+        get = self.vocab.get
         for i, fs in enumerate(feats):
-            for j in {self.vocab[f] for f in fs if f in self.vocab}:
-                rows.append(i)
-                cols.append(j)
+            js = set(map(get, fs))  # one C-level lookup per feature (a build reads ~10^5 pairs)
+            js.discard(None)
+            rows += [i] * len(js)
+            cols += js
         data = np.ones(len(rows))
         x = sparse.csr_matrix((data, (rows, cols)), shape=(len(feats), len(self.vocab)))
         norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
