@@ -88,6 +88,8 @@ class Reading:
     #: PMIDs whose sentence negates the predicate's cue (a subset of ``no``).
     negated: set[str] = field(default_factory=set)
     hedged: set[str] = field(default_factory=set)
+    #: PMIDs with a sentence read "yes" whose own negated finding outweighs it.
+    overruled: set[str] = field(default_factory=set)
     docs: set[str] = field(default_factory=set)
     sentences: int = 0
     shown: list[dict[str, Any]] = field(default_factory=list)
@@ -216,11 +218,20 @@ def read(rows: list[tuple[Any, ...]], concepts: list[Side], phrases: list[Side],
         out.shown.append({"pmid": pmid, "year": year, "reading": said or "", "gap": gap,
                           "backward": backward,
                           "sentence": excerpt(sent, disjoint_spans(marks))})  # fmt: skip
-    # what each reading says first, then the subject first, then the names closest together
-    # (the plainest statement)
+    # an abstract that states the negation ("ginkgo … did not reduce the risk of progression to
+    # AD") answers no, whatever its title or aims say the study set out to show ("ginkgo … for
+    # the prevention of AD: a randomised trial"): the finding is the abstract's answer
+    out.overruled = out.yes & out.negated
+    out.yes -= out.negated
+    # what each reading says first (a "yes" its abstract's finding overrules after the "no"s),
+    # then the subject first, then the names closest together (the plainest statement)
     rank = {"yes": 0, "no": 1, "hedged": 2, "": 3}
-    out.shown.sort(key=lambda x: (rank[x["reading"]], x["backward"], x["gap"], -x["year"],
-                                  x["pmid"]))  # fmt: skip
+
+    def order(x: dict[str, Any]) -> tuple[Any, ...]:
+        said = 1.5 if x["reading"] == "yes" and x["pmid"] in out.overruled else rank[x["reading"]]
+        return (said, x["backward"], x["gap"], -x["year"], x["pmid"])
+
+    out.shown.sort(key=order)
     return out
 
 
@@ -284,6 +295,9 @@ def verdict(base: dict[str, Any], sides: list[Side], got: Reading, pred: Predica
         line = f"{head}: {yes} PMIDs' sentences state {claim}"
         line += f"; {no} state the opposite" if no else ""
         line += " (too few, none negated, to answer no)" if weak else ""
+        if got.overruled:
+            line += (f"; {len(got.overruled)} PMIDs whose other sentences (a title, an aim) say "
+                     "so negate it in their finding: the finding counts")  # fmt: skip
         if answer == IN_ANIMALS:
             line += (f"; all {yes} in animal studies only (their abstracts name no human): "
                      "not shown in people")  # fmt: skip

@@ -130,6 +130,13 @@ def test_hedge_of_a_third_concept_or_context_is_not_a_hypothesis(sentence, head,
         ("These results suggest that calcium dysregulation may influence AD pathogenesis "
          "through the modulation of Abeta production.", "AD", "Abeta", "hypothesis"),
         ("Is amyloid a cause of dementia?", "amyloid", "dementia", "hypothesis"),
+        # a determiner inside the subject ("in this trial") opens no second subject, and
+        # "progression to B" speaks of B (GuidAge, PMID 22959217)
+        ("Long-term use of standardised ginkgo biloba extract in this trial did not reduce the "
+         "risk of progression to Alzheimer's disease compared with placebo.", "ginkgo biloba",
+         "Alzheimer's disease", "negated"),
+        ("Cdk5 and its regulatory subunit p35 is thought to be important in neurodegenerative "
+         "disease pathogenesis.", "Cdk5", "neurodegenerative disease", "hypothesis"),
     ],
 )  # fmt: skip
 def test_negation_or_hedge_of_the_pair_stays(sentence, head, tail, expected):

@@ -39,6 +39,17 @@ def test_a_negated_cue_in_the_sentence_answers_no(engine):
     assert v["sentences"][0]["reading"] == "no"
 
 
+def test_an_abstracts_negated_finding_outweighs_its_title_and_aim(engine):
+    v = _verdict(engine, "Does Ginkgo biloba reduce the risk of Alzheimer's disease?")
+    assert v["answer"] == "no" and v["basis"] == "sentences", v["line"]
+    assert v["sentence_counts"]["yes"] == 0 and v["sentence_counts"]["no"] == 1
+    assert "1 PMIDs whose other sentences (a title, an aim) say so negate it" in v["line"]
+    # the finding is shown first, before the title and the aim it outweighs
+    shown = v["sentences"]
+    assert "did not reduce" in shown[0]["sentence"] and shown[0]["reading"] == "no"
+    assert {x["reading"] for x in shown[1:]} == {"yes"}
+
+
 def test_one_abstract_stating_the_opposite_is_too_few_to_answer_no(engine):
     # an opposite cue ("reduced") in two abstracts answers no; in one, without a negation,
     # it is as often about another role of the pair, so the verdict does not say no

@@ -1,8 +1,9 @@
 """A small real KG whose abstracts say what its facts do not: type 2 diabetes raising the risk
 of Alzheimer's disease (no fact joins them), hypertension said *not* to raise it, lithium
 inhibiting GSK3B to prevent tau phosphorylation in one sentence, exercise (no entity kind) said
-to lower the risk, and one hostile abstract (markup, a huge run-on sentence). Mentions carry
-real offsets into title + " " + abstract, as the annotators write them."""
+to lower the risk, a trial whose finding negates its title's aim, and one hostile abstract
+(markup, a huge run-on sentence). Mentions carry real offsets into title + " " + abstract, as
+the annotators write them."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ AD, T2D, HTN = "MESH:D000544", "MESH:D003924", "MESH:D006973"
 LITHIUM, GSK3B, MAPT, APP = "MESH:D008094", "NCBIGene:2932", "NCBIGene:4137", "NCBIGene:351"
 DONEPEZIL, NAUSEA, DEMENTIA = "MESH:D000077265", "MESH:D009325", "MESH:D003704"
 SIMVASTATIN, MOUSE, HUMAN = "MESH:D019821", "NCBITaxon:10090", "NCBITaxon:9606"
+GINKGO = "MESH:D020934"
 NODES = [
     (AD, "Alzheimer disease", "Disease", ["Alzheimer's disease", "AD"]),
     (T2D, "type 2 diabetes", "Disease", ["T2D"]),
@@ -29,6 +31,7 @@ NODES = [
     (NAUSEA, "nausea", "Disease", []),
     (DEMENTIA, "dementia", "Disease", []),
     (SIMVASTATIN, "simvastatin", "Compound", []),
+    (GINKGO, "Ginkgo biloba", "Compound", []),
 ]
 #: (pmid, title, abstract, {surface: CURIE or None}) — every surface found is a mention.
 DOCS = [
@@ -111,6 +114,16 @@ DOCS = [
         "Lithium in mice.",
         "In mice, lithium decreased APP expression.",
         {"lithium": LITHIUM, "APP": APP},
+    ),
+    # a trial whose title and aim name the hoped-for effect, and whose finding negates it
+    # (GuidAge, PMID 22959217, shortened)
+    (
+        "514",
+        "Ginkgo biloba for the prevention of Alzheimer's disease: a randomised trial.",
+        "We aimed to assess efficacy of Ginkgo biloba for the reduction of incidence of "
+        "Alzheimer's disease. Long-term use of Ginkgo biloba in this trial did not reduce the "
+        "risk of progression to Alzheimer's disease compared with placebo.",
+        {"Ginkgo biloba": GINKGO, "Alzheimer's disease": AD},
     ),
     (
         "509",

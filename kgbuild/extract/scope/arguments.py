@@ -45,7 +45,7 @@ def subject(s: Words, a: Span, start: int) -> bool:
     if len(gap) > 6 or any(
         s.stop(k)
         or s.verbish(k)
-        or s.w[k] in PRONOUNS
+        or (s.w[k] in PRONOUNS and not _determines(s, k, gap))
         or s.w[k] in RELATIONAL
         or caused(s, k)
         or (s.w[k].endswith("ing") and len(s.w[k]) > 5)
@@ -56,6 +56,13 @@ def subject(s: Words, a: Span, start: int) -> bool:
     if any(s.w[k] in PREP and s.w[k] not in ("in", "of", "at", "within", "from") for k in gap):
         return False
     return left_free(s, a)
+
+
+def _determines(s: Words, k: int, gap: list[int]) -> bool:
+    """The word at ``k`` is a determiner of a noun that follows it inside the subject ("A *in
+    this trial* did not reduce B"), not a pronoun opening another subject ("A; *this* did
+    not…")."""
+    return s.w[k] in DETERMINERS and k + 1 in gap and s.w[k + 1].isalpha()
 
 
 def complement(s: Words, j: int, b: Span, reach: int, hedge: bool = False) -> bool:

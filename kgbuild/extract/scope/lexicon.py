@@ -41,7 +41,7 @@ TRANSPARENT = _set(
     "polymorphisms genotype intake use accumulation deposition aggregation production "
     "secretion release phosphorylation content burden infection upregulation downregulation "
     "ablation absence lack combination therapy reduction removal lowering elevation "
-    "suppression stimulation induction overproduction increase decrease"
+    "suppression stimulation induction overproduction increase decrease progression conversion"
 )
 #: Heads through which "X in A" speaks of A ("a decrease in A was not associated with B").
 CHANGE_IN = _set("decrease decreases increase increases reduction elevation change changes decline")
