@@ -88,16 +88,11 @@ def family(relation: str) -> str | None:
 
 
 @lru_cache(maxsize=1024)
-def cue_stems(relation: str) -> tuple[frozenset[str], str | None]:
-    """(stems that state the claim's relation, its family)."""
-    return _cue_stems(relation)[:2]
-
-
-@lru_cache(maxsize=1024)
-def _cue_stems(relation: str) -> tuple[frozenset[str], str | None, tuple[int, ...]]:
-    """:func:`cue_stems` and the stems' lengths, longest last: a word is checked by its
-    prefixes of those lengths (a set lookup each), not against every stem — a build reads
-    ~200 stems for each of ~10 words of each of tens of thousands of co-mention sentences."""
+def cue_stems(relation: str) -> tuple[frozenset[str], str | None, tuple[int, ...]]:
+    """(stems that state the claim's relation, its family, the stems' lengths ascending): a
+    word is checked by its prefixes of those lengths (a set lookup each), not against every
+    stem — a build reads ~200 stems for each of ~10 words of each of tens of thousands of
+    co-mention sentences."""
     fam = family(relation)
     own = {w[:5] for w in _WORD.findall(relation.lower()) if w not in _STOP and len(w) > 2}
     table = [(s, f) for s, f in keyword_stems() if s not in NOT_CUES]
@@ -121,7 +116,7 @@ def _words(text: str, spans: list[Span]) -> list[tuple[str, int]]:
 def relation_stated(sentence: str, head: Span, tail: Span, relation: str) -> str | None:
     """The cue word stating the relation near the endpoints (spans local to ``sentence``),
     or None when the sentence only co-mentions them."""
-    stems, fam, lengths = _cue_stems(relation)
+    stems, fam, lengths = cue_stems(relation)
     if fam not in SPECIFIC:
         return "(not checked)"
     words = _words(sentence, [head, tail])
