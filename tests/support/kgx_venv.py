@@ -1,9 +1,9 @@
 """The isolated venv with the real ``kgx`` (``tests/kgx-requirements.txt``), made on first use.
 
 kgx 2.6 pins duckdb<2 and pyarrow 15, so it cannot live in the project's venv (duckdb 2,
-pyarrow 25). ``make kgx-venv`` or the first test that needs it creates ``.venv-kgx`` from PyPI
-(about 2 minutes); ``KGBUILD_KGX_VENV`` points at another one. The venv is remade when the
-requirements file changes.
+pyarrow 25). ``make kgx-venv`` (through uv, ``KGBUILD_UV``: tools/uv_pip.py) or the first test
+that needs it (through pip) creates ``.venv-kgx`` from PyPI; ``KGBUILD_KGX_VENV`` points at
+another one. The venv is remade when the requirements file changes.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 REQUIREMENTS = ROOT / "tests" / "kgx-requirements.txt"
 CHECK = ROOT / "tests" / "support" / "kgx_check.py"
+UV_PIP = ROOT / "tools" / "uv_pip.py"
 
 
 def venv_dir() -> Path:
@@ -34,9 +35,12 @@ def ensure_kgx_venv() -> Path:
         return python
     base = getattr(sys, "_base_executable", sys.executable)
     subprocess.run([base, "-m", "venv", "--clear", str(venv)], check=True)
+    if os.environ.get("KGBUILD_UV"):  # `make kgx-venv`: uv, with pip's configuration
+        install = [str(python), str(UV_PIP), "install"]
+    else:
+        install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r",
-         str(REQUIREMENTS)],
+        [*install, "-r", str(REQUIREMENTS)],
         check=True, capture_output=True, text=True, timeout=1200,
     )  # fmt: skip
     stamp.write_text(want)
