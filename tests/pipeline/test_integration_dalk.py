@@ -90,14 +90,18 @@ def test_second_identical_build_changes_nothing(dalk_build):
     )
 
 
-def test_killed_build_resumes_to_the_same_hashes(dalk_build, tmp_path):
-    """SIGKILL a real build process mid-run; readers see only whole snapshots; resume matches.
+def test_killed_build_resumes_to_the_same_hashes_and_a_later_run_extends_it(dalk_build, tmp_path):
+    """SIGKILL a real build process mid-run; readers see only whole snapshots; resume matches;
+    then a third run, asked for one more year, restores its state from the published 2012
+    snapshot and builds 2013 on it to the snapshot one go gives: same inputs → same snapshots,
+    however the build was split into runs.
 
     The killed run covers 2011–2012, not the whole corpus: a year's snapshot is the same
-    whichever run built it (the split test below), the kill lands while 2012 is being built
-    (2011 published), and the resume restores from that snapshot, whatever follows; two years
-    keep most of a full build's CPU out of the suite's budget."""
-    source, clean_warehouse, _ = dalk_build
+    whichever run built it, the kill lands while 2012 is being built (2011 published), and the
+    resume restores from that snapshot, whatever follows; three years stand for the ten (the
+    restore happens once whatever follows) and keep most of a full build's CPU out of the
+    suite's budget."""
+    source, clean_warehouse, report = dalk_build
     years = "2011-2012"
     warehouse = tmp_path / "warehouse"
     env = {**os.environ, "KGBUILD_WAREHOUSE": str(warehouse)}
@@ -137,7 +141,8 @@ def test_killed_build_resumes_to_the_same_hashes(dalk_build, tmp_path):
     assert len(visible) <= 1
     for sid, n in visible:  # every visible snapshot is whole
         assert wh.query("SELECT count(*) FROM triples_at(?)", [sid])[0][0] == n
-    build_kg(source, kg="alzheimers", years=years, warehouse=warehouse)
+    first = build_kg(source, kg="alzheimers", years=years, warehouse=warehouse)
+    assert [y.year for y in first.years] == [2011, 2012]
     resumed = wh.query("SELECT as_of_year, content_hash FROM snapshots ORDER BY as_of_year")
     clean = Warehouse(clean_warehouse).query(
         "SELECT as_of_year, content_hash FROM snapshots WHERE as_of_year <= 2012 "
@@ -145,26 +150,14 @@ def test_killed_build_resumes_to_the_same_hashes(dalk_build, tmp_path):
     )
     assert len(clean) == 2
     assert resumed == clean
-
-
-def test_a_build_split_into_runs_equals_one_go(dalk_build, tmp_path):
-    """Same inputs → same snapshots, however the build was split into runs: the second run
-    restores its state from the published 2012 snapshot (identical rows included) and builds
-    2013 on it. Three years stand for the ten: what is checked is the restore, which happens
-    once whatever follows."""
-    source, clean_warehouse, report = dalk_build
-    warehouse = tmp_path / "warehouse"
-    first = build_kg(source, kg="alzheimers", years="2011-2012", warehouse=warehouse)
-    assert [y.year for y in first.years] == [2011, 2012]
     rest = build_kg(source, kg="alzheimers", years="2011-2013", warehouse=warehouse)
     assert [y.reused for y in rest.years] == [True, True, False]
     assert [y.snapshot.snapshot_id for y in rest.years] == [
         y.snapshot.snapshot_id for y in report.years[:3]
     ]
-    split, clean = Warehouse(warehouse), Warehouse(clean_warehouse)
     names = "SELECT id, name, type, aliases FROM entities_at(?) ORDER BY id"
     sid = report.years[2].snapshot.snapshot_id
-    assert split.query(names, [sid]) == clean.query(names, [sid])
+    assert wh.query(names, [sid]) == Warehouse(clean_warehouse).query(names, [sid])
 
 
 def test_dalk_exports_validate_load_and_report(dalk_build, kgx_python, tmp_path):
