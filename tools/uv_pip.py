@@ -9,8 +9,10 @@ Why this script: uv reads no pip configuration, and a machine's pip configuratio
 package sources are (here: local wheel folders and file indexes beside PyPI, and a cap on torch
 whose CPU build lies on this disk; without the cap uv would take a CUDA build of several GB).
 So pip's own view of its configuration (``pip config list``: its files and its ``PIP_*``
-variables) is passed on to uv, each setting by its uv name; a setting uv has no equivalent for
-is left out. Two flags keep pip's semantics: ``--index-strategy unsafe-best-match`` (pip takes
+variables) is passed on to uv: index-url, extra-index-url, find-links, constraint and no-index
+as uv's flags, cert and default-timeout as the variables uv reads for them. Other pip settings
+(a proxy, trusted hosts) are not carried over: uv reads the standard proxy variables itself.
+Two flags keep pip's semantics: ``--index-strategy unsafe-best-match`` (pip takes
 the best version across every index, uv by default the first index that has the package) and
 ``--compile-bytecode`` (pip compiles what it installs; where PYTHONDONTWRITEBYTECODE is set, as
 here, nothing would compile it later and every process would compile its imports again).
