@@ -11,7 +11,7 @@ workers): the same model, and llama.cpp reads a Q8_0 prompt about a third faster
 (1,600 tokens: 9.4 against 14.3 CPU s; AVX2, 2 threads), answers as fast, and these tests spend
 most of their time reading prompts (the local-LLM tests: 235 against 172–187 CPU s, two paired
 runs). Q8_0's 8-bit steps carry Q4_1's 4-bit ones closely but not exactly, so a greedy answer
-can differ (one of three prompts tried did); nothing here asserts on what the model says.
+can differ (on the one prompt compared, it did); nothing here asserts on what the model says.
 """
 
 import ctypes
