@@ -15,9 +15,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any, TypeVar
+from functools import cache
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import pyarrow as pa
+if TYPE_CHECKING:  # pyarrow is imported where a table is built: a CLI that only reads via SQL
+    import pyarrow as pa  # starts without it (~0.25 CPU s of pyarrow + numpy per process)
 
 #: 5: entities.display_name (one name per node). 6: the retractions table (PubMed's marks).
 SCHEMA_VERSION = "6"
@@ -384,39 +386,45 @@ REGISTRY_COUNTS = (
 )  # fmt: skip
 
 
-#: Arrow type of each field annotation a record may use.
-_ARROW = {
-    "str": pa.string(),
-    "str | None": pa.string(),
-    "int": pa.int32(),
-    "int | None": pa.int32(),
-    "float": pa.float64(),
-    "float | None": pa.float64(),
-    "bool": pa.bool_(),
-    "list[str]": pa.list_(pa.string()),
-}
-
-
-def _schema(cls: type) -> pa.Schema:
-    return pa.schema([(f.name, _ARROW[str(f.type)]) for f in fields(cls)])
-
-
 #: Table name → record class, Arrow schema and natural key, in the order snapshots hash them.
 RECORD_TYPES: dict[str, type] = {name: spec.cls for name, spec in TABLES.items()}
-SCHEMAS: dict[str, pa.Schema] = {name: _schema(spec.cls) for name, spec in TABLES.items()}
 #: Natural key of each table: the columns that identify a row across snapshots.
 KEYS: dict[str, tuple[str, ...]] = {name: spec.key for name, spec in TABLES.items()}
 
 
+@cache
+def arrow_schemas() -> dict[str, pa.Schema]:
+    """Table name → its Arrow schema, derived from the record's fields (built once, on first
+    use, so that importing the records does not import pyarrow)."""
+    import pyarrow as pa
+
+    arrow = {  # the Arrow type of each field annotation a record may use
+        "str": pa.string(),
+        "str | None": pa.string(),
+        "int": pa.int32(),
+        "int | None": pa.int32(),
+        "float": pa.float64(),
+        "float | None": pa.float64(),
+        "bool": pa.bool_(),
+        "list[str]": pa.list_(pa.string()),
+    }
+    return {
+        name: pa.schema([(f.name, arrow[str(f.type)]) for f in fields(cls)])
+        for name, cls in RECORD_TYPES.items()
+    }
+
+
 def schema_for(table: str) -> pa.Schema:
     """The versioned Arrow schema of a table (the version travels in the schema metadata)."""
-    return SCHEMAS[table].with_metadata(
+    return arrow_schemas()[table].with_metadata(
         {"kgbuild.record": table, "kgbuild.schema_version": SCHEMA_VERSION}
     )
 
 
 def to_arrow(table: str, records: list[Any]) -> pa.Table:
     """Records of one kind → an Arrow table of that kind's schema (column by column, fast)."""
+    import pyarrow as pa
+
     schema = schema_for(table)
     names = [f.name for f in fields(RECORD_TYPES[table])]
     columns = {n: [getattr(r, n) for r in records] for n in names}

@@ -29,9 +29,10 @@ import math
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where the model predicts, not by every catalog reader
+    import numpy as np
 
 #: Version of the feature definitions below; a model fitted on other definitions is refused.
 FEATURE_SET = "kgbuild-evidence-features/2"
@@ -193,6 +194,8 @@ def load_model(path: Path | None = None) -> dict[str, Any]:
 
 def design(names: Iterable[str], rows: Iterable[Mapping[str, Any]]) -> np.ndarray:
     """Design matrix: a column of ones, then the named feature columns of each row."""
+    import numpy as np
+
     names = list(names)
     return np.array([[1.0] + [float(r[n] or 0.0) for n in names] for r in rows]).reshape(
         -1, len(names) + 1
@@ -202,6 +205,8 @@ def design(names: Iterable[str], rows: Iterable[Mapping[str, Any]]) -> np.ndarra
 def predict(model: Mapping[str, Any], rows: Iterable[Mapping[str, Any]]) -> np.ndarray:
     """P(supported) per feature row (rows of :func:`row_features_sql`). A row whose method the
     model was not fitted on gets its hand-set prior instead (no data, no claim to calibration)."""
+    import numpy as np
+
     rows = list(rows)
     coef = model["coefficients"]
     names = [n for n in coef if n != "intercept"]

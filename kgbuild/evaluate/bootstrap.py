@@ -13,9 +13,10 @@ pairwise on the very same resamples (:func:`paired_difference`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported by the functions: the CLI imports the constants at start
+    import numpy as np
 
 #: Resamples per interval (percentile intervals settle to ±0.005 F1 by about 1,000).
 N_RESAMPLES = 1000
@@ -25,6 +26,8 @@ SEED = 20240501
 
 def resample_indices(n_docs: int, n: int = N_RESAMPLES, seed: int = SEED) -> np.ndarray:
     """``n`` × ``n_docs`` document indices drawn with replacement (PCG64, seeded)."""
+    import numpy as np
+
     rng = np.random.Generator(np.random.PCG64(seed))
     return rng.integers(0, max(n_docs, 1), size=(n, n_docs)) if n_docs else np.zeros((n, 0), int)
 
@@ -38,6 +41,8 @@ def prf(tp_pred: float, n_pred: float, tp_gold: float, n_gold: float) -> tuple[f
 
 
 def _prf_arrays(c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    import numpy as np
+
     tp_pred, n_pred, tp_gold, n_gold = c[..., 0], c[..., 1], c[..., 2], c[..., 3]
     with np.errstate(divide="ignore", invalid="ignore"):
         p = np.where(n_pred > 0, tp_pred / np.maximum(n_pred, 1), 0.0)
@@ -51,6 +56,8 @@ def scores(counts: np.ndarray, idx: np.ndarray) -> dict[str, Any]:
 
     ``counts``: one row per gold document, columns (tp_pred, n_pred, tp_gold, n_gold).
     """
+    import numpy as np
+
     counts = np.asarray(counts, dtype=float).reshape(-1, 4)
     total = counts.sum(axis=0)
     p, r, f = prf(*total)
@@ -75,6 +82,8 @@ def scores(counts: np.ndarray, idx: np.ndarray) -> dict[str, Any]:
 def paired_difference(a: np.ndarray, b: np.ndarray, idx: np.ndarray) -> dict[str, float]:
     """F1(a) − F1(b) on the same documents with its interval over shared resamples: the
     difference is significant at 95% when the interval excludes 0."""
+    import numpy as np
+
     a = np.asarray(a, dtype=float).reshape(-1, 4)
     b = np.asarray(b, dtype=float).reshape(-1, 4)
     point = prf(*a.sum(axis=0))[2] - prf(*b.sum(axis=0))[2]

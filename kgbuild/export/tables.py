@@ -25,7 +25,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from kgbuild.export.source import staged_edges, stream
-from kgbuild.records import KEYS, SCHEMAS, schema_for
+from kgbuild.records import KEYS, arrow_schemas, schema_for
 from kgbuild.store import catalog
 from kgbuild.store.files import atomic_path
 from kgbuild.store.spreadsheet import text_batch
@@ -46,7 +46,7 @@ def order_by(table: str) -> str:
     mostly stop at the key (cheaper to sort than ``ORDER BY ALL`` over long sentences)."""
     if table == EDGES_VIEW:
         return "triple_id"
-    names = [f.name for f in SCHEMAS[table]]
+    names = [f.name for f in arrow_schemas()[table]]
     cols = [*KEYS[table], *(n for n in names if n not in KEYS[table])]
     return ", ".join(f'"{c}"' for c in cols)
 

@@ -44,7 +44,7 @@ from kgbuild.belief.confidence import load_model, model_digest
 from kgbuild.belief.conflicts import define_conflict_views
 from kgbuild.belief.history import define_belief_views
 from kgbuild.errors import Busy, NoWarehouse, StoreError
-from kgbuild.records import SCHEMAS
+from kgbuild.records import RECORD_TYPES, arrow_schemas
 from kgbuild.store.curations import define_log, prepare_connection
 from kgbuild.store.edges import edges_macro_sql
 from kgbuild.store.retractions import define_retraction_views, evidence_status_sql
@@ -73,7 +73,7 @@ from kgbuild.store.retractions import define_retraction_views, evidence_status_s
 #: 13: curations (kgbuild.store.curations): ``curation_log()``; a row a curator took out reads
 #: 'curated_out' in evidence_status_at (kg_edges_all's n_curated_out).
 CATALOG_VERSION = "13"
-TABLES = tuple(SCHEMAS)
+TABLES = tuple(RECORD_TYPES)
 #: The registry's own tables (everything else in the catalog is derived: views and macros).
 REGISTRY_TABLES = (
     "catalog_meta",
@@ -242,7 +242,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
 def _empty_select(table: str, with_data: bool) -> str:
     cols = []
     if with_data:
-        for f in SCHEMAS[table]:
+        for f in arrow_schemas()[table]:
             cols.append(f'NULL::{_SQL_TYPES[str(f.type)]} AS "{f.name}"')
     cols += ["NULL::VARCHAR AS _row", "NULL::VARCHAR AS _part", "NULL::VARCHAR AS _file"]
     return f"SELECT {', '.join(cols)} WHERE false"

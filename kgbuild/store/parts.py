@@ -16,9 +16,10 @@ import hashlib
 import os
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+if TYPE_CHECKING:  # imported where a part is written or checked, not by every reader
+    import pyarrow as pa
 
 _MOD = 1 << 256
 
@@ -68,6 +69,9 @@ def write_part(root: Path, table: str, op: str, data: pa.Table | None, hashes: l
     An add part holds the rows plus ``_row``/``_part``; a del part (``data=None``) holds only
     the ``_row`` hashes of rows that leave the snapshot.
     """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     pid = part_id(table, op, hashes)
     path = part_path(root, table, pid)
     if _intact(path, len(hashes)):
@@ -88,6 +92,8 @@ def write_part(root: Path, table: str, op: str, data: pa.Table | None, hashes: l
 
 def _intact(path: Path, rows: int) -> bool:
     """The part file exists, its footer reads and it holds ``rows`` rows."""
+    import pyarrow.parquet as pq
+
     try:
         return pq.read_metadata(path).num_rows == rows
     except (OSError, ValueError):  # missing, truncated, not Parquet

@@ -22,15 +22,17 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pyarrow as pa
 
 from kgbuild.errors import NoWarehouse, StoreError
 from kgbuild.records import KEYS, REGISTRY_COUNTS, SnapshotCounts, stable_id, to_arrow
 from kgbuild.store import catalog
 from kgbuild.store.parts import adhash, hex256, part_path, row_hashes, write_part
+
+if TYPE_CHECKING:  # a snapshot writer builds Arrow tables; a reader of the catalog needs none
+    import pyarrow as pa
 
 #: Tables whose rows can change between snapshots (an entity gains aliases); others only grow.
 KEYED_TABLES = frozenset({"entities"})
@@ -500,6 +502,8 @@ class SnapshotWriter:
                 self._write_adds(t, st)
 
     def _write_adds(self, table: str, st: _TableState) -> None:
+        import pyarrow as pa
+
         st.written.append(
             write_part(self.wh.root, table, "add", pa.concat_tables(st.adds), st.add_hashes)
         )
