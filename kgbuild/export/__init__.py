@@ -99,7 +99,7 @@ def _write(
     written: dict[str, Written] = {}
     with contextlib.ExitStack() as stack:
         csvs = None
-        with open_catalog(wh.catalog_path) as con:
+        with open_catalog(wh.catalog_path, out, publish.STAGE_PREFIX) as con:
             for fmt in dirs:
                 if fmt in ("parquet", "tsv"):
                     written[fmt] = tables.export_tables(con, snapshot_id, dirs[fmt], fmt)

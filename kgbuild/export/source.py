@@ -46,10 +46,14 @@ _LOCK_WAIT_S = 30.0
 
 
 @contextmanager
-def open_catalog(catalog_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+def open_catalog(
+    catalog_path: Path, spill_in: Path, spill_prefix: str
+) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only catalog connection (:func:`catalog.connect`: parts resolve in the warehouse
-    only) with a memory limit and a private spill folder."""
-    with tempfile.TemporaryDirectory(prefix="kgbuild-export-") as spill:
+    only) with a memory limit and a private spill folder in ``spill_in`` (the export's own
+    folder, not the system's temp folder: an export writes nowhere else, and a killed one's
+    spill folder, named ``spill_prefix``…, is removed with its other leftovers by the next)."""
+    with tempfile.TemporaryDirectory(prefix=f"{spill_prefix}spill-", dir=spill_in) as spill:
         settings = {"memory_limit": MEMORY_LIMIT, "temp_directory": spill, "threads": 2}
         with catalog.connect(catalog_path, True, _LOCK_WAIT_S, settings) as con:
             yield con

@@ -59,7 +59,10 @@ def _signature(folder):
 def _export_killed_after(wh, sid, target, changes):
     """Run ``kgbuild export`` into ``target`` and SIGKILL it once ``changes`` files have
     appeared or changed below it; True when it was killed before finishing."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "KGBUILD_WAREHOUSE": str(wh.root)}
+    temp = target.parent / f"{target.name}-system-temp"  # the process's TMPDIR: stays empty
+    temp.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "KGBUILD_WAREHOUSE": str(wh.root),
+           "TMPDIR": str(temp)}  # fmt: skip
     before = _signature(target)
     seen = set()
     proc = subprocess.Popen(
@@ -101,6 +104,7 @@ def test_a_killed_export_leaves_the_old_export_or_the_new_one(two_years, tmp_pat
             assert got in (old[fmt], new[fmt]), f"{fmt} is a mix after a kill at {changes}"
         if was_killed:
             killed.append("".join("N" if tree(target / f) == new[f] else "O" for f in FORMATS))
+        assert not list((tmp_path / f"out-{changes}-system-temp").iterdir())  # all in target
         # the next export finishes the job and removes what the killed one left
         export_snapshot(wh, new_sid, target, FORMATS)
         assert {fmt: tree(target / fmt) for fmt in FORMATS} == new
