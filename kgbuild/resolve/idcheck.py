@@ -237,7 +237,8 @@ def check_form(
     context = context or Context(long_forms=long_forms or {})
     long_forms = long_forms if long_forms is not None else context.long_forms
     key = norm(form)
-    long = long_forms.get(key) or long_forms.get(_singular(key))
+    # defined in the plural ("amyloid-related imaging abnormalities (ARIAs)") or the singular
+    long = long_forms.get(key) or long_forms.get(_singular(key)) or long_forms.get(f"{key}s")
     judged = long if long and long != key and _credible(key, long) else key
     strict = vocabulary == "mesh"
     synonyms = synonyms_of(cid)

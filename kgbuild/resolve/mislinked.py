@@ -41,7 +41,7 @@ from kgbuild.extract.ground import abbreviations
 from kgbuild.names import norm
 from kgbuild.records import Mention, Problem
 from kgbuild.resolve.idcheck import WHY, Context, Outcome, check_form
-from kgbuild.resolve.longforms import long_form_links, partial_long_forms
+from kgbuild.resolve.longforms import compound_first_parts, long_form_links, partial_long_forms
 from kgbuild.resolve.mislinkrules import (
     CLASS_WORDS,
     FAMILY_MIN,
@@ -141,9 +141,12 @@ def document_long_forms(
     text: str,
     definitions: Callable[[str], dict[str, str]] = abbreviations,
 ) -> dict[str, str]:
-    """Normalized short form → long form the abstract defines (Schwartz & Hearst), for the
-    vocabulary check: {} when no linked mention is a parenthesized short form."""
-    return definitions(text) if text and _short_forms_defined(ms, text) else {}
+    """Normalized short form → long form the abstract defines (Schwartz & Hearst; the first
+    part of a hyphenated one too: :func:`compound_first_parts`), for the vocabulary check: {}
+    when no linked mention is a parenthesized short form."""
+    if not text or not _short_forms_defined(ms, text):
+        return {}
+    return {**compound_first_parts(text), **definitions(text)}
 
 
 def document_context(

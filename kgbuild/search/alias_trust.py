@@ -28,6 +28,12 @@ concept. On the DALK build the tagger's weakest links were doing exactly that: a
 4. **Another gene's symbol is that gene's.** A one-word form that is the HGNC official symbol
    of another gene (three characters or more: "ADNP", "CAT") is no alias of a non-gene node or
    of a different gene.
+5. **A form the corpus refutes is no alias.** When the vocabulary check took an ID away from
+   more mentions of a form than it left (an abstract defines "ARIA" as amyloid-related imaging
+   abnormalities, not the gene ECSCR whose alias it is: on the DALK build 15 mentions dropped
+   (4 more tagged with the mouse gene), 5 kept in abstracts that define nothing; "ADAS" of
+   ADAS-Cog, 34 (+3) to 15), the form names that node nowhere else: the undefined uses are most
+   likely the same misreading.
 """
 
 from __future__ import annotations

@@ -117,6 +117,14 @@ class _Candidates:
         self.vocab: dict[str, set[int]] = defaultdict(set)
         #: (key, node) → one-word surface forms short enough to be acronyms (rule 3)
         self.short: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
+        #: (key, node) → mentions whose link the vocabulary check dropped (rule 5)
+        self.refuted: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+
+    def refute(self, surface: str, node: int, n: float) -> None:
+        """Count mentions of ``surface`` the build took away from ``node`` (rule 5)."""
+        toks = tokens(clean_alias(surface))
+        for v in variants(toks):
+            self.refuted[" ".join(v)][node] += n
 
     def add(self, surface: str, node: int, weight: float, source: str,
             vocabulary: bool = False) -> None:  # fmt: skip
@@ -162,6 +170,8 @@ class _Eligible:
             return True  # the vocabulary's own name of the node
         if " " not in k and foreign_symbol(k, cid):
             return False  # rule 4
+        if c.refuted.get(k, {}).get(node, 0.0) > c.seen[k].get(node, 0.0):
+            return False  # rule 5
         if SOURCES[c.rank[k][node]] not in ("name", "resolution", "abbreviation") and (
             c.seen[k].get(node, 0.0) < MIN_MENTIONS
         ):
@@ -222,7 +232,8 @@ def build_aliases(
     display name. ``ents``: (id, name, type, aliases, first_year[, display_name]) rows; the
     stored display name is used as it is (ask and serve show what SQL shows) unless it is a
     systematic chemical name (:func:`kgbuild.resolve.naming.readable_name`). ``mentions``:
-    (concept_id, text, count[, id_check]) rows; suspect and dropped links give no alias.
+    (concept_id, text, count[, id_check]) rows; suspect and dropped links give no alias, and a
+    dropped one (its row carries the annotator's ID) counts against its form (rule 5).
     ``same_as``: node → the node it is the ortholog of (-1: itself; :func:`ortholog_nodes`): a
     non-human gene's forms name its human gene ("acetylcholinesterase" of rat Ache is ACHE's).
     Surface forms are cleaned (:func:`kgbuild.names.clean_alias`) before they become keys.
@@ -234,7 +245,9 @@ def build_aliases(
     for cid, text, n, *check in mentions:
         node = node_of.get(cid)
         node = None if node is None else home(node)
-        if node is not None and text and trusted(check[0] if check else ""):
+        if node is not None and text and (check[0] if check else "").endswith(":dropped"):
+            c.refute(text, node, float(n))  # the annotator's ID, which the build took away
+        elif node is not None and text and trusted(check[0] if check else ""):
             c.add(text, node, float(n), "mention")
             if len(tokens(text)) >= 2:
                 long_forms[node][text] += int(n)

@@ -307,10 +307,12 @@ def _from_warehouse(
         )
         sent_links = [(i, edge_of[t]) for i, r in enumerate(sents) for t in r[3] if t in edge_of]
         # with the vocabulary check's verdict: a suspect link names no alias (search.alias_trust)
+        # a dropped link under the annotator's ID: the corpus's evidence against that form
         mentions = query(
-            "SELECT concept_id, text, count(*), coalesce(id_check, '') FROM ("
-            "  SELECT * FROM mentions_at(?) UNION ALL BY NAME"
-            "  SELECT NULL::VARCHAR AS id_check WHERE false) WHERE concept_id IS NOT NULL "
+            "SELECT coalesce(concept_id, annotator_id), text, count(*), coalesce(id_check, '') "
+            "FROM (SELECT * FROM mentions_at(?) UNION ALL BY NAME"
+            "  SELECT NULL::VARCHAR AS id_check, NULL::VARCHAR AS annotator_id WHERE false) "
+            "WHERE concept_id IS NOT NULL OR (id_check LIKE '%:dropped' AND annotator_id <> '') "
             "GROUP BY ALL ORDER BY ALL",
             [sid],
         )

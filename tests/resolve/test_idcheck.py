@@ -370,3 +370,43 @@ def test_a_drug_reaction_that_names_a_protein_as_its_agent_loses_the_id_whatever
     assert got["renal toxicity"] == ("MESH:D064420", "mesh:suspect")
     why = [p.detail for p in out.problems if p.kind == "vocabulary_mismatch"]
     assert len(why) == 2 and all("gene_agent" in d for d in why)
+
+
+# --- hyphenated short forms and short forms defined in the plural ---
+
+
+@pytest.mark.parametrize(
+    ("text", "defined"),
+    [
+        # the qualifier's words end the long form
+        ("change on the Alzheimer's Disease Assessment Scale-cognitive subscale (ADAS-Cog).",
+         {"adas": "alzheimer disease assessment scale"}),
+        ("Amyloid-related imaging abnormalities-edema (ARIA-E) occurred.",
+         {"aria": "amyloid related imaging abnormalities"}),
+        # a participle or function word the first part does not need is shed (BioRED Train
+        # 24055495: "streptozotocin-induced (STZ-icv)"; CDR Dev 12842176: NDMA-demethylase)
+        ("deficits in streptozotocin-induced (STZ-icv) rat models", {"stz": "streptozotocin"}),
+        ("nitrosodimethylamine demethylase (NDMA-demethylase) activity",
+         {"ndma": "nitrosodimethylamine"}),
+        ("levels of tumor necrosis factor-alpha (TNF-alpha) rose",
+         {"tnf": "tumor necrosis factor"}),
+        ("performance on the cognitive subscale (ADAS-Cog)", {}),  # nothing ADAS abbreviates
+        # a qualifier that is a short form of its own ends the long form where it begins
+        ("an event in Down syndrome with Alzheimer's disease (DS-AD)", {"ds": "down syndrome"}),
+    ],
+)  # fmt: skip
+def test_the_first_part_of_a_hyphenated_short_form_is_defined_by_the_words_before_it(text, defined):
+    from kgbuild.resolve.longforms import compound_first_parts
+
+    assert compound_first_parts(text) == defined
+
+
+@needs_vocabularies
+def test_a_short_form_defined_in_the_plural_is_judged_by_its_long_form():
+    plural = {"arias": "amyloid related imaging abnormalities"}
+    assert check_form("ARIA", "NCBIGene:641700", {}).verdict == "kept"  # HGNC alias of ECSCR
+    out = check_form("ARIA", "NCBIGene:641700", plural)
+    assert (out.verdict, out.how) == ("dropped", "long_form")
+    # a right ID keeps its plural definition's support
+    hcc = check_form("HCC", "MESH:D006528", {"hccs": "hepatocellular carcinomas"})
+    assert (hcc.verdict, hcc.judged) == ("kept", "hepatocellular carcinomas")

@@ -187,3 +187,24 @@ def test_ortholog_nodes_take_the_most_relinked_target_and_never_chain():
     assert got.tolist() == [1, -1, -1, -1]  # d → a would chain through a → b: left alone
     # a human gene relinked to another human gene is no ortholog of it
     assert ortholog_nodes(node_of, [("a", "b", 5)], human={"a"}).tolist() == [-1] * 4
+
+
+def test_a_form_the_build_mostly_took_away_from_an_id_names_it_nowhere():
+    """Rule 5: "ARIA" whose link to ECSCR the vocabulary check dropped in the abstracts that
+    define it (amyloid-related imaging abnormalities) gives ECSCR no key from the abstracts
+    that define nothing; a form kept more often than dropped stays a key."""
+    ecscr, app = "NCBIGene:641700", "NCBIGene:351"
+    ents = [(ecscr, "ECSCR", "Gene", [], 2019, ""), (app, "APP", "Gene", [], 2019, "")]
+    node_of = {ecscr: 0, app: 1}
+    mentions = [
+        (ecscr, "ARIA", 5, "hgnc:kept"),
+        (ecscr, "ARIA", 19, "hgnc:dropped"),  # under the annotator's ID (search.index)
+        (app, "Abeta", 30, "hgnc:kept"),
+        (app, "Abeta", 4, "hgnc:dropped"),
+    ]
+    table, _ = build_aliases(ents, node_of, mentions, [], [], np.zeros(2, np.int32))
+    assert "aria" not in table["key"]
+    assert table["node"][table["key"].index("abeta")] == 1
+    kept_only = [m for m in mentions if m[3] != "hgnc:dropped"]
+    table, _ = build_aliases(ents, node_of, kept_only, [], [], np.zeros(2, np.int32))
+    assert table["node"][table["key"].index("aria")] == 0  # without the evidence, a key
