@@ -30,6 +30,12 @@ IDLE_S, HEADER_S, BODY_S = 4.0, 4.0, 4.0
 #: Slack for a shared 2-core machine between a deadline and the client seeing the close.
 GRACE_S = 1.5
 AD_Q = "Which gene is the main genetic risk factor of Alzheimer's disease?"
+#: Per-phase timeout of the flood test's /health probe: a liveness bound (a server out of
+#: descriptors never answers), not a latency target — that is a benchmark's
+#: (``health_p99_ms_under_load`` in bench/hostile_scenario.py). The probe shares its process,
+#: and so its GIL, with the loop opening the flood; on a saturated 2-core CI run (4 workers)
+#: the first probe's read waited past 1 s once (2026-12-01).
+PROBE_S = 3.0
 
 
 @pytest.fixture(scope="module")
@@ -180,9 +186,9 @@ def test_health_answers_through_a_flood_of_idle_connections_past_the_descriptor_
     probes: list[float | str] = []
     stop = threading.Event()
 
-    def probe() -> None:  # a monitor: a new connection every 0.05 s, 1 s per phase to answer
+    def probe() -> None:  # a monitor: a new connection every 0.05 s, PROBE_S per phase
         fresh = httpx.Limits(max_keepalive_connections=0)
-        with httpx.Client(base_url=url, timeout=1, limits=fresh) as client:
+        with httpx.Client(base_url=url, timeout=PROBE_S, limits=fresh) as client:
             while not stop.is_set():
                 t0 = time.monotonic()
                 try:
@@ -202,9 +208,10 @@ def test_health_answers_through_a_flood_of_idle_connections_past_the_descriptor_
     finally:
         stop.set()
         prober.join()
-    # A probe fails when it is refused, errs or times out: the client's 1 s timeout bounds each
-    # phase (connect, send, read), so a server out of descriptors fails it. The sum of the phases
-    # is not bounded again here: on a saturated 2-core CI run one probe took 1.008 s end to end.
+    # A probe fails when it is refused, errs or times out: the client's PROBE_S timeout bounds
+    # each phase (connect, send, read), so a server out of descriptors (which never answers)
+    # fails it. The sum of the phases is not bounded again here: on a saturated 2-core CI run one
+    # probe took 1.008 s end to end.
     failed = [p for p in probes if not isinstance(p, float)]
     assert len(probes) >= 10 and not failed, (len(probes), failed[:5])
     # the oldest idle connections made room for the newer ones (and the probes)
