@@ -386,7 +386,8 @@ REGISTRY_COUNTS = (
 )  # fmt: skip
 
 
-#: Table name → record class, Arrow schema and natural key, in the order snapshots hash them.
+#: Table name → record class, in the order snapshots hash them (Arrow schemas:
+#: :func:`arrow_schemas`).
 RECORD_TYPES: dict[str, type] = {name: spec.cls for name, spec in TABLES.items()}
 #: Natural key of each table: the columns that identify a row across snapshots.
 KEYS: dict[str, tuple[str, ...]] = {name: spec.key for name, spec in TABLES.items()}
