@@ -140,8 +140,8 @@ def partial_long_forms(
 #: A parenthesized short form with a hyphenated qualifier ("(ADAS-Cog)", "(ARIA-E)", "(ADAS-cog,
 #: SMD = …)"): group 1 is its first part.
 _COMPOUND = re.compile(r"\(\s*([A-Za-z][A-Za-z0-9]{1,9})-([A-Za-z0-9]{1,12})\s*[),;]")
-#: Where the words a long form may take end on the left.
-_CLAUSE_END = re.compile(r"[.;:()\[\]]")
+#: Where the words a long form may take end on the left (the clause before the parenthesis).
+_CLAUSE_ENDS = ".;:()[]"
 
 
 def compound_first_parts(text: str) -> dict[str, str]:
@@ -156,9 +156,8 @@ def compound_first_parts(text: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for m in _COMPOUND.finditer(text):
         first, qualifier = norm(m.group(1)), norm(m.group(2))
-        before = text[: m.start()]
-        start = max((x.end() for x in _CLAUSE_END.finditer(before)), default=0)
-        words = norm(before[start:]).split()
+        start = max(text.rfind(c, 0, m.start()) for c in _CLAUSE_ENDS) + 1
+        words = norm(text[start : m.start()]).split()
         words = words[: _qualifier_start(qualifier, words)]
         for i in range(len(words) - 1, -1, -1):
             long = " ".join(words[i:])

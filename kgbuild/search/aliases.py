@@ -105,6 +105,15 @@ def usable(toks: tuple[str, ...], surface: str) -> bool:
     return not (len(toks) == 1 and len(toks[0]) < 2)
 
 
+def _key_variants(surface: str) -> list[tuple[str, ...]]:
+    """The token variants a cleaned surface form is a key under; none for a form that cannot be
+    one (too short, a number, junk: "Abeta and C5a")."""
+    toks = tokens(surface)
+    if not usable(toks, surface) or is_junk_alias(surface):
+        return []
+    return variants(toks)
+
+
 class _Candidates:
     def __init__(self) -> None:
         self.weight: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
@@ -121,19 +130,16 @@ class _Candidates:
         self.refuted: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
 
     def refute(self, surface: str, node: int, n: float) -> None:
-        """Count mentions of ``surface`` the build took away from ``node`` (rule 5)."""
-        toks = tokens(clean_alias(surface))
-        for v in variants(toks):
+        """Count mentions of ``surface`` the build took away from ``node`` (rule 5), under the
+        keys :meth:`add` would give it."""
+        for v in _key_variants(clean_alias(surface)):
             self.refuted[" ".join(v)][node] += n
 
     def add(self, surface: str, node: int, weight: float, source: str,
             vocabulary: bool = False) -> None:  # fmt: skip
         surface = clean_alias(surface)  # '"amyloid-beta', "49 Alzheimer's…", "A&beta"
-        toks = tokens(surface)
-        if not usable(toks, surface) or is_junk_alias(surface):  # "Abeta and C5a"
-            return
         rank = SOURCES.index(source)
-        for v in variants(toks):
+        for v in _key_variants(surface):
             k = " ".join(v)
             self.weight[k][node] += weight
             self.rank[k][node] = min(self.rank[k].get(node, rank), rank)

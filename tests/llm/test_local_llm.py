@@ -47,6 +47,10 @@ def _gguf() -> Path:
     return next(Path(spec.origin).parent.glob("*.gguf"))
 
 
+#: The requantized model's file name.
+Q8_0_NAME = "smollm2-q8_0.gguf"
+
+
 def _q8_0(source: Path, folder: Path) -> None:
     import llama_cpp
 
@@ -58,9 +62,6 @@ def _q8_0(source: Path, folder: Path) -> None:
     target = str(folder / Q8_0_NAME).encode()
     if llama_cpp.llama_model_quantize(str(source).encode(), target, ctypes.byref(params)) != 0:
         raise RuntimeError(f"llama.cpp could not requantize {source} to Q8_0")
-
-
-Q8_0_NAME = "smollm2-q8_0.gguf"
 
 
 def served_model(factory: pytest.TempPathFactory) -> Path:
