@@ -15,10 +15,12 @@ import pytest
 
 from kgbuild.errors import ExportError
 from kgbuild.export import export_snapshot
+from kgbuild.export.publish import STAGE_PREFIX
 from kgbuild.store.snapshots import Warehouse
 from tests.conftest import ROOT
 from tests.support.synthetic_kg import publish_synthetic
 
+KILL_AT = ROOT / "tests" / "support" / "kill_at.py"
 FORMATS = ["parquet", "tsv", "kgx", "neo4j"]  # byte-identical across runs (LadybugDB is not)
 
 
@@ -44,41 +46,47 @@ def tree(folder):
     }
 
 
-def _signature(folder):
+def _stage_signature(folder):
+    """{path: (inode, mtime, size)} of the files in ``folder``'s staging folders (not DuckDB's
+    spill folder, whose files come and go with memory pressure, not with the export's steps)."""
     out = {}
-    for d, _, files in os.walk(folder):
-        for f in files:
-            try:
-                st = os.stat(os.path.join(d, f))
-            except FileNotFoundError:
-                continue
-            out[os.path.join(d, f)] = (st.st_ino, st.st_mtime_ns, st.st_size)
+    for stage in folder.glob(f"{STAGE_PREFIX}*"):
+        if stage.name.startswith(f"{STAGE_PREFIX}spill-"):
+            continue
+        for d, _, files in os.walk(stage):
+            for f in files:
+                try:
+                    st = os.stat(os.path.join(d, f))
+                except FileNotFoundError:
+                    continue
+                out[os.path.join(d, f)] = (st.st_ino, st.st_mtime_ns, st.st_size)
     return out
 
 
-def _export_killed_after(wh, sid, target, changes):
-    """Run ``kgbuild export`` into ``target`` and SIGKILL it once ``changes`` files have
-    appeared or changed below it; True when it was killed before finishing."""
+def _export_killed(wh, sid, target, *, staged_files=0, after=None):
+    """Run ``kgbuild export`` into ``target`` and SIGKILL it: once ``staged_files`` files have
+    been written to its staging folders (a poller from outside: somewhere in the writing), or
+    right after the n-th return of ``after`` = (function, n) inside it
+    (tests/support/kill_at.py: an exact step, e.g. the second folder swapped in). True when it
+    was killed before finishing."""
     temp = target.parent / f"{target.name}-system-temp"  # the process's TMPDIR: stays empty
     temp.mkdir()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "KGBUILD_WAREHOUSE": str(wh.root),
            "TMPDIR": str(temp)}  # fmt: skip
-    before = _signature(target)
-    seen = set()
+    runner = ["-m", "kgbuild.cli"] if after is None else [str(KILL_AT), after[0], str(after[1])]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kgbuild.cli", "export", sid, "--out", str(target),
-         "-f", ",".join(FORMATS)],
+        [sys.executable, *runner, "export", sid, "--out", str(target), "-f", ",".join(FORMATS)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
-        while proc.poll() is None:
-            now = _signature(target)
-            seen |= {p for p, sig in now.items() if before.get(p) != sig}
-            if len(seen) >= changes:
+        while staged_files and proc.poll() is None:
+            if len(_stage_signature(target)) >= staged_files:
                 proc.send_signal(signal.SIGKILL)
-                proc.wait()
-                return True
+                break
             time.sleep(0.0005)
+        proc.wait()
+        if proc.returncode == -signal.SIGKILL:
+            return True
         assert proc.returncode == 0, proc.stderr.read().decode()
         return False
     finally:
@@ -88,30 +96,39 @@ def _export_killed_after(wh, sid, target, changes):
         proc.stderr.close()
 
 
-@pytest.mark.slow  # nine export processes
+#: Where each export is killed, and what each format folder (in FORMATS' order) must then be:
+#: O the old export's, N the new one's. Polled kills land while files are staged; the exact
+#: ones after the second folder is sealed and after each of the first three swaps.
+KILLS = [
+    ({"staged_files": 1}, "OOOO"),
+    ({"staged_files": 6}, "OOOO"),
+    ({"after": ("kgbuild.export.publish.seal", 2)}, "OOOO"),
+    ({"after": ("kgbuild.export.publish.swap_in", 1)}, "NOOO"),
+    ({"after": ("kgbuild.export.publish.swap_in", 2)}, "NNOO"),
+    ({"after": ("kgbuild.export.publish.swap_in", 3)}, "NNNO"),
+]
+
+
+@pytest.mark.slow  # six export processes
 def test_a_killed_export_leaves_the_old_export_or_the_new_one(two_years, tmp_path):
     wh, _, new_sid, ref_old, ref_new = two_years
     old = {fmt: tree(ref_old / fmt) for fmt in FORMATS}
     new = {fmt: tree(ref_new / fmt) for fmt in FORMATS}
     assert all(old[f] and new[f] and old[f] != new[f] for f in FORMATS)
-    killed = []
-    for changes in (1, 3, 8, 18, 35, 65, 85, 110, 160):  # spread over writing and swapping in
-        target = tmp_path / f"out-{changes}"
+    for i, (kill, expected) in enumerate(KILLS):
+        target = tmp_path / f"out-{i}"
         shutil.copytree(ref_old, target)  # an older export, about to be overwritten
-        was_killed = _export_killed_after(wh, new_sid, target, changes)
+        assert _export_killed(wh, new_sid, target, **kill), f"{kill}: finished before the kill"
+        got = "".join("N" if tree(target / f) == new[f] else "O" for f in FORMATS)
+        assert got == expected, kill
         for fmt in FORMATS:
-            got = tree(target / fmt)
-            assert got in (old[fmt], new[fmt]), f"{fmt} is a mix after a kill at {changes}"
-        if was_killed:
-            killed.append("".join("N" if tree(target / f) == new[f] else "O" for f in FORMATS))
-        assert not list((tmp_path / f"out-{changes}-system-temp").iterdir())  # all in target
+            assert tree(target / fmt) in (old[fmt], new[fmt]), f"{fmt} is a mix after {kill}"
+        assert not list((tmp_path / f"out-{i}-system-temp").iterdir())  # all in target
         # the next export finishes the job and removes what the killed one left
         export_snapshot(wh, new_sid, target, FORMATS)
         assert {fmt: tree(target / fmt) for fmt in FORMATS} == new
         leftovers = (".tmp-", ".old-", ".kgbuild-write-test-")
         assert not [p for p in target.rglob("*") if p.name.startswith(leftovers)]
-    # kills landed while files were written (all old) and while folders were swapped in
-    assert "OOOO" in killed and any("N" in k and "O" in k for k in killed), killed
 
 
 def test_each_format_folder_carries_a_manifest_that_reveals_damage(two_years, tmp_path):
