@@ -9,7 +9,8 @@ Per question, where the first judged abstract that answers it stands:
 
 - **shown**: a judged PMID is printed by the answer, as ``kgbuild ask --no-llm`` prints it
   (its own printer, captured: the verdict's sentences, same-sentence answers, the ranked facts'
-  PMIDs and best sentences, the sentences read for each choice);
+  PMIDs and best sentences, the sentences read for each choice, the abstracts that best match
+  the question);
 - **in the retrieval, not printed**: the retrieval's JSON holds a judged PMID (a fact's further
   evidence, the context's sentences) that the printed answer leaves out;
 - **in the KG, not retrieved**: the snapshot serves evidence from a judged PMID (the reading stated
@@ -22,6 +23,7 @@ bound. These are diagnostics on walks that were already seen (the ceiling judged
 questions), to choose the next work, not a walk's score. Ends with one JSON line.
 
     .venv/bin/python bench/walk_evidence.py [--warehouse WH] [--embed off] [--out FILE]
+    .venv/bin/python bench/walk_evidence.py --judged data/walks/walk13/ceiling.tsv  # walk 13
 """
 
 from __future__ import annotations

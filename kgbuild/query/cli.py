@@ -208,6 +208,13 @@ def answer_line(rdict: dict[str, Any], choices: list[str], choice: int | None,
             return f"answer (LLM): {picked or '(no readable choice)'}"
         kg = rdict.get("kg_answer")
         read = rdict.get("choice_reading") or {}
+        said = rdict.get("abstract_choice") or {}
+        if kg is not None and said.get("choice") == kg:
+            pmids = ", ".join(said["pmids"])
+            return (
+                f"KG-only answer {LETTERS[kg]}. {choices[kg]} — read from the abstracts that "
+                f"best match the question, not KG facts (PMIDs {pmids})"
+            )
         if kg is not None and read.get("choice") == kg:
             pmids = ", ".join(x["pmid"] for x in read["sentences"][kg])
             return (
@@ -220,7 +227,14 @@ def answer_line(rdict: dict[str, Any], choices: list[str], choice: int | None,
             else "no KG-only answer: the snapshot supports no choice over the others"
         )
     v = rdict.get("verdict")
-    return f"verdict: {v['line']}" if v else None
+    if v:
+        return f"verdict: {v['line']}"
+    shown = rdict.get("passages") or []
+    if shown and not rdict.get("answers") and not rdict.get("links"):
+        best = shown[0]
+        return (f"from abstracts, not KG facts: {len(shown)} abstracts write most of the "
+                f"question (best: PMID {best['pmid']}, {best['year']})")  # fmt: skip
+    return None
 
 
 def _print_reading(read: dict[str, Any] | None) -> None:
@@ -351,6 +365,7 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None,
             line.highlight_regex(r"«[^«»]*»", "bold cyan")
             line.append(f"  PMID {a['pmid']}", style="dim")
             out.print(line)
+    _print_passages(rdict)
     rows = [
         [
             t.rank,
@@ -414,6 +429,32 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None,
         )
         _print_reading(r.choice_reading)
     out.print(Text(timing_line(r.timings), style="dim"))
+
+
+#: Characters of a shown abstract's title printed.
+MAX_TITLE = 100
+
+
+def _print_passages(rdict: dict[str, Any]) -> None:
+    """The abstracts that best match the question (:mod:`kgbuild.search.abstracts`), each by
+    its sentence that writes most of it; untrusted text, never markup."""
+    from rich.text import Text
+
+    shown = rdict.get("passages") or []
+    if not shown:
+        return
+    n = (rdict.get("diagnostics") or {}).get("abstracts_indexed", 0)
+    out.print(f"abstracts that best match the question (BM25 over {n:,} abstracts; what they "
+              "write, not KG facts)")  # fmt: skip
+    for x in shown:
+        line = Text(f"  PMID {x['pmid']} ({x['year']}): ")
+        line.append(x["sentence"])
+        if x["sentence"] != x["title"]:
+            cut = x["title"][:MAX_TITLE] + ("…" if len(x["title"]) > MAX_TITLE else "")
+            line.append(f"  [{cut}]", style="dim")
+        out.print(line)
+        if x.get("closing"):
+            out.print(Text("    closing: " + x["closing"]))
 
 
 def timing_line(timings: dict[str, float]) -> str:

@@ -15,7 +15,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from kgbuild.corpus.acronyms import acronym_spans, cut_spans, defined_as
 from kgbuild.corpus.choice_reading import facts_decide, read_choices
 from kgbuild.corpus.organism_answer import organism_answer
 from kgbuild.corpus.organism_kinds import heads_wh
+from kgbuild.corpus.passages import choice_from_abstracts, passages
 from kgbuild.errors import ConfigError, InputError
 from kgbuild.link.linker import EMBED_MODES, Link, Linker, unique_nodes
 from kgbuild.query.asked_relation import relation_terms
@@ -484,6 +486,30 @@ class QueryEngine:
                     hub_degree=hub_degree, neighbour_cap=neighbour_cap,
                     intent_reader=intent_reader,
                 )  # fmt: skip
+        with self._catalog_reads():
+            return self._retrieve(st, f, question, choices, k, hops, token_budget, entities,
+                                  link_question, embed, hub_degree, neighbour_cap,
+                                  intent_reader)  # fmt: skip
+
+    @contextmanager
+    def _catalog_reads(self) -> Iterator[None]:
+        """One read-only catalog connection for a question's reads (the abstracts it shows,
+        and the sentences a verdict or an option is read from): opening one costs ~45 ms,
+        and a question makes one to five reads. Held for the question only (a publish waits
+        for a reader). A catalog that cannot be opened (busy, moved) does not stop the
+        question: each read then fails alone, and its step says so, as before."""
+        with ExitStack() as stack:
+            try:
+                stack.enter_context(self.wh.reader())
+            except Exception as exc:
+                log.warning("catalog unreadable for this question: %s", exc)
+            yield
+
+    def _retrieve(self, st: Any, f: Filters, question: str, choices: list[str], k: int,
+                  hops: int, token_budget: int, entities: list[Link] | None,
+                  link_question: bool, embed: str, hub_degree: int, neighbour_cap: int,
+                  intent_reader: Callable[[Intent], Intent] | None) -> Retrieval:  # fmt: skip
+        """:meth:`retrieve` for one snapshot's state ``st`` and its filters ``f``."""
         if f.all_evidence:
             st = self._everything(st)
         t = Timer()
@@ -652,6 +678,22 @@ class QueryEngine:
         triples, text, budget = build_context(idx, ranked, k, token_budget, f.as_of_year,
                                               sentences, choices)  # fmt: skip
         t.lap("context_ms")
+        try:  # what the abstracts write, beside whatever the facts answer
+            abstracts = idx.ensure_abstracts(self.wh)
+            shown_abstracts = passages(self.wh, idx.snapshot_id, abstracts, question)
+        except Exception as exc:  # a busy or moved catalog: the facts' answers stand
+            log.warning("abstracts unread, catalog unreadable: %s", exc)
+            abstracts, shown_abstracts = None, []
+        if shown_abstracts and verdict is not None and verdict.get("answer") == "not found":
+            verdict["line"] += "; the abstracts shown below write most of the question"
+        chosen = reading.choice if reading and reading.choice is not None else kg_answer(scores)
+        from_abstracts = None
+        if choices and chosen is None and abstracts is not None \
+                and not asks_for_exception(question):  # fmt: skip
+            # options the facts and their sentences leave open: what the abstracts write
+            from_abstracts = choice_from_abstracts(abstracts, question, choices)
+            chosen = from_abstracts["choice"] if from_abstracts else None
+        t.lap("abstracts_ms")
         paths_out = [path_dict(idx, p) for p in ranking.paths[: 5 * max(1, len(qn))]]
         diag = {
             "question_entities": len(qn),
@@ -667,6 +709,7 @@ class QueryEngine:
             "embedding": "off" if st.linker.vectors is None else embed,
             "embedded_texts": n_embedded if st.linker.vectors is not None else 0,
             "intent": intent.to_dict(),
+            "abstracts_indexed": abstracts.n_docs if abstracts is not None else 0,
         }
         if self.embedding_error and embed != "off":
             diag["embedding_error"] = self.embedding_error
@@ -681,7 +724,7 @@ class QueryEngine:
             triples,
             text,
             [cs.score or 0.0 for cs in scores],
-            reading.choice if reading and reading.choice is not None else kg_answer(scores),
+            chosen,
             diag,
             choice_scores=[cs.to_dict(idx) for cs in scores],
             sentences=[{"for": w, **sentence_dict(idx, r_, sc)} for w, r_, sc in sentences],
@@ -697,6 +740,8 @@ class QueryEngine:
             answers=answers,
             verdict=verdict,
             choice_reading=reading.to_dict() if reading else None,
+            passages=shown_abstracts,
+            abstract_choice=from_abstracts,
         )
         t.lap("total_ms", total=True)
         r.timings = t.laps

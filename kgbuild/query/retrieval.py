@@ -61,15 +61,24 @@ class Retrieval:
     #: For options the facts do not separate: what the sentences say about each
     #: (:mod:`kgbuild.corpus.choice_reading`); its ``choice``, when set, is ``kg_answer``.
     choice_reading: dict[str, Any] | None = None
+    #: The abstracts that best match the question and write most of it
+    #: (:mod:`kgbuild.search.abstracts`): pmid, year, title, sentence, score, cover, terms.
+    passages: list[dict[str, Any]] = field(default_factory=list)
+    #: For options neither the facts nor their sentences answer: the one the abstracts that
+    #: best match the question write most about (:func:`kgbuild.corpus.passages.
+    #: choice_from_abstracts`); its ``choice``, when set, is ``kg_answer``.
+    abstract_choice: dict[str, Any] | None = None
 
     @property
     def found(self) -> bool:
-        """Something in the snapshot bears on the question: a linked entity or, for a choice
-        that names no node, evidence sentences. A question's own BM25 sentences do
-        not count: nearly any words find some, and a question that names nothing in the
-        snapshot is told so (exit 2), not shown unrelated sentences."""
+        """Something in the snapshot bears on the question: a linked entity, for a choice
+        that names no node evidence sentences, or abstracts that write most of the question.
+        A question's own BM25 sentences do not count: nearly any words find some, and a
+        question that names nothing in the snapshot is told so (exit 2), not shown unrelated
+        sentences; a shown abstract writes at least half the question's weighted words."""
         return (
             any(x.node is not None for x in self.links)
+            or bool(self.passages)
             or any(s.get("for", "").startswith("choice") for s in self.sentences)
             # an unlinked phrase's own sentences (kgbuild/query/phrase_answer.py)
             or bool(self.verdict and self.verdict.get("phrase") and self.verdict["sentences"])
@@ -112,6 +121,8 @@ class Retrieval:
             "intent": self.intent,
             "answers": [public_answer(a) for a in self.answers],
             "verdict": None if self.verdict is None else public_answer(self.verdict),
+            "passages": self.passages,
+            "abstract_choice": self.abstract_choice,
             "diagnostics": self.diagnostics,
         }
         if timings:

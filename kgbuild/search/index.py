@@ -40,12 +40,15 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 
 from kgbuild.resolve.vocabularies import hgnc_names
+from kgbuild.search.abstracts import DOCUMENTS_SQL, AbstractIndex
 from kgbuild.search.aliases import build_aliases, ortholog_nodes
 from kgbuild.search.graph import Graph
 from kgbuild.search.sentences import SentenceIndex
 from kgbuild.search.tag_share import WORD_SQL, judged_forms, tag_shares
 from kgbuild.search.text import is_content, tokens
 from kgbuild.store.cache_seal import (
+    ABSTRACTS_DIR,
+    ABSTRACTS_SIDECAR,
     BM25_DIR,
     BM25_SIDECAR,
     INDEX_VERSION,
@@ -92,6 +95,8 @@ class SnapshotIndex:
     node_docs: np.ndarray = field(init=False)
     n_docs: int = field(init=False)
     lexical: SentenceIndex | None = None
+    #: BM25 over the snapshot's abstracts (:mod:`kgbuild.search.abstracts`), once opened.
+    abstracts: AbstractIndex | None = None
     path: Path | None = None
     timings: dict[str, float] = field(default_factory=dict)
     _name_tokens: dict[int, frozenset[str]] = field(default_factory=dict)
@@ -143,6 +148,33 @@ class SnapshotIndex:
                 with contextlib.suppress(OSError):
                     _save_bm25(self.path, self.snapshot_id, self.content_hash, got)
         self.lexical = got
+        return got
+
+    def ensure_abstracts(self, wh: Warehouse, term_cache: dict[bytes, list[str]] | None = None,
+                         same: AbstractIndex | None = None) -> AbstractIndex:  # fmt: skip
+        """The BM25 index of the snapshot's abstracts: loaded from the index folder when its
+        sidecar vouches for it, else built from the catalog (and saved there when the folder
+        is writable). ``term_cache``: see :meth:`AbstractIndex.build`; ``same``: this
+        snapshot's index already built (another index folder of it: every evidence row, a
+        curation), used instead of building it again."""
+        if self.abstracts is not None:
+            return self.abstracts
+        got = None
+        if self.path is not None:
+            try:
+                got = _load_abstracts(self.path, self.snapshot_id, self.content_hash)
+            except CacheMismatch as exc:
+                if (self.path / ABSTRACTS_DIR).exists():  # absent is not news
+                    log.warning("query cache %s rebuilt: %s", self.path / ABSTRACTS_DIR, exc)
+        if got is None:
+            t0 = time.perf_counter()
+            rows = [] if same is not None else wh.query(DOCUMENTS_SQL, [self.snapshot_id])
+            got = same if same is not None else AbstractIndex.build(rows, term_cache)
+            self.timings["abstracts_build_s"] = round(time.perf_counter() - t0, 4)
+            if self.path is not None:
+                with contextlib.suppress(OSError):
+                    _save_abstracts(self.path, self.snapshot_id, self.content_hash, got)
+        self.abstracts = got
         return got
 
     def name_tokens(self, node: int) -> frozenset[str]:
@@ -533,54 +565,97 @@ def _read(folder: Path, manifest: dict[str, Any]) -> SnapshotIndex:
     return idx
 
 
-def _bm25_files(lexical: SentenceIndex) -> dict[str, bytes]:
-    """The BM25 index as file bytes, in :meth:`SentenceIndex.save`'s layout."""
+def _bm25_files(lexical: SentenceIndex, folder: str = BM25_DIR) -> dict[str, bytes]:
+    """A BM25 index as file bytes, in :meth:`SentenceIndex.save`'s layout, under ``folder``."""
     out = {}
     for name in _BM25_ARRAYS:
         buf = io.BytesIO()
         np.save(buf, getattr(lexical, name), allow_pickle=False)
-        out[f"{BM25_DIR}/{name}.npy"] = buf.getvalue()
+        out[f"{folder}/{name}.npy"] = buf.getvalue()
     vocab = {"n_docs": lexical.n_docs, "vocab": lexical.vocab}
-    out[f"{BM25_DIR}/vocab.json"] = json.dumps(vocab, sort_keys=True).encode()
+    out[f"{folder}/vocab.json"] = json.dumps(vocab, sort_keys=True).encode()
     return out
 
 
-def _save_bm25(folder: Path, snapshot_id: str, content_hash: str, lexical: SentenceIndex) -> None:
-    """Write the BM25 files and their sidecar (last) into a temp folder renamed onto
-    ``<folder>/bm25``."""
-    files = _bm25_files(lexical)
+def _save_component(folder: Path, name: str, snapshot_id: str, content_hash: str,
+                    files: dict[str, bytes]) -> None:  # fmt: skip
+    """Write one cache component's files (paths ``<name>/…``) and its sidecar (last) into a
+    temp folder renamed onto ``<folder>/<name>``."""
     tmp = folder / f".tmp-{uuid.uuid4().hex}"
     try:
         for rel, data in files.items():
-            path = tmp / rel.removeprefix(f"{BM25_DIR}/")
+            path = tmp / rel.removeprefix(f"{name}/")
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
-        write_sidecar(tmp / BM25_SIDECAR.removeprefix(f"{BM25_DIR}/"), snapshot_id, content_hash,
+        write_sidecar(tmp / "seal.json", snapshot_id, content_hash,
                       {rel: entry(data) for rel, data in files.items()})  # fmt: skip
-        shutil.rmtree(folder / BM25_DIR, ignore_errors=True)
-        os.replace(tmp, folder / BM25_DIR)
+        shutil.rmtree(folder / name, ignore_errors=True)
+        os.replace(tmp, folder / name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _save_bm25(folder: Path, snapshot_id: str, content_hash: str, lexical: SentenceIndex) -> None:
+    """The sentences' BM25 files and their sidecar into ``<folder>/bm25``."""
+    _save_component(folder, BM25_DIR, snapshot_id, content_hash, _bm25_files(lexical))
+
+
+def _read_bm25(folder: Path, name: str, seal: dict[str, Any]) -> tuple[SentenceIndex, Any]:
+    """The BM25 index under ``<folder>/<name>`` whose files' bytes match ``seal``, and its
+    vocabulary file's ``n_docs``; else :class:`CacheMismatch`."""
+    try:
+        arrays = [
+            np.load(io.BytesIO(read_verified(folder, f"{name}/{n}.npy", seal)),
+                    allow_pickle=False)
+            for n in _BM25_ARRAYS
+        ]  # fmt: skip
+        meta = json.loads(read_verified(folder, f"{name}/vocab.json", seal))
+        vocab = {str(k): int(v) for k, v in meta["vocab"].items()}
+        n_docs = meta.get("n_docs")
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise CacheMismatch(f"BM25 files do not read: {str(exc)[:80]}") from None
+    data, indices, indptr = arrays
+    if not isinstance(n_docs, int) or len(indptr) != len(vocab) + 1 or len(data) != len(indices):
+        raise CacheMismatch("BM25 arrays do not fit together")
+    if len(indices) and (int(indices.min()) < 0 or int(indices.max()) >= n_docs):
+        raise CacheMismatch("BM25 arrays do not fit together")
+    return SentenceIndex(vocab, data, indices, indptr, n_docs), n_docs
 
 
 def _load_bm25(folder: Path, snapshot_id: str, content_hash: str, n_docs: int) -> SentenceIndex:
     """The saved BM25 index if its sidecar names this snapshot and its files' bytes match; else
     :class:`CacheMismatch`."""
     seal = read_sidecar(folder / BM25_SIDECAR, snapshot_id, content_hash)
-    try:
-        arrays = [
-            np.load(io.BytesIO(read_verified(folder, f"{BM25_DIR}/{n}.npy", seal)),
-                    allow_pickle=False)
-            for n in _BM25_ARRAYS
-        ]  # fmt: skip
-        meta = json.loads(read_verified(folder, f"{BM25_DIR}/vocab.json", seal))
-        vocab = {str(k): int(v) for k, v in meta["vocab"].items()}
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise CacheMismatch(f"BM25 files do not read: {str(exc)[:80]}") from None
-    data, indices, indptr = arrays
-    if meta.get("n_docs") != n_docs or len(indptr) != len(vocab) + 1 or len(data) != len(indices):
+    got, saved_docs = _read_bm25(folder, BM25_DIR, seal)
+    if saved_docs != n_docs:
         raise CacheMismatch("BM25 arrays do not fit the sentences")
-    return SentenceIndex(vocab, data, indices, indptr, n_docs)
+    return got
+
+
+def _save_abstracts(folder: Path, snapshot_id: str, content_hash: str,
+                    got: AbstractIndex) -> None:  # fmt: skip
+    """The abstracts' BM25 files, their PMIDs and years, and the sidecar into
+    ``<folder>/abstracts``."""
+    files = _bm25_files(got.bm25, ABSTRACTS_DIR)
+    docs = {"pmids": got.pmids, "years": got.years.tolist()}
+    files[f"{ABSTRACTS_DIR}/documents.json"] = json.dumps(docs).encode()
+    _save_component(folder, ABSTRACTS_DIR, snapshot_id, content_hash, files)
+
+
+def _load_abstracts(folder: Path, snapshot_id: str, content_hash: str) -> AbstractIndex:
+    """The saved abstracts' index if its sidecar names this snapshot and its files' bytes
+    match; else :class:`CacheMismatch`."""
+    seal = read_sidecar(folder / ABSTRACTS_SIDECAR, snapshot_id, content_hash)
+    bm25, n_docs = _read_bm25(folder, ABSTRACTS_DIR, seal)
+    try:
+        docs = json.loads(read_verified(folder, f"{ABSTRACTS_DIR}/documents.json", seal))
+        pmids = [str(p) for p in docs["pmids"]]
+        years = np.array([int(y) for y in docs["years"]], np.int32)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise CacheMismatch(f"abstract list does not read: {str(exc)[:80]}") from None
+    if len(pmids) != n_docs or len(years) != n_docs:
+        raise CacheMismatch("abstract list does not fit the BM25 arrays")
+    return AbstractIndex(bm25, pmids, years)
 
 
 def _links_ok(idx: SnapshotIndex) -> bool:

@@ -6,8 +6,9 @@ explorer opened 7–9 s building that year's. None of it depends on anything but
 and the encoder, so the build makes it once, right after each year's snapshot is published,
 into the same caches the readers open (:mod:`kgbuild.search.index`, :mod:`kgbuild.search.vectors`):
 
-* every snapshot's query index (tables and BM25 arrays), in the folder named by its content hash
-  and the confidence model — what ``ask --as-of`` and the explorer's as-of years open;
+* every snapshot's query index (tables, the sentences' and the abstracts' BM25 arrays), in the
+  folder named by its content hash and the confidence model — what ``ask --as-of`` and the
+  explorer's as-of years open;
 * its node vectors, keyed by the snapshot's content hash, the encoder's identity and the names
   (sidecar written last; :mod:`kgbuild.store.cache_seal`). Years are made oldest first, so each
   encodes only the names new that year: the rest are read from the year before's vectors;
@@ -70,6 +71,9 @@ class Readier:
         self.embed_model = embed_model
         self._embedder: Any = None
         self.embedding_error: str | None = None
+        #: Each document's BM25 terms, by its text's digest: every later year's snapshot
+        #: holds the earlier years' documents, so each is stemmed once per build.
+        self._terms: dict[bytes, list[str]] = {}
 
     def make(self, snapshot_id: str, head: bool = True) -> Readied:
         """The query index and node vectors of ``snapshot_id`` (and, for the ``head``, its
@@ -78,9 +82,11 @@ class Readier:
         idx = open_index(self.wh, snapshot_id, self.index_dir)
         got = Readied(snapshot_id, "read" if "load_s" in idx.timings else "built", "off")
         got.folders += [idx.path] if idx.path else []
+        abstracts = idx.ensure_abstracts(self.wh, self._terms)
         got.vectors, got.reused = self._vectors(idx)
         if head:
             every = open_index(self.wh, snapshot_id, self.index_dir, all_evidence=True)
+            every.ensure_abstracts(self.wh, same=abstracts)
             got.folders += [every.path] if every.path else []
             if "build_s" in every.timings:
                 got.index = "built"

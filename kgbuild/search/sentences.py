@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from kgbuild.search.text import STOPWORDS, tokens
+from kgbuild.search.text import STOPWORDS, singular, tokens
 
 #: BM25 parameters (Lucene's defaults, as bm25s and Elasticsearch use).
 BM25_K1 = 1.5
@@ -47,6 +47,9 @@ LIFT_SENTENCES = 30
 #: Sentences kept per choice (and for the question alone) in a retrieval's context.
 SENTENCES_PER_CHOICE = 3
 _ARRAYS = ("data", "indices", "indptr")
+#: The stopwords as :func:`tokens` writes them: it singularizes first ("does" → "doe"), so the
+#: plain list let "does" into every question's terms and every sentence's.
+_STOP_TOKENS = STOPWORDS | {singular(w) for w in STOPWORDS}
 
 
 @lru_cache(maxsize=1)
@@ -64,7 +67,8 @@ def _stem(token: str) -> str:
 def terms(text: str) -> list[str]:
     """The index terms of a text: normalized tokens, not stopwords, stemmed (numbers kept:
     "trisomy 21" is not "trisomy 18")."""
-    return [_stem(t) for t in tokens(text) if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
+    return [_stem(t) for t in tokens(text)
+            if t not in _STOP_TOKENS and (len(t) > 1 or t.isdigit())]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,13 +97,17 @@ class SentenceIndex:
     @classmethod
     def build(cls, texts: list[str]) -> SentenceIndex:
         """Index ``texts`` (one document each, in row order)."""
+        return cls.build_terms([terms(t) for t in texts])
+
+    @classmethod
+    def build_terms(cls, corpus: list[list[str]]) -> SentenceIndex:
+        """Index documents given as their :func:`terms` (one list each, in row order)."""
         import bm25s
         from bm25s.tokenization import Tokenized
 
-        corpus = [terms(t) for t in texts]
         if not any(corpus):
             return cls({}, np.zeros(0, np.float32), np.zeros(0, np.int32),
-                       np.zeros(1, np.int64), len(texts))  # fmt: skip
+                       np.zeros(1, np.int64), len(corpus))  # fmt: skip
         # our own term numbering (sorted), so the saved arrays are a function of the texts
         vocab = {t: i for i, t in enumerate(sorted({t for doc in corpus for t in doc}))}
         bm = bm25s.BM25(k1=BM25_K1, b=BM25_B)

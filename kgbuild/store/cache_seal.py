@@ -57,6 +57,9 @@ TABLES_SIDECAR = "meta.json"
 #: The BM25 arrays' folder inside an index folder, and its sidecar.
 BM25_DIR = "bm25"
 BM25_SIDECAR = f"{BM25_DIR}/seal.json"
+#: The abstracts' BM25 index (kgbuild.search.abstracts) inside an index folder, and its sidecar.
+ABSTRACTS_DIR = "abstracts"
+ABSTRACTS_SIDECAR = f"{ABSTRACTS_DIR}/seal.json"
 #: Suffix of a vectors file's sidecar (``vectors-<model>.npy`` → ``vectors-<model>.seal.json``).
 SEAL_SUFFIX = ".seal.json"
 #: Files of the index folder (``<index_dir>/``) that are not snapshot caches: the query side's
@@ -208,7 +211,7 @@ def sidecar_files(folder: Path, sidecar_rel: str) -> set[str]:
 
 def sidecars(folder: Path) -> list[str]:
     """The sidecars present in an index folder, relative to it."""
-    found = [r for r in (TABLES_SIDECAR, BM25_SIDECAR) if (folder / r).is_file()]
+    found = [r for r in (TABLES_SIDECAR, BM25_SIDECAR, ABSTRACTS_SIDECAR) if (folder / r).is_file()]
     found += sorted(p.name for p in folder.glob(f"*{SEAL_SUFFIX}") if p.is_file())
     return found
 
