@@ -23,6 +23,11 @@ from kgbuild.search.sentences import SentenceIndex, terms
 DOCUMENTS_SQL = "SELECT pmid, year, title, abstract FROM documents_at(?) ORDER BY pmid"
 
 
+#: Documents whose terms a build keeps between its snapshots at most (a list of ~150 stems
+#: each: ~0.2 GB at the cap); beyond it, a document's terms are stemmed again each year.
+TERM_CACHE_DOCS = 200_000
+
+
 def document_text(title: str | None, abstract: str | None) -> str:
     """The text a document is indexed by (as
     :func:`kgbuild.corpus.documents.doc_sentences` reads it)."""
@@ -52,7 +57,9 @@ class AbstractIndex:
             key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
             got = term_cache.get(key)
             if got is None:
-                got = term_cache[key] = terms(text)
+                got = terms(text)
+                if len(term_cache) < TERM_CACHE_DOCS:
+                    term_cache[key] = got
             corpus.append(got)
         return cls(
             SentenceIndex.build_terms(corpus),

@@ -31,6 +31,7 @@ import os
 import shutil
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -127,54 +128,54 @@ class SnapshotIndex:
         return self.sentence_edges["edge"][int(self.sent_ptr[row]) : int(self.sent_ptr[row + 1])]
 
     def ensure_lexical(self) -> SentenceIndex:
-        """The BM25 index of the sentences: loaded from the index folder when its sidecar
-        vouches for it, else built (and saved there when the folder is writable)."""
-        if self.lexical is not None:
-            return self.lexical
-        got = None
-        if self.path is not None:
-            try:
-                got = _load_bm25(self.path, self.snapshot_id, self.content_hash,
-                                 len(self.sentences["sentence"]))  # fmt: skip
-            except CacheMismatch as exc:
-                if (self.path / BM25_DIR).exists():  # absent is not news; anything else is
-                    log.warning("query cache %s rebuilt: %s", self.path / BM25_DIR, exc)
-        if got is None:
-            t0 = time.perf_counter()
-            got = SentenceIndex.build(self.sentences["sentence"])
-            self.timings["bm25_build_s"] = round(time.perf_counter() - t0, 4)
-            if self.path is not None:
-                # a read-only index folder: the index lives in memory only
-                with contextlib.suppress(OSError):
-                    _save_bm25(self.path, self.snapshot_id, self.content_hash, got)
-        self.lexical = got
-        return got
+        """The BM25 index of the sentences (:meth:`_component`)."""
+        if self.lexical is None:
+            n = len(self.sentences["sentence"])
+            self.lexical = self._component(
+                BM25_DIR,
+                lambda f: _load_bm25(f, self.snapshot_id, self.content_hash, n),
+                lambda: SentenceIndex.build(self.sentences["sentence"]),
+                lambda f, got: _save_bm25(f, self.snapshot_id, self.content_hash, got),
+                "bm25_build_s",
+            )
+        return self.lexical
 
     def ensure_abstracts(self, wh: Warehouse, term_cache: dict[bytes, list[str]] | None = None,
                          same: AbstractIndex | None = None) -> AbstractIndex:  # fmt: skip
-        """The BM25 index of the snapshot's abstracts: loaded from the index folder when its
-        sidecar vouches for it, else built from the catalog (and saved there when the folder
-        is writable). ``term_cache``: see :meth:`AbstractIndex.build`; ``same``: this
-        snapshot's index already built (another index folder of it: every evidence row, a
-        curation), used instead of building it again."""
-        if self.abstracts is not None:
-            return self.abstracts
-        got = None
+        """The BM25 index of the snapshot's abstracts (:meth:`_component`), built from the
+        catalog. ``term_cache``: see :meth:`AbstractIndex.build`; ``same``: this snapshot's
+        index already built (another index folder of it: every evidence row, a curation),
+        used instead of building it again."""
+        if self.abstracts is None:
+            self.abstracts = self._component(
+                ABSTRACTS_DIR,
+                lambda f: _load_abstracts(f, self.snapshot_id, self.content_hash),
+                lambda: (
+                    same
+                    or AbstractIndex.build(wh.query(DOCUMENTS_SQL, [self.snapshot_id]), term_cache)
+                ),
+                lambda f, got: _save_abstracts(f, self.snapshot_id, self.content_hash, got),
+                "abstracts_build_s",
+            )
+        return self.abstracts
+
+    def _component(self, folder: str, load: Callable[[Path], Any], build: Callable[[], Any],
+                   save: Callable[[Path, Any], None], timing: str) -> Any:  # fmt: skip
+        """One cache component of the index folder (``folder`` inside it): loaded when its
+        sidecar vouches for it, else built, timed as ``timing``, and saved there when the
+        folder is writable (a read-only one keeps it in memory only)."""
         if self.path is not None:
             try:
-                got = _load_abstracts(self.path, self.snapshot_id, self.content_hash)
+                return load(self.path)
             except CacheMismatch as exc:
-                if (self.path / ABSTRACTS_DIR).exists():  # absent is not news
-                    log.warning("query cache %s rebuilt: %s", self.path / ABSTRACTS_DIR, exc)
-        if got is None:
-            t0 = time.perf_counter()
-            rows = [] if same is not None else wh.query(DOCUMENTS_SQL, [self.snapshot_id])
-            got = same if same is not None else AbstractIndex.build(rows, term_cache)
-            self.timings["abstracts_build_s"] = round(time.perf_counter() - t0, 4)
-            if self.path is not None:
-                with contextlib.suppress(OSError):
-                    _save_abstracts(self.path, self.snapshot_id, self.content_hash, got)
-        self.abstracts = got
+                if (self.path / folder).exists():  # absent is not news; anything else is
+                    log.warning("query cache %s rebuilt: %s", self.path / folder, exc)
+        t0 = time.perf_counter()
+        got = build()
+        self.timings[timing] = round(time.perf_counter() - t0, 4)
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                save(self.path, got)
         return got
 
     def name_tokens(self, node: int) -> frozenset[str]:
