@@ -94,14 +94,14 @@ def passages(wh: Any, snapshot_id: str, index: AbstractIndex, question: str,
     qt = sorted(set(terms(question)))
     if len(qt) < MIN_TERMS:
         return []
-    rows = index.ranked(qt, ABSTRACTS_READ)
+    scores = index.scores(qt)
+    rows = index.bm25.top(scores, ABSTRACTS_READ)
     if not rows:
         return []
     # a term no abstract writes weighs most ("donanemab" in a corpus that predates it): the
     # abstracts that match the rest of the question do not answer it
     weights = {t: index.idf(t) for t in qt}
     total = sum(weights.values())
-    scores = index.bm25.scores(index.bm25.term_ids(qt))
     pmids = [index.pmids[r] for r in rows]
     texts = {str(p): (y, t, a) for p, y, t, a in wh.query(TEXTS_SQL, [snapshot_id, pmids])}
     out = []
@@ -145,15 +145,13 @@ def choice_from_abstracts(index: AbstractIndex, question: str,
         return None
     own_terms = [set(terms(c)) for c in choices]
     shared = set.intersection(*own_terms) | set(qt)
-    scores = []
-    for own in own_terms:
-        ids = index.bm25.term_ids(sorted(own - shared))
-        scores.append(float(index.bm25.scores(ids)[rows].sum()) if ids else 0.0)
+    # each option's BM25 in the question's abstracts (its own terms only)
+    per_doc = [index.scores(sorted(own - shared))[rows] for own in own_terms]
+    scores = [float(x.sum()) for x in per_doc]
     if max(scores) <= 0:
         return None
     best = max(range(len(scores)), key=lambda i: (scores[i], -i))
-    ids = index.bm25.term_ids(sorted(own_terms[best] - shared))
-    said = index.bm25.scores(ids)[rows]
-    pmids = [index.pmids[r] for r, s in zip(rows, said.tolist(), strict=True) if s > 0]
+    said = per_doc[best].tolist()
+    pmids = [index.pmids[r] for r, s in zip(rows, said, strict=True) if s > 0]
     return {"choice": best, "scores": [round(s, 4) for s in scores], "pmids": pmids[:5],
             "abstracts": len(rows)}  # fmt: skip

@@ -77,6 +77,10 @@ class AbstractIndex:
         df = self.bm25.df(t) if t is not None else 0
         return math.log(1 + (self.n_docs - df + 0.5) / (df + 0.5))
 
+    def scores(self, query_terms: list[str]) -> np.ndarray:
+        """BM25 of every document for a query of terms (each counted once)."""
+        return self.bm25.scores(self.bm25.term_ids(query_terms))
+
     def ranked(self, question_terms: list[str], n: int) -> list[int]:
         """The ``n`` documents of highest BM25 for the question's terms, best first."""
-        return self.bm25.top(self.bm25.scores(self.bm25.term_ids(question_terms)), n)
+        return self.bm25.top(self.scores(question_terms), n)
