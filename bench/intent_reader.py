@@ -1,4 +1,4 @@
-"""How often the rule reader (``kgbuild/query/intent.py``) reads a question's asked relation,
+"""How often the rule reader (``kgbuild/question/intent.py``) reads a question's asked relation,
 answer kind and yes/no-ness right — and, given an endpoint, how often the LLM reader
 (``kgbuild/query/llm_intent.py``) does.
 
@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import BIORED_DEV, CDR_DEV
 from kgbuild.evaluate.facts_questions import FORMS
-from kgbuild.query.intent import Intent, infer_answer_type, read_intent
+from kgbuild.question.intent import Intent, infer_answer_type, read_intent
 
 SOURCES = {  # kind → (file, PubTator type)
     "Compound": (CDR_DEV, "Chemical"),

@@ -98,6 +98,6 @@ def read_ask(question: str) -> Ask:
 def heads_wh(cues: list[Any]) -> bool:
     """Does the organism noun head the question ("Which viruses …"), rather than follow the
     noun asked for ("Which drugs treat infections …": drugs; "What genes do viruses
-    regulate": genes)? ``cues``: the question's read cues (:class:`kgbuild.query.intent.Cue`)."""
+    regulate": genes)? ``cues``: the question's read cues (:class:`kgbuild.question.intent.Cue`)."""
     kind = next((c for c in cues if c.kind == "kind"), None)
     return kind is not None and not any(c.kind == "answer" and c.start < kind.start for c in cues)

@@ -15,7 +15,7 @@ named in a sentence that also names an anchor: the anchor's documents (newest fi
 :data:`MAX_DOCS`, one catalog query as :mod:`kgbuild.query.phrase_answer` reads a phrase's),
 cut with the extractor's splitter (:func:`kgbuild.extract.sentences.sentence_spans`), ranked
 by the distinct PMIDs whose sentence carries the kind's cue word near the pair (side effects:
-"adverse", "induced", "caused", … — :attr:`kgbuild.query.kinds.AnswerKind.said`), then by
+"adverse", "induced", "caused", … — :attr:`kgbuild.question.kinds.AnswerKind.said`), then by
 PMIDs, then by how close the two names sit. Each answer shows its best sentence (a cue
 sentence first) with both names marked, and says it is no extracted fact.
 

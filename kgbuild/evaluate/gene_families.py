@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kgbuild.evaluate.facts import on_hidden_build, open_hidden
-from kgbuild.query.kinds import AnswerKind, answer_kinds, kind_nodes
+from kgbuild.question.kinds import AnswerKind, answer_kinds, kind_nodes
 
 TOP = 5
 

@@ -36,7 +36,7 @@ from typing import Any
 from kgbuild.evaluate.gold import GoldCorpus, read_gold_corpus
 from kgbuild.extract.sentences import sentence_spans
 from kgbuild.query.phrase_answer import Hit, abstracts, sentences, tally
-from kgbuild.query.question_phrase import Phrase, shorter, word_stems
+from kgbuild.question.question_phrase import Phrase, shorter, word_stems
 
 #: Fewest gold relation lines of a concept for it to be asked about.
 MIN_RELATIONS = 2

@@ -28,9 +28,9 @@ from typing import Any
 
 from kgbuild.evaluate.gold import GoldCorpus, read_gold_corpus
 from kgbuild.extract.sentences import sentence_spans
-from kgbuild.query.predicates import Predicate, predicate_for
 from kgbuild.query.verdict import decide
 from kgbuild.query.verdict_sentences import Side, read
+from kgbuild.question.predicates import Predicate, predicate_for
 
 #: The kinds a pair is asked of, per asked predicate (BC5CDR relates chemicals to diseases).
 KINDS = {"causes": ("Compound", "Disease")}

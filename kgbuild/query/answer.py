@@ -24,9 +24,9 @@ from kgbuild.query import llm as qllm
 from kgbuild.query.context import build_context, render_triple
 from kgbuild.query.engine import QueryEngine, Retrieval, engine_for
 from kgbuild.query.entity_lists import LETTERS
-from kgbuild.query.intent import Intent
 from kgbuild.query.limits import DEFAULT_K, DEFAULT_TOKEN_BUDGET
 from kgbuild.query.llm_intent import merge_intent, read_intent_llm
+from kgbuild.question.intent import Intent
 
 #: Triples retrieved for the LLM to rerank (DALK reranked its ≤ 5 paths + ≤ 5 neighbour groups).
 RERANK_POOL = 25

@@ -6,7 +6,7 @@ copper, cholesterol and water (on the DALK KG); the drugs are further down. So a
 per question entity (its *anchor*) by:
 
 - **the asked relation first**: the best of the pair's facts, each worth its relation's weight
-  for the question (:mod:`kgbuild.query.intent`: ``treats`` 1, ``co_mentioned`` 0.12) × log(1 +
+  for the question (:mod:`kgbuild.question.intent`: ``treats`` 1, ``co_mentioned`` 0.12) × log(1 +
   its distinct PMIDs) × (:data:`CONF_BASE` + the rest × its calibrated confidence) — support
   counts, with diminishing returns, and a bare co-mention needs e^8 times the PMIDs of a stated
   relation to match it;
@@ -18,7 +18,7 @@ per question entity (its *anchor*) by:
   0 with anything and keeps only the base share, however many PMIDs it has;
 
 summed over the anchors (an answer joined to two named entities beats one joined to one), then
-× what the answers' sentences say (:mod:`kgbuild.query.cues`: a direct molecular relation for
+× what the answers' sentences say (:mod:`kgbuild.question.cues`: a direct molecular relation for
 a drug's targets, the question's qualifiers), × ``generic_chemicals.GENERIC_BASE``
 for a generic chemical when drugs are asked for, and for a mechanism asked with two entities only
 the subject's effects count (:func:`_legs`). Only
@@ -71,11 +71,11 @@ import scipy.sparse as sp
 
 from kgbuild.corpus.same_sentence import same_sentence
 from kgbuild.query.context import evidence_for, make_triple
-from kgbuild.query.cues import SATURATE, cue_factor
 from kgbuild.query.generic_chemicals import GENERIC_BASE, asks_for_drugs, generic_nodes
-from kgbuild.query.intent import Intent
-from kgbuild.query.kinds import AnswerKind, kind_edges, kind_nodes
 from kgbuild.query.shared_genes import shared_answers
+from kgbuild.question.cues import SATURATE, cue_factor
+from kgbuild.question.intent import Intent
+from kgbuild.question.kinds import AnswerKind, kind_edges, kind_nodes
 from kgbuild.resolve.vocabularies import mesh_trees, tree_related
 from kgbuild.search.graph import Graph
 from kgbuild.search.index import SnapshotIndex
@@ -130,7 +130,7 @@ def node_kinds(index: SnapshotIndex) -> np.ndarray:
 
 def relation_weights(index: SnapshotIndex, intent: Intent) -> np.ndarray:
     """Per relation code of ``index``: its weight for the question (for the answer kind asked,
-    when there is one: :meth:`kgbuild.query.kinds.AnswerKind.weight`, 0 = no evidence of it)."""
+    when there is one: :meth:`kgbuild.question.kinds.AnswerKind.weight`, 0 = no evidence of it)."""
     k = intent.kind
     return np.array([k.weight(r, intent.weight(r)) if k else intent.weight(r)
                      for r in index.relations], np.float64)  # fmt: skip
@@ -387,7 +387,7 @@ def _legs(index: SnapshotIndex, intent: Intent, anchors: list[int]) -> np.ndarra
 
 def _sentence_cues(index: SnapshotIndex, intent: Intent, cand: np.ndarray, inv: np.ndarray,
                    es: np.ndarray, score: np.ndarray, drug: bool = True) -> np.ndarray:  # fmt: skip
-    """``score`` × what the candidates' evidence sentences say (:mod:`kgbuild.query.cues`): for
+    """``score`` × what the candidates' evidence sentences say (:mod:`kgbuild.question.cues`): for
     a kind with a ``direct`` pattern asked of a ``drug`` (its targets, its mechanism), the
     share of rows stating a direct molecular relation (:data:`DIRECT_BASE` kept without one);
     per question qualifier ("late-onset", "CSF"), the share of rows naming it

@@ -7,14 +7,14 @@ between it and the question's other entity (APOE–APP, 33 PMIDs). Normalized PM
 both genes are named in hundreds of abstracts, so the named choice scored nothing and lost to
 any lexical lift of the other. Here each choice gets a term for the facts of the asked relation
 joining it to the entities the question asks about: each fact worth its relation's weight for
-the question (:mod:`kgbuild.query.intent`, ``question_relations.tsv``) × its support on a
+the question (:mod:`kgbuild.question.intent`, ``question_relations.tsv``) × its support on a
 saturating log scale (log(1 + PMIDs) / log(1 + :data:`SATURATE`), at most 1) — the same
 diminishing returns as :mod:`kgbuild.query.answer_entities`.
 
 Which entities: a choice the question names marks the place the choices fill (the *slot*:
 "Does APOE interact with APP?", choices APOE and TREM2, asks which of them interacts with
 APP), so every choice is scored against the yes/no pair's other member
-(:func:`kgbuild.query.intent.yes_no_pair`), or without a pair against the question's entities
+(:func:`kgbuild.question.intent.yes_no_pair`), or without a pair against the question's entities
 outside the slot; when no choice is in the pair, against the better of its two members. The
 term is added only when some choice is named in the question or the question is about a pair:
 elsewhere the asked relation between a question entity and a choice would favour hubs the
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 
-from kgbuild.query.intent import Intent
+from kgbuild.question.intent import Intent
 from kgbuild.search.graph import Graph
 from kgbuild.search.index import SnapshotIndex
 

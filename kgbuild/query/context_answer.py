@@ -4,7 +4,7 @@ sentences naming the entity together with that respect.
 
 The question links its subject (amyloid beta, tau) and leaves the respect unlinked (no
 organelle, process or verb is a PubTator entity). The subject's facts rank its hub partners
-(caspase-3, TNF, BACE1); the context word (:mod:`kgbuild.query.context_words`) reweights them
+(caspase-3, TNF, BACE1); the context word (:mod:`kgbuild.question.context_words`) reweights them
 only when their evidence rows happen to write it. The sentences that write the subject *and*
 the respect are where a mechanism is stated ("Abeta … impairs mitochondrial respiration by
 binding ABAD"), the unit an extractor reads a relation in, as
@@ -22,11 +22,11 @@ from __future__ import annotations
 from typing import Any
 
 from kgbuild.corpus.stems import word_stems
-from kgbuild.query.cues import Qualifier
-from kgbuild.query.intent import Intent
 from kgbuild.query.phrase_answer import fetch, sentences, shown_sentences
-from kgbuild.query.predicates import predicate_for
-from kgbuild.query.question_phrase import Phrase
+from kgbuild.question.cues import Qualifier
+from kgbuild.question.intent import Intent
+from kgbuild.question.predicates import predicate_for
+from kgbuild.question.question_phrase import Phrase
 from kgbuild.search.index import SnapshotIndex
 
 #: Sentences naming the subject and the context a reading needs to stand.

@@ -40,14 +40,11 @@ from kgbuild.query.choices import (
 )
 from kgbuild.query.context import build_context
 from kgbuild.query.context_answer import context_answer
-from kgbuild.query.context_words import context_qualifiers
 from kgbuild.query.entity_sentences import entity_sentences, subject_node
 from kgbuild.query.explanation import asks_direction, asks_list, explanation, replaceable
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
 from kgbuild.query.focus import focus_note, focused_answers, read_focus
 from kgbuild.query.how_pair import how_pair, how_pair_nodes
-from kgbuild.query.intent import Intent, infer_answer_type, read_intent, understood, yes_no_pair
-from kgbuild.query.kinds import absent, for_anchors
 from kgbuild.query.limits import (
     DEFAULT_K,
     DEFAULT_TOKEN_BUDGET,
@@ -60,6 +57,9 @@ from kgbuild.query.trial_outcomes import trial_verdict
 from kgbuild.query.verdict import pair_verdict
 from kgbuild.query.verdict_open import open_verdict
 from kgbuild.query.verdict_sentences import sentence_verdict
+from kgbuild.question.context_words import context_qualifiers
+from kgbuild.question.intent import Intent, infer_answer_type, read_intent, understood, yes_no_pair
+from kgbuild.question.kinds import absent, for_anchors
 from kgbuild.search.flight import Flights
 from kgbuild.search.graph import Graph
 from kgbuild.search.index import SnapshotIndex, index_dir_for, open_index
@@ -379,7 +379,7 @@ class QueryEngine:
         neither the dictionary nor the sentence index finds anything for it; ``all`` also
         embeds the question's unlinked phrases; ``off`` embeds nothing.
 
-        The question's words that say what it asks (:mod:`kgbuild.query.intent`: "treat",
+        The question's words that say what it asks (:mod:`kgbuild.question.intent`: "treat",
         "which drugs", "Does") are read, not linked: never embedded, never reported unlinked;
         a link of just the answer noun ("drugs") gives way to it."""
         linker = st.linker
@@ -467,7 +467,7 @@ class QueryEngine:
         ``entities``: links an LLM named (see :mod:`kgbuild.query.llm`) or recorded ones,
         used beside the dictionary's — or instead of the question's own links when
         ``link_question`` is False (``eval adqa --replay-entities``). ``intent_reader``: given the
-        rule reader's intent (:mod:`kgbuild.query.intent`), the one to use (an LLM's reading
+        rule reader's intent (:mod:`kgbuild.question.intent`), the one to use (an LLM's reading
         merged in); the rule reader's cues still decide which words are not linked."""
         choices = validate(question, choices, k, hops, token_budget)
         if embed not in EMBED_MODES:

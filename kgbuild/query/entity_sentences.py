@@ -25,8 +25,8 @@ from kgbuild.corpus.stems import stem_regex, word_stems
 from kgbuild.link.generic import GENERIC_WORDS
 from kgbuild.query.answer_entities import topic_nodes
 from kgbuild.query.generic_chemicals import generic_nodes
-from kgbuild.query.intent import QUESTION_WORDS
 from kgbuild.query.phrase_answer import Hit, PhraseAnswer, rank_answers, shown_sentences
+from kgbuild.question.intent import QUESTION_WORDS
 from kgbuild.search.graph import Graph
 from kgbuild.search.index import SnapshotIndex
 from kgbuild.search.text import STOPWORDS

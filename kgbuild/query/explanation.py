@@ -47,8 +47,8 @@ from kgbuild.corpus.marks import disjoint_spans, excerpt
 from kgbuild.corpus.stems import stem_regex, word_stems
 from kgbuild.query.answer_entities import topic_nodes
 from kgbuild.query.entity_sentences import MIN_WORD
-from kgbuild.query.intent import QUESTION_WORDS
 from kgbuild.query.phrase_answer import Hit
+from kgbuild.question.intent import QUESTION_WORDS
 from kgbuild.search.index import SnapshotIndex
 from kgbuild.search.sentences import SentenceIndex
 from kgbuild.search.text import STOPWORDS

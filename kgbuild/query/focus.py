@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from kgbuild.query.answer_entities import MAX_ANSWERS, rank_answers
-from kgbuild.query.intent import Intent
+from kgbuild.question.intent import Intent
 from kgbuild.search.graph import Graph
 from kgbuild.search.index import SnapshotIndex
 from kgbuild.store.snapshots import Warehouse

@@ -26,7 +26,7 @@ from functools import cache
 
 import numpy as np
 
-from kgbuild.query.intent import Intent
+from kgbuild.question.intent import Intent
 from kgbuild.schema import data_dir
 from kgbuild.search.index import SnapshotIndex
 from kgbuild.search.text import key, singular, tokens

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kgbuild.query.intent import Intent
 from kgbuild.query.verdict import pair_verdict
 from kgbuild.query.verdict_sentences import MAX_SHOWN, sentence_verdict
+from kgbuild.question.intent import Intent
 from kgbuild.search.graph import Graph
 from kgbuild.search.index import SnapshotIndex
 

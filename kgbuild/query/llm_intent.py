@@ -1,5 +1,5 @@
 """What a question asks, read by the LLM when one is configured, merged over the
-rule reader's reading (:mod:`kgbuild.query.intent`).
+rule reader's reading (:mod:`kgbuild.question.intent`).
 
 The rules read cue words: "Which chemicals are bad for hepatitis?" has none, so nothing is
 asked and every relation counts alike. An LLM reads the sentence ("bad for" asks what causes
@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgbuild.llm.client import LLMClient, LLMError, LLMRequest
-from kgbuild.query.intent import Intent, tables, weights_for
 from kgbuild.query.llm import Usage, choices_block, json_value, one_line
 from kgbuild.query.prompts import load
+from kgbuild.question.intent import Intent, tables, weights_for
 
 PROMPT = "question_intent"
 #: What the LLM writes for "asks no relation" / "asks for no entity".

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgbuild.query.kinds import AnswerKind, answer_kinds, kind_nodes
+from kgbuild.question.kinds import AnswerKind, answer_kinds, kind_nodes
 from kgbuild.search.index import SnapshotIndex
 
 KEY = "microrna"

@@ -5,7 +5,7 @@ naming it.
 built on PubTator's entity kinds has no pathway nodes: the facts answer about Abeta alone. Yet
 the snapshot's abstracts write "MAPK pathway" in sentences that also name Abeta and the kinases
 involved. So when the question's subject is an unlinked phrase
-(:func:`kgbuild.query.question_phrase.question_phrase`), its answer is read from the sentences
+(:func:`kgbuild.question.question_phrase.question_phrase`), its answer is read from the sentences
 of the snapshot's documents writing the phrase (one catalog query, documents naming the
 question's other entities and newest first, at most :data:`MAX_DOCS`), cut with the extractor's
 splitter (:func:`kgbuild.extract.sentences.sentence_spans`) as
@@ -13,7 +13,7 @@ splitter (:func:`kgbuild.extract.sentences.sentence_spans`) as
 
 - **evidence**: the best :data:`MAX_SHOWN` sentences, one per abstract — naming more of the
   question's entities first, then carrying the asked relation's cue
-  (:mod:`kgbuild.query.predicates`), then newest, then shortest (the plainest statement);
+  (:mod:`kgbuild.question.predicates`), then newest, then shortest (the plainest statement);
 - **answers of a kind**, when one is asked: the snapshot's nodes of that kind mentioned in those
   sentences, ranked by distinct PMIDs, then by how close they sit to the phrase; never the
   question's own entities nor, for drugs, a generic chemical
@@ -36,11 +36,11 @@ from kgbuild.corpus.documents import WRITES, doc_sentences, ranked_documents, ro
 from kgbuild.corpus.marks import disjoint_spans, excerpt
 from kgbuild.query.answer_entities import node_kinds, topic_nodes
 from kgbuild.query.generic_chemicals import generic_nodes
-from kgbuild.query.intent import Intent
-from kgbuild.query.kinds import kind_nodes
-from kgbuild.query.predicates import predicate_for
-from kgbuild.query.question_phrase import Phrase, question_phrase, shorter
 from kgbuild.query.verdict_sentences import MAX_SHOWN
+from kgbuild.question.intent import Intent
+from kgbuild.question.kinds import kind_nodes
+from kgbuild.question.predicates import predicate_for
+from kgbuild.question.question_phrase import Phrase, question_phrase, shorter
 from kgbuild.search.index import SnapshotIndex
 
 #: Documents read at most: the question's other entities first, then newest.

@@ -28,7 +28,7 @@ import numpy as np
 
 from kgbuild.query.choices import ChoiceScore, npmi
 from kgbuild.query.explore import PATHS_PER_PAIR, Candidates
-from kgbuild.query.intent import Intent
+from kgbuild.question.intent import Intent
 from kgbuild.search.graph import personalized_pagerank
 from kgbuild.search.index import SnapshotIndex
 
@@ -42,7 +42,7 @@ W_SPECIFIC = 0.25
 W_CHOICE = 0.25
 W_CONFIDENCE = 0.10
 #: Added when the question asks a relation: × the fact's relation weight for it
-#: (:mod:`kgbuild.query.intent`), so "treats" facts lead "Which drugs treat …?"; and for the
+#: (:mod:`kgbuild.question.intent`), so "treats" facts lead "Which drugs treat …?"; and for the
 #: facts behind the ranked answers / the asked pair, × their standing. Without either the
 #: scores are as before.
 W_ASKED = 0.25

@@ -50,7 +50,7 @@ class Retrieval:
     #: The same sentences as (found for, sentence row, BM25), to rebuild a context from.
     sentence_rows: list[tuple[str, int, float]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
-    #: What the question asks (:mod:`kgbuild.query.intent`): relations, answer_type, yes_no.
+    #: What the question asks (:mod:`kgbuild.question.intent`): relations, answer_type, yes_no.
     intent: dict[str, Any] = field(default_factory=dict)
     #: For a "which X …" question: the answer entities, best first
     #: (:mod:`kgbuild.query.answer_entities`), each a dict with id, name, type, score,

@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from kgbuild.query.context import evidence_for, make_triple
-from kgbuild.query.intent import Intent
-from kgbuild.query.kinds import kind_nodes
+from kgbuild.question.intent import Intent
+from kgbuild.question.kinds import kind_nodes
 from kgbuild.resolve.vocabularies import mesh_trees, tree_related
 from kgbuild.search.graph import Graph
 from kgbuild.search.index import SnapshotIndex

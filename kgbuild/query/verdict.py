@@ -1,6 +1,6 @@
 """A yes/no question answered from the evidence that states what it asks.
 
-"Is neurofilament light a biomarker of AD?" asks one predicate; :mod:`kgbuild.query.predicates`
+"Is neurofilament light a biomarker of AD?" asks one predicate; :mod:`kgbuild.question.predicates`
 says which KG relations and which sentence cues state it (or its opposite). Every served row
 between the pair is read against it: rows that state it say "yes", rows that state the
 opposite (and, from the catalog, negated rows of a stating relation) say "no", and the rest —
@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from kgbuild.query.context import evidence_for, make_triple
-from kgbuild.query.intent import Intent
-from kgbuild.query.predicates import Predicate, predicate_for
+from kgbuild.question.intent import Intent
+from kgbuild.question.predicates import Predicate, predicate_for
 from kgbuild.search.graph import Graph
 from kgbuild.search.index import SnapshotIndex
 from kgbuild.store.snapshots import Warehouse

@@ -5,7 +5,7 @@ effects?").
 A verdict that says nothing when "statins" is not in the KG leaves the reader guessing whether
 the answer is "no"; it says which words were not found instead. With one entity and an asked
 predicate, the entity's own served rows are read against the predicate
-(:mod:`kgbuild.query.predicates`), so "does memantine cause any adverse effects" is answered by
+(:mod:`kgbuild.question.predicates`), so "does memantine cause any adverse effects" is answered by
 the PMIDs that state memantine causes something, naming what.
 """
 
@@ -15,9 +15,9 @@ import re
 from typing import Any
 
 from kgbuild.query.context import evidence_for, make_triple
-from kgbuild.query.intent import QUESTION_WORDS, Intent, tables
-from kgbuild.query.predicates import predicate_for
 from kgbuild.query.verdict import MAX_FACTS, MAX_PMIDS, decide, read_rows
+from kgbuild.question.intent import QUESTION_WORDS, Intent, tables
+from kgbuild.question.predicates import predicate_for
 from kgbuild.search.graph import Graph
 from kgbuild.search.index import SnapshotIndex
 from kgbuild.search.text import STOPWORDS

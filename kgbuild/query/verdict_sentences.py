@@ -5,7 +5,7 @@ many pairs, and some things a question names are no entity kind PubTator annotat
 ("exercise"). Yet the snapshot's abstracts say them: "type 2 diabetes increases the risk of
 AD" is a sentence naming both sides. So when the facts give "no evidence", "no stated evidence"
 or "not found" for an unlinked phrase, the sentences of the snapshot's documents that name both
-sides are read against the asked predicate's cues (:mod:`kgbuild.query.predicates`) and the
+sides are read against the asked predicate's cues (:mod:`kgbuild.question.predicates`) and the
 epistemic rules the extractor uses (:func:`kgbuild.extract.epistemics.classify`: a negated cue
 states the opposite, a hedged one states nothing).
 
@@ -27,10 +27,10 @@ from typing import Any
 from kgbuild.corpus.marks import MAX_SENTENCE, disjoint_spans, excerpt
 from kgbuild.extract.epistemics import classify
 from kgbuild.extract.sentences import sentence_spans
-from kgbuild.query.intent import Intent
-from kgbuild.query.predicates import Predicate, predicate_for
-from kgbuild.query.question_phrase import stem_regex
 from kgbuild.query.verdict import decide
+from kgbuild.question.intent import Intent
+from kgbuild.question.predicates import Predicate, predicate_for
+from kgbuild.question.question_phrase import stem_regex
 from kgbuild.search.sentences import terms
 
 #: Documents read at most (newest first): enough to decide, bounded on a hub pair.

@@ -3,7 +3,7 @@ file (tests/fixtures/eval/cdr_small.PubTator.txt)."""
 
 from kgbuild.evaluate.gold import read_gold_corpus
 from kgbuild.evaluate.sentence_verdicts import answer, measure, questions
-from kgbuild.query.predicates import predicate_for
+from kgbuild.question.predicates import predicate_for
 from tests.conftest import ROOT
 
 CDR = ROOT / "tests" / "fixtures" / "eval" / "cdr_small.PubTator.txt"

@@ -9,7 +9,7 @@ import pytest
 
 from kgbuild.link.linker import Linker
 from kgbuild.link.mirna import find_mirnas, mir_symbols
-from kgbuild.query.intent import read_intent, yes_no_pair
+from kgbuild.question.intent import read_intent, yes_no_pair
 from kgbuild.search.index import open_index
 from kgbuild.store.snapshots import Warehouse
 from tests.support.link_kg import (

@@ -8,7 +8,7 @@ import pytest
 
 from kgbuild.query.engine import QueryEngine
 from kgbuild.query.focus import read_focus
-from kgbuild.query.intent import read_intent
+from kgbuild.question.intent import read_intent
 from tests.support.focus_kg import (
     AD,
     APOE,

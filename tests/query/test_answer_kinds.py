@@ -1,4 +1,4 @@
-"""Answers of the kind asked (data/answer_kinds.toml, kgbuild/query/kinds.py), a choice named in
+"""Answers of the kind asked (data/answer_kinds.toml, kgbuild/question/kinds.py), a choice named in
 the question scored on the asked relation (kgbuild/query/asked_relation.py), and `ask`'s
 labelled timing line — on a small real KG (tests/support/kinds_kg.py)."""
 
@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 from kgbuild.cli import app
 from kgbuild.query.cli import timing_line
 from kgbuild.query.engine import QueryEngine
-from kgbuild.query.intent import read_intent
-from kgbuild.query.kinds import answer_kinds
+from kgbuild.question.intent import read_intent
+from kgbuild.question.kinds import answer_kinds
 from tests.support.kinds_kg import build_kinds_kg
 
 

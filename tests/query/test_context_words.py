@@ -1,4 +1,4 @@
-"""The question's unlinked words qualify its answers (kgbuild/query/context_words.py): "How does
+"""The question's unlinked words qualify its answers (kgbuild/question/context_words.py): "How does
 APP damage mitochondria?" ranks first the partner whose sentences speak of mitochondria, on a
 small real KG; a word no evidence writes changes nothing."""
 

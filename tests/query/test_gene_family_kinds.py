@@ -1,6 +1,6 @@
 """Gene families asked by name ("Which cytokines …", "Which proteases …"): the answers are the
 genes whose HGNC approved name says so, never their receptors, inhibitors or regulators
-(data/answer_kinds.toml; kgbuild/query/kinds.py) — on a small real KG published through the
+(data/answer_kinds.toml; kgbuild/question/kinds.py) — on a small real KG published through the
 snapshot writer."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from kgbuild.query.engine import QueryEngine
-from kgbuild.query.intent import read_intent
+from kgbuild.question.intent import read_intent
 from kgbuild.records import Entity
 from kgbuild.store.snapshots import Warehouse
 from tests.support.query_kg import publish_year

@@ -14,7 +14,7 @@ import pytest
 
 from kgbuild.corpus.marks import excerpt, find_span, mark
 from kgbuild.query.engine import QueryEngine
-from kgbuild.query.intent import read_intent, understood
+from kgbuild.question.intent import read_intent, understood
 from kgbuild.records import Entity
 from kgbuild.store.snapshots import Warehouse
 from tests.support.query_kg import publish_year
@@ -235,7 +235,7 @@ def test_more_answers_than_are_shown_are_annotated_without_error():
 def test_what_a_marker_marks_is_asked_of_the_marker():
     """ "What is NfL a biomarker of?" asks for what it marks (diseases, processes), "What are
     the biomarkers of AD?" for markers; "what does neurogranin reflect" reads as the first."""
-    from kgbuild.query.intent import infer_answer_type
+    from kgbuild.question.intent import infer_answer_type
 
     it = read_intent("What is NfL a biomarker of?")
     assert it.asked == ["biomarker"] and infer_answer_type(it, ["Gene"]) == "Disease"

@@ -14,8 +14,8 @@ from kgbuild.llm.cache import ResponseCache
 from kgbuild.llm.client import LLMClient, LLMSettings
 from kgbuild.query.answer import answer_question
 from kgbuild.query.engine import QueryEngine
-from kgbuild.query.intent import read_intent, tables, weights_for
 from kgbuild.query.llm_intent import NONE, allowed, merge_intent, parse_reading, request
+from kgbuild.question.intent import read_intent, tables, weights_for
 from tests.support.scripted_llm_server import ScriptedLLM, serve
 
 #: The rules read no relation here ("bad for" is no cue), only the answer kind.

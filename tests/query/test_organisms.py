@@ -10,7 +10,7 @@ from kgbuild.corpus.organism_kinds import read_ask
 from kgbuild.corpus.organisms import npmi
 from kgbuild.query.cli import _print_retrieval
 from kgbuild.query.engine import QueryEngine
-from kgbuild.query.intent import read_intent
+from kgbuild.question.intent import read_intent
 from kgbuild.taxa import PATHOGENS, taxon
 from tests.support.organisms_kg import (
     AAV,

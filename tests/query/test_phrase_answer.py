@@ -1,13 +1,13 @@
 """Open questions whose subject is an unlinked phrase, answered from the sentences writing it
-(kgbuild/query/phrase_answer.py, kgbuild/query/question_phrase.py), on a real KG
+(kgbuild/query/phrase_answer.py, kgbuild/question/question_phrase.py), on a real KG
 (tests/support/phrase_kg.py)."""
 
 import re
 
 import pytest
 
-from kgbuild.query.intent import read_intent
-from kgbuild.query.question_phrase import candidates, runs, shorter
+from kgbuild.question.intent import read_intent
+from kgbuild.question.question_phrase import candidates, runs, shorter
 from tests.support.phrase_kg import phrase_engine
 
 
@@ -177,8 +177,8 @@ def test_a_phrase_ending_in_a_number_never_finds_a_longer_number():
     # "miR-29" is the family of miR-29a/b/c, not miR-299 (in Python and in DuckDB's RE2)
     import duckdb
 
-    from kgbuild.query.question_phrase import Phrase
     from kgbuild.query.verdict_sentences import Side
+    from kgbuild.question.question_phrase import Phrase
 
     phrase = Phrase("miR-29", 0, 6, ("mir", "29"))
     texts = {"mir-29a targets bace1": True, "the mir-29 family": True, "mir-299-5p rises": False}
@@ -200,7 +200,7 @@ def test_words_before_a_linked_name_modify_it_and_are_no_phrase(engine):
 def test_a_run_the_corpus_never_writes_gives_way_to_the_next(engine):
     # "xyzzical role" is written nowhere: the phrase is the next run, which the abstracts write
     # ("What is the molecular target of PBT2?": a common word first, the drug's name after)
-    from kgbuild.query.question_phrase import question_phrase
+    from kgbuild.question.question_phrase import question_phrase
 
     q = "What is the xyzzical role of the Notch signaling pathway?"
     spans = [(q.index("Notch"), q.index("Notch") + 5)]

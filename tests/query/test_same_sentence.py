@@ -8,7 +8,7 @@ import pytest
 from kgbuild.corpus.same_sentence import tally
 from kgbuild.query.cli import _print_retrieval
 from kgbuild.query.engine import QueryEngine
-from kgbuild.query.kinds import answer_kinds
+from kgbuild.question.kinds import answer_kinds
 from tests.support.same_sentence_kg import (
     AD,
     HEADACHE,

@@ -1,4 +1,4 @@
-"""What answers' evidence sentences say (kgbuild/query/cues.py): a drug's target is what the
+"""What answers' evidence sentences say (kgbuild/question/cues.py): a drug's target is what the
 sentences say it binds or inhibits, a drug asked of a target is one stated to inhibit it, and a
 qualifier of the question ("late-onset") favours answers whose sentences share it — on a small
 real KG (tests/support/cues_kg.py)."""
@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from kgbuild.query.cues import near_name, read_qualifiers
 from kgbuild.query.engine import QueryEngine
 from kgbuild.query.generic_chemicals import is_generic
-from kgbuild.query.intent import read_intent
-from kgbuild.query.kinds import answer_kinds, for_anchors
+from kgbuild.question.cues import near_name, read_qualifiers
+from kgbuild.question.intent import read_intent
+from kgbuild.question.kinds import answer_kinds, for_anchors
 from tests.support.cues_kg import (
     ACHE,
     APOE,

@@ -1,6 +1,6 @@
 """Questions typed the way people type them: a kind named without a wh-word ("side effects of
 donepezil", "donepezil side effects"), spelled with a space or hyphen ("micro RNAs",
-"bio-markers"), answered as the wh-form is (kgbuild/query/kinds.py, intent.py); and "how does
+"bio-markers"), answered as the wh-form is (kgbuild/question/kinds.py, intent.py); and "how does
 X affect Y" answered first by what joins X and Y (kgbuild/query/how_pair.py) — on small real
 KGs (tests/support/kinds_kg.py, tests/support/sentences_kg.py)."""
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from kgbuild.query.engine import QueryEngine
-from kgbuild.query.intent import read_intent, understood
+from kgbuild.question.intent import read_intent, understood
 from tests.support.kinds_kg import build_kinds_kg
 from tests.support.sentences_kg import build_sentences_kg
 

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from kgbuild.cli import app
 from kgbuild.query.engine import QueryEngine
-from kgbuild.query.predicates import predicate_for, predicates
 from kgbuild.query.verdict import decide
+from kgbuild.question.predicates import predicate_for, predicates
 from tests.support.kinds_kg import build_kinds_kg
 
 
@@ -129,8 +129,8 @@ def test_the_answer_line_of_each_kind_of_question():
 
 
 def test_the_missing_phrase_leaves_out_the_words_understood():
-    from kgbuild.query.intent import read_intent
     from kgbuild.query.verdict_open import missing_phrase
+    from kgbuild.question.intent import read_intent
 
     q = "Do statins reduce the risk of Alzheimer's disease?"
     it = read_intent(q)

@@ -129,7 +129,7 @@ def test_strongly_connected_finds_every_cycle():
 
 
 #: The stages in layer order (pyproject's import-linter contract), for the drawing.
-STAGES = ("cli", "flows", "evaluate", "serve", "query", "export", "report", "forecast", "link",
+STAGES = ("cli", "flows", "evaluate", "serve", "query", "export", "report", "forecast", "question", "link",
           "corpus", "search",
           "audit", "pipeline", "reader", "store", "belief",
           "resolve", "extract", "verifier", "llm", "annotate", "sources", "spine")  # fmt: skip

@@ -7,7 +7,7 @@ the answers are its hubs (caspase-3, TNF, BACE1); a researcher expects the ones 
 speak of mitochondria (cytochrome c, Bax). This is the classic retrieval move of weighting an
 answer by the query terms its passages contain (Robertson & Zaragoza 2009, BM25; the Aristo IR
 solver, Clark et al. 2016): here the rarest content word left unlinked becomes a qualifier like
-``data/question_qualifiers.toml``'s, and :func:`kgbuild.query.cues.cue_factor` reweights each
+``data/question_qualifiers.toml``'s, and :func:`kgbuild.question.cues.cue_factor` reweights each
 candidate by the share of its evidence rows naming it — uniformly when none does, so a word the
 evidence never writes changes nothing.
 
@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from kgbuild.link.generic import GENERIC_WORDS
-from kgbuild.query.cues import Qualifier
-from kgbuild.query.intent import QUESTION_WORDS, Intent
-from kgbuild.query.question_phrase import LIGHT_VERBS, stem_regex
+from kgbuild.question.cues import Qualifier
+from kgbuild.question.intent import QUESTION_WORDS, Intent
+from kgbuild.question.question_phrase import LIGHT_VERBS, stem_regex
 from kgbuild.search.sentences import terms
 from kgbuild.search.text import STOPWORDS
 

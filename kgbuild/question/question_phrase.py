@@ -5,7 +5,7 @@ PubTator annotates genes, chemicals, diseases, variants, species and cell lines 
 2019, PubTator central), not pathways, cell types, procedures or tracer classes; so "What role
 does the PI3K/Akt pathway play in AD?" leaves "PI3K", "pathway" and "play" unlinked and links
 only "Akt". The phrase is a run of adjacent question words that are neither question words,
-stopwords nor relation/answer cues (:mod:`kgbuild.query.intent`), holding a word the
+stopwords nor relation/answer cues (:mod:`kgbuild.question.intent`), holding a word the
 dictionary left unlinked; a linked name inside the run is a modifier of it ("Notch" in "Notch
 signaling pathway"). Without a part-of-speech tagger the run may end in a verb ("pathway
 play"), so its extent is read from the corpus: of its sub-runs, the longest the snapshot's
@@ -23,7 +23,7 @@ from typing import Any
 
 from kgbuild.corpus.stems import stem_regex, word_stems
 from kgbuild.link.generic import GENERIC_WORDS
-from kgbuild.query.intent import QUESTION_WORDS, Intent
+from kgbuild.question.intent import QUESTION_WORDS, Intent
 from kgbuild.search.text import STOPWORDS
 
 #: Least documents writing a sub-run for it to be the phrase (else the longest written once).

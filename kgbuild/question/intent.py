@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from kgbuild.query.cues import Qualifier, read_qualifiers
-from kgbuild.query.kinds import AnswerKind, noun_phrase_kind, read_kind
+from kgbuild.question.cues import Qualifier, read_qualifiers
+from kgbuild.question.kinds import AnswerKind, noun_phrase_kind, read_kind
 from kgbuild.schema import data_dir
 from kgbuild.search.text import STOPWORDS
 
@@ -131,10 +131,10 @@ class Intent:
     wh: bool = False
     cues: list[Cue] = field(default_factory=list)
     #: The finer kind asked for ("which microRNAs", "the side effects of"), if any
-    #: (:mod:`kgbuild.query.kinds`).
+    #: (:mod:`kgbuild.question.kinds`).
     kind: AnswerKind | None = None
     #: Words narrowing the answers to facts whose sentences share them ("late-onset", "CSF";
-    #: :mod:`kgbuild.query.cues`).
+    #: :mod:`kgbuild.question.cues`).
     qualifiers: tuple[Qualifier, ...] = ()
     #: Which reader each of :data:`READ_FIELDS` came from: "rules" or "llm".
     source: dict[str, str] = field(default_factory=lambda: dict.fromkeys(READ_FIELDS, "rules"))
