@@ -3,6 +3,9 @@
 - **dalk**: hand-written questions about the DALK build with gold yes/no from biomedical
   knowledge (``data/questions/yes_no_dalk.tsv``; each row says where its answer comes from),
   asked of a DALK warehouse (``--dalk``: a copy, as the query index is written into it);
+- **walks_5_13** and **walks_14_up**: the blind newcomer walks' yes/no questions (no choices)
+  whose writer's gold answer starts with yes or no ("Generally no", "Probably not" read as no),
+  asked of the DALK warehouse: the first for tuning, the later walks held out from it;
 - **biored_dev**: BioRED Dev's relations as questions (positive: a related pair, asked with the
   predicate of its relation type — "Does {chemical} cause {disease}?" for a chemical–disease
   Positive_Correlation; negative: a pair both named in one document without a relation, asked
@@ -17,6 +20,7 @@ yes). ``--code DIR`` runs another checkout's ``kgbuild`` (the before figures: ``
 <commit> kgbuild data | tar -x -C DIR``). Ends with one JSON line.
 
     .venv/bin/python bench/yes_no_verdicts.py --dalk WH [--code DIR] [--work DIR] [--out FILE]
+        [--only dalk biored_dev walks]
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -33,6 +38,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench import common
 
 DALK_QUESTIONS = common.ROOT / "data" / "questions" / "yes_no_dalk.tsv"
+WALKS = common.ROOT / "data" / "walks"
+#: A gold answer's verdict: its first words ("Generally no:", "Yes, in observational studies").
+GOLD_VERDICT = re.compile(r"\W*(?:(?:generally|mostly|probably|largely|partly|overall)\W+)?"
+                          r"(yes|no|not)\b", re.IGNORECASE)  # fmt: skip
+#: The walks tuned on; the later ones are held out.
+TUNED_WALKS = range(5, 14)
 #: (gold relation type, kind a, kind b) → question template (a, b): the predicate each
 #: relation type states (BioRED guidelines; Positive_Correlation chemical→disease is BC5CDR's
 #: chemical-induced disease, Negative_Correlation chemical→disease a treatment).
@@ -99,6 +110,22 @@ def dalk_questions() -> list[dict]:
     return [{"set": "dalk", **r} for r in csv.DictReader(lines, delimiter="\t")]
 
 
+def walk_questions() -> list[dict]:
+    """The walks' yes/no questions with a yes or no gold (see the module docstring)."""
+    out = []
+    for path in sorted(WALKS.glob("walk*/questions.jsonl")):
+        n = int(path.parent.name.removeprefix("walk"))
+        for line in path.read_text(encoding="utf-8").splitlines():
+            q = json.loads(line) if line.strip() else None
+            m = GOLD_VERDICT.match(str(q.get("gold") or "")) if q and not q.get("choices") else None
+            if m:
+                gold = "yes" if m.group(1).lower() == "yes" else "no"
+                out.append({"set": "walks_5_13" if n in TUNED_WALKS else "walks_14_up",
+                            "question": q["question"], "gold": gold,
+                            "source": f"walk{n} {q['id']}"})  # fmt: skip
+    return out
+
+
 def verdict_of(engine, question: str) -> dict | None:
     """The verdict ``kgbuild ask`` prints (the engine's, with the catalog's statuses)."""
     from kgbuild.query import verdict as vmod
@@ -136,14 +163,19 @@ def main() -> None:
     p.add_argument("--dalk", type=Path, required=True, help="a copy of a DALK warehouse")
     p.add_argument("--work", type=Path, default=Path("/tmp/yes_no_verdicts"))
     p.add_argument("--out", type=Path, help="write every question's verdict here (JSONL)")
+    p.add_argument("--only", nargs="*", help="only these sets (dalk, biored_dev, walks)")
     a = p.parse_args()
     sys.path.insert(0, str(a.code.resolve()))
     from kgbuild.query.engine import QueryEngine
 
-    gold, wh_dir = common.hidden_build(common.BIORED_DEV, a.work / "biored_dev")
-    sets = {"dalk": (a.dalk, dalk_questions()), "biored_dev": (wh_dir, biored_questions(gold))}
+    only = set(a.only or ("dalk", "biored_dev", "walks"))
+    sets = {"dalk": (a.dalk, dalk_questions())} if "dalk" in only else {}
+    if "biored_dev" in only:
+        gold, wh_dir = common.hidden_build(common.BIORED_DEV, a.work / "biored_dev")
+        sets["biored_dev"] = (wh_dir, biored_questions(gold))
+    walks = walk_questions() if "walks" in only else []
     rows: list[dict] = []
-    for wh, questions in sets.values():
+    for wh, questions in [*sets.values(), (a.dalk, walks)]:
         engine = QueryEngine(wh, "latest", embeddings=False)
         for q in questions:
             v = verdict_of(engine, q["question"])
@@ -152,7 +184,8 @@ def main() -> None:
             rows.append({**q, "answer": answer, "said": said, "line": v["line"] if v else None})
     if a.out:
         a.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    figures = {s: score([r for r in rows if r["set"] == s]) for s in sets}
+    names = [*sets, *sorted({q["set"] for q in walks})]
+    figures = {s: score([r for r in rows if r["set"] == s]) for s in names}
     figures["code"] = str(a.code)
     common.emit(figures)
 

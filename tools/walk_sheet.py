@@ -30,7 +30,7 @@ def ask(question: dict, warehouse: Path | None, checkout: Path = ROOT) -> str:
     if question.get("choices"):
         argv += ["--choices", question["choices"]]
     if warehouse is not None:
-        argv += ["-w", str(warehouse)]
+        argv += ["-w", str(warehouse.resolve())]  # each head runs in its own checkout
     env = {**os.environ, "COLUMNS": "140", "PYTHONPATH": str(checkout)}
     p = subprocess.run(argv, cwd=checkout, env=env, capture_output=True, text=True, timeout=600)
     lines = (p.stdout + p.stderr).splitlines()

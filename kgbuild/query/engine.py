@@ -27,7 +27,7 @@ from kgbuild.corpus.acronyms import acronym_spans, cut_spans, defined_as
 from kgbuild.corpus.choice_reading import facts_decide, read_choices
 from kgbuild.corpus.organism_answer import organism_answer
 from kgbuild.corpus.organism_kinds import heads_wh
-from kgbuild.corpus.passages import choice_from_abstracts, passages
+from kgbuild.corpus.passages import ABSTRACTS_READ, ABSTRACTS_SHOWN, choice_from_abstracts, passages
 from kgbuild.errors import ConfigError, InputError
 from kgbuild.link.linker import EMBED_MODES, Link, Linker, unique_nodes
 from kgbuild.query.asked_relation import relation_terms
@@ -55,11 +55,13 @@ from kgbuild.query.rank import rank_paths, rank_triples
 from kgbuild.query.retrieval import Retrieval, Timer, filters_dict, path_dict, validate
 from kgbuild.query.trial_outcomes import trial_verdict
 from kgbuild.query.verdict import pair_verdict
+from kgbuild.query.verdict_abstracts import abstract_verdict
 from kgbuild.query.verdict_open import open_verdict
 from kgbuild.query.verdict_sentences import sentence_verdict
 from kgbuild.question.context_words import context_qualifiers
 from kgbuild.question.intent import Intent, infer_answer_type, read_intent, understood, yes_no_pair
 from kgbuild.question.kinds import absent, for_anchors
+from kgbuild.question.predicates import predicate_for
 from kgbuild.search.flight import Flights
 from kgbuild.search.graph import Graph
 from kgbuild.search.index import SnapshotIndex, index_dir_for, open_index
@@ -680,7 +682,13 @@ class QueryEngine:
         t.lap("context_ms")
         try:  # what the abstracts write, beside whatever the facts answer
             abstracts = idx.ensure_abstracts(self.wh)
-            shown_abstracts = passages(self.wh, idx.snapshot_id, abstracts, question)
+            matching = passages(self.wh, idx.snapshot_id, abstracts, question, ABSTRACTS_READ)
+            shown_abstracts = matching[:ABSTRACTS_SHOWN]
+            if intent.yes_no and not choices:  # undecided by the facts: what the abstracts say
+                said = abstract_verdict(self.wh, idx.snapshot_id, abstracts, question,
+                                        [x["pmid"] for x in matching],
+                                        predicate_for(intent.asked), verdict)  # fmt: skip
+                verdict = said or verdict
         except Exception as exc:  # a busy or moved catalog: the facts' answers stand
             log.warning("abstracts unread, catalog unreadable: %s", exc)
             abstracts, shown_abstracts = None, []

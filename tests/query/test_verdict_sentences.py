@@ -137,6 +137,7 @@ def test_an_unreadable_catalog_leaves_the_facts_verdict_and_answers(engine, monk
 
     monkeypatch.setattr("kgbuild.query.verdict_sentences.fetch", unreadable)
     monkeypatch.setattr("kgbuild.query.phrase_answer.fetch", unreadable)
+    monkeypatch.setattr("kgbuild.query.engine.passages", unreadable)  # the abstracts too
     v = _verdict(engine, "Is type 2 diabetes a risk factor for Alzheimer's disease?")
     assert v["answer"] == "no evidence" and "basis" not in v
     r = engine.retrieve(

@@ -129,8 +129,8 @@ def test_strongly_connected_finds_every_cycle():
 
 
 #: The stages in layer order (pyproject's import-linter contract), for the drawing.
-STAGES = ("cli", "flows", "evaluate", "serve", "query", "export", "report", "forecast", "question", "link",
-          "corpus", "search",
+STAGES = ("cli", "flows", "evaluate", "serve", "query", "export", "report", "forecast",
+          "question", "link", "corpus", "search",
           "audit", "pipeline", "reader", "store", "belief",
           "resolve", "extract", "verifier", "llm", "annotate", "sources", "spine")  # fmt: skip
 DRAWING = ("<!-- import-drawing:start -->", "<!-- import-drawing:end -->")
