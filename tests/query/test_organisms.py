@@ -92,6 +92,7 @@ def test_ask_prints_the_organisms_and_their_sentences(engine, capsys):
 def test_the_question_reads_the_organism_kind_and_its_slice():
     assert read_intent("Which bacteria are linked to AD?", []).kind.key == "organism"
     assert read_intent("Which infectious agents cause AD?", []).kind.key == "organism"
+    assert read_intent("which animals besides mice model AD?", []).kind.key == "organism"
     # an amyloid "species" and a therapeutic "agent" are no organisms
     assert read_intent("Which Abeta species are toxic?", [(6, 11)]).kind is None
     assert read_intent("Which agents treat AD?", []).kind is None
