@@ -30,7 +30,7 @@ from kgbuild.corpus.documents import doc_sentences
 from kgbuild.corpus.marks import disjoint_spans, excerpt
 from kgbuild.corpus.passages import CLOSING, TEXTS_SQL
 from kgbuild.query.verdict import decide
-from kgbuild.query.verdict_sentences import _reading
+from kgbuild.query.verdict_sentences import cue_reading
 from kgbuild.question.predicates import Predicate
 from kgbuild.search.abstracts import AbstractIndex
 from kgbuild.search.sentences import terms
@@ -89,7 +89,7 @@ def read_abstract(pmid: str, year: int, title: str | None, abstract: str | None,
         if len(sides) < 2:
             continue
         # the first and last of the question's non-cue words stand for the pair
-        said = _reading(pred, ds.text, ds.text, 0, [sides[0], sides[-1], *marks]) or ""
+        said = cue_reading(pred, ds.text, ds.text, 0, [sides[0], sides[-1], *marks]) or ""
         read.append({"pmid": pmid, "year": year, "reading": said, "index": i,
                      "closing": bool(CLOSING.match(ds.text)),
                      "sentence": excerpt(ds.text, disjoint_spans(marks))})  # fmt: skip
@@ -97,8 +97,8 @@ def read_abstract(pmid: str, year: int, title: str | None, abstract: str | None,
     if "negated" in readings:  # the finding overrules the title's or the aims' claim
         return "no", read
     closing = [x["reading"] for x in read if x["closing"] and x["reading"]]
-    if closing:
-        return ("no" if closing[-1] == "negated" else closing[-1]), read
+    if closing:  # none negated (above): its conclusion's "yes", "no" or "hedged"
+        return closing[-1], read
     votes = Counter(r for r in readings if r in ("yes", "no"))
     if votes["yes"] != votes["no"]:
         return max(votes, key=lambda r: votes[r]), read
@@ -108,7 +108,8 @@ def read_abstract(pmid: str, year: int, title: str | None, abstract: str | None,
 def abstract_verdict(wh: Any, snapshot_id: str, index: AbstractIndex, question: str,
                      pmids: list[str], pred: Predicate, base: dict[str, Any] | None,
                      ) -> dict[str, Any] | None:  # fmt: skip
-    """The verdict the abstracts ``pmids`` (those shown for the question, best first) give for
+    """The verdict the abstracts ``pmids`` (those that best match the question and write half
+    of it, :func:`kgbuild.corpus.passages.passages`, best first) give for
     ``pred``, replacing ``base`` (the facts' or the pair sentences' verdict) when that one does
     not decide (:data:`REPLACEABLE`) and this one does; else None (``base`` stands)."""
     if base is not None and base.get("answer") not in REPLACEABLE:
@@ -130,11 +131,10 @@ def abstract_verdict(wh: Any, snapshot_id: str, index: AbstractIndex, question: 
         if answer in said:
             said[answer].add(pmid)
         if answer in ("yes", "no"):  # its sentence that says so (the finding: the last)
-            says = [x for x in read if (x["reading"] == "negated") == (answer == "no")
-                    and x["reading"] in ("yes", "negated", "no")]  # fmt: skip
+            want = ("yes",) if answer == "yes" else ("no", "negated")
+            says = [x for x in read if x["reading"] in want]
             if says:
-                best = says[-1]
-                shown.append({**best, "reading": answer})
+                shown.append({**says[-1], "reading": answer})
     yes, no = len(said["yes"]), len(said["no"])
     if max(yes, no) < MIN_STATING:
         return None

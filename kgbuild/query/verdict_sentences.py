@@ -206,7 +206,7 @@ def read(rows: list[tuple[Any, ...]], concepts: list[Side], phrases: list[Side],
     for pmid, year, text, marks, sent, s0 in found:
         out.docs.add(pmid)
         out.sentences += 1
-        said = _reading(pred, text, sent, s0, marks)
+        said = cue_reading(pred, text, sent, s0, marks)
         if said == "negated":
             out.negated.add(pmid)
             said = "no"
@@ -235,7 +235,7 @@ def read(rows: list[tuple[Any, ...]], concepts: list[Side], phrases: list[Side],
     return out
 
 
-def _reading(pred: Predicate, text: str, sent: str, s0: int,
+def cue_reading(pred: Predicate, text: str, sent: str, s0: int,
              marks: list[tuple[int, int]]) -> str | None:  # fmt: skip
     """ "yes" when the sentence carries the predicate's cue between or next to the two names
     (:data:`WINDOW`), "no" for its opposite cue, "negated" for a negated cue ("did not
