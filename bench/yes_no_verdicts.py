@@ -13,8 +13,9 @@
   build with its relation lines hidden (:func:`kgbuild.evaluate.facts.build_hidden`, made once
   into ``--work``).
 
-Per set: questions, how many get a verdict (yes, no or mixed), accuracy over the decisive ones
-(yes/no), accuracy over all (a question without a decisive verdict counts wrong), and
+Per set: questions, the median in-process retrieval time of those with a verdict, how many
+get a verdict (yes, no or mixed), accuracy over the decisive ones (yes/no), accuracy over all
+(a question without a decisive verdict counts wrong), and
 yes-accuracy (gold yes answered "yes", gold no answered anything else: a co-mention is not a
 yes). ``--code DIR`` runs another checkout's ``kgbuild`` (the before figures: ``git archive
 <commit> kgbuild data | tar -x -C DIR``). Ends with one JSON line.
@@ -29,6 +30,7 @@ import argparse
 import csv
 import json
 import re
+import statistics
 import sys
 from collections import Counter
 from pathlib import Path
@@ -132,12 +134,18 @@ def verdict_of(engine, question: str) -> dict | None:
 
     r = engine.retrieve(question, embed="off")
     v = r.verdict
+    if v is not None:  # the retrieval's own time (the engine's timer, in-process)
+        v = {**v, "retrieval_ms": r.timings.get("total_ms")}
     if v and v.get("pair") and len(v["pair"]) == 2:
         if hasattr(vmod, "status_rows"):
             vmod.add_statuses(v, vmod.status_rows(engine.wh, r.snapshot_id, *v["pair"]))
         else:  # the code before: statuses per status only
             vmod.add_statuses(v, vmod.pair_statuses(engine.wh, r.snapshot_id, *v["pair"]))
     return v
+
+
+def _p50(values: list[float]) -> float | None:
+    return round(statistics.median(values), 1) if values else None
 
 
 def score(rows: list[dict]) -> dict:
@@ -154,6 +162,7 @@ def score(rows: list[dict]) -> dict:
         "accuracy_all": round(len(right) / n, 3) if n else None,
         "yes_accuracy": round(yes_right / n, 3) if n else None,
         "answers": dict(Counter(r["answer"] for r in rows).most_common()),
+        "retrieval_p50_ms": _p50([r["ms"] for r in rows if r.get("ms") is not None]),
     }
 
 
@@ -181,7 +190,8 @@ def main() -> None:
             v = verdict_of(engine, q["question"])
             answer = v["answer"] if v else None
             said = "no" if answer in AS_NO else answer
-            rows.append({**q, "answer": answer, "said": said, "line": v["line"] if v else None})
+            rows.append({**q, "answer": answer, "said": said, "line": v["line"] if v else None,
+                         "ms": v.get("retrieval_ms") if v else None})  # fmt: skip
     if a.out:
         a.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     names = [*sets, *sorted({q["set"] for q in walks})]

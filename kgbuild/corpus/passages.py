@@ -86,7 +86,8 @@ def read_abstract(pmid: str, year: int, title: str | None, abstract: str | None,
 
 
 def passages(wh: Any, snapshot_id: str, index: AbstractIndex, question: str,
-             n: int = ABSTRACTS_SHOWN) -> list[dict[str, Any]]:  # fmt: skip
+             n: int = ABSTRACTS_SHOWN,
+             texts: dict[str, Any] | None = None) -> list[dict[str, Any]]:  # fmt: skip
     """The abstracts that best match ``question`` and write enough of it (module docstring),
     best first: pmid, year, title, sentence (the best match), closing (its conclusion, see
     :func:`read_abstract`), BM25 score, cover (IDF share of the question's terms the abstract
@@ -103,7 +104,11 @@ def passages(wh: Any, snapshot_id: str, index: AbstractIndex, question: str,
     weights = {t: index.idf(t) for t in qt}
     total = sum(weights.values())
     pmids = [index.pmids[r] for r in rows]
-    texts = {str(p): (y, t, a) for p, y, t, a in wh.query(TEXTS_SQL, [snapshot_id, pmids])}
+    # the read abstracts' (year, title, abstract) land in ``texts`` when given: a reader of the
+    # same abstracts (the yes/no verdict) needs no second query
+    texts = {} if texts is None else texts
+    texts.update({str(p): (y, t, a)
+                  for p, y, t, a in wh.query(TEXTS_SQL, [snapshot_id, pmids])})  # fmt: skip
     out = []
     for r, pmid in zip(rows, pmids, strict=True):
         if pmid not in texts:

@@ -682,12 +682,13 @@ class QueryEngine:
         t.lap("context_ms")
         try:  # what the abstracts write, beside whatever the facts answer
             abstracts = idx.ensure_abstracts(self.wh)
-            matching = passages(self.wh, idx.snapshot_id, abstracts, question, ABSTRACTS_READ)
+            texts: dict[str, Any] = {}
+            matching = passages(self.wh, idx.snapshot_id, abstracts, question, ABSTRACTS_READ,
+                                texts)  # fmt: skip
             shown_abstracts = matching[:ABSTRACTS_SHOWN]
             if intent.yes_no and not choices:  # undecided by the facts: what the abstracts say
-                said = abstract_verdict(self.wh, idx.snapshot_id, abstracts, question,
-                                        [x["pmid"] for x in matching],
-                                        predicate_for(intent.asked), verdict)  # fmt: skip
+                said = abstract_verdict(abstracts, question, [x["pmid"] for x in matching],
+                                        texts, predicate_for(intent.asked), verdict)  # fmt: skip
                 verdict = said or verdict
         except Exception as exc:  # a busy or moved catalog: the facts' answers stand
             log.warning("abstracts unread, catalog unreadable: %s", exc)

@@ -28,7 +28,7 @@ from typing import Any
 
 from kgbuild.corpus.documents import doc_sentences
 from kgbuild.corpus.marks import disjoint_spans, excerpt
-from kgbuild.corpus.passages import CLOSING, TEXTS_SQL
+from kgbuild.corpus.passages import CLOSING
 from kgbuild.query.verdict import decide
 from kgbuild.query.verdict_sentences import cue_reading
 from kgbuild.question.predicates import Predicate
@@ -73,7 +73,7 @@ def _marks(sentence: str, stems: set[str], pred: Predicate) -> tuple[list[Span],
     return marks, sorted(v for t, v in first.items() if t not in cue)
 
 
-def read_abstract(pmid: str, year: int, title: str | None, abstract: str | None,
+def abstract_says(pmid: str, year: int, title: str | None, abstract: str | None,
                   weights: dict[str, float], pred: Predicate,
                   ) -> tuple[str, list[dict[str, Any]]]:  # fmt: skip
     """(what the abstract says: "yes", "no", "hedged" or "", its read sentences). A sentence is
@@ -105,11 +105,12 @@ def read_abstract(pmid: str, year: int, title: str | None, abstract: str | None,
     return ("hedged" if "hedged" in readings else ""), read
 
 
-def abstract_verdict(wh: Any, snapshot_id: str, index: AbstractIndex, question: str,
-                     pmids: list[str], pred: Predicate, base: dict[str, Any] | None,
-                     ) -> dict[str, Any] | None:  # fmt: skip
+def abstract_verdict(index: AbstractIndex, question: str, pmids: list[str],
+                     texts: dict[str, Any], pred: Predicate,
+                     base: dict[str, Any] | None) -> dict[str, Any] | None:  # fmt: skip
     """The verdict the abstracts ``pmids`` (those that best match the question and write half
-    of it, :func:`kgbuild.corpus.passages.passages`, best first) give for
+    of it, :func:`kgbuild.corpus.passages.passages`, best first; ``texts``: their year, title
+    and abstract, as that read them) give for
     ``pred``, replacing ``base`` (the facts' or the pair sentences' verdict) when that one does
     not decide (:data:`REPLACEABLE`) and this one does; else None (``base`` stands)."""
     if base is not None and base.get("answer") not in REPLACEABLE:
@@ -118,7 +119,6 @@ def abstract_verdict(wh: Any, snapshot_id: str, index: AbstractIndex, question: 
     if len(qt) < MIN_TERMS or not pmids:
         return None
     weights = {t: index.idf(t) for t in qt}
-    texts = {str(p): (y, t, a) for p, y, t, a in wh.query(TEXTS_SQL, [snapshot_id, pmids])}
     said: dict[str, set[str]] = {"yes": set(), "no": set(), "hedged": set()}
     shown: list[dict[str, Any]] = []
     sentences = 0
@@ -126,7 +126,7 @@ def abstract_verdict(wh: Any, snapshot_id: str, index: AbstractIndex, question: 
         if pmid not in texts:
             continue
         year, title, abstract = texts[pmid]
-        answer, read = read_abstract(pmid, int(year or 0), title, abstract, weights, pred)
+        answer, read = abstract_says(pmid, int(year or 0), title, abstract, weights, pred)
         sentences += len(read)
         if answer in said:
             said[answer].add(pmid)
