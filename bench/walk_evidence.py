@@ -66,6 +66,7 @@ def stated_questions(judged: Path = CEILING, walks: Path = WALKS) -> list[dict[s
             "walk": r["walk"], "qid": r["qid"], "kind": r["kind"], "question": q["question"],
             "choices": [c.strip() for c in (q.get("choices") or "").split(";") if c.strip()],
             "pmids": [p.strip() for p in r["pmids"].split(",") if p.strip()],
+            "evidence": r["evidence"],
         })  # fmt: skip
     return out
 
@@ -102,6 +103,26 @@ def printed_pmids(engine: Any, r: Any, choices: list[str]) -> tuple[set[str], se
     return set(PMID.findall(captured.get())), json_pmids(rdict)
 
 
+def quotes(sentence: str, evidence: str) -> bool:
+    """Is ``sentence`` the judge's quoted evidence (its first 200 characters, whitespace and
+    case aside, matched at 90% or more; quotes were copied by hand and sometimes cut)?"""
+    from rapidfuzz import fuzz
+
+    ev, s = " ".join(evidence.lower().split())[:200], " ".join(sentence.lower().split())
+    return bool(ev) and len(s) >= len(ev) / 2 and fuzz.partial_ratio(ev, s) >= 90
+
+
+def passage_hits(passages: list[dict[str, Any]], gold: set[str], evidence: str) -> dict[str, int]:
+    """Where the abstracts block (each abstract by one sentence) shows a judged abstract: the
+    first shown (hit@1), among the first 3 and 5, and whether one of the five sentences is the
+    judge's quoted one."""
+    shown = [p["pmid"] for p in passages]
+    return {
+        **{f"passage_hit@{k}": int(bool(set(shown[:k]) & gold)) for k in (1, 3, 5)},
+        "quoted@5": int(any(quotes(p["sentence"], evidence) for p in passages[:5])),
+    }
+
+
 def served_pmids(engine: Any, sid: str, pmids: set[str]) -> set[str]:
     """Those of ``pmids`` the snapshot serves any evidence from (one query for all)."""
     rows = engine.wh.query(
@@ -118,8 +139,11 @@ def main() -> None:
     ap.add_argument("--embed", default="mentions", help="as `kgbuild ask --embed` (default)")
     ap.add_argument("--judged", type=Path, default=CEILING)
     ap.add_argument("--out", type=Path, help="one JSON row per question")
+    ap.add_argument("--code", type=Path, default=common.ROOT,
+                    help="checkout whose kgbuild is run (a before figure)")  # fmt: skip
     a = ap.parse_args()
     common.require_warehouse(a.warehouse)
+    sys.path.insert(0, str(a.code.resolve()))
     from kgbuild.errors import KgbuildError
     from kgbuild.query.engine import QueryEngine
 
@@ -133,8 +157,9 @@ def main() -> None:
         try:
             r = engine.retrieve(q["question"], q["choices"] or None, embed=a.embed)
             printed, in_json = printed_pmids(engine, r, q["choices"])
+            hits = passage_hits(r.passages or [], set(q["pmids"]), q["evidence"])
         except KgbuildError as exc:  # a question the tool refuses shows nothing
-            printed, in_json = set(), set()
+            printed, in_json, hits = set(), set(), passage_hits([], set(), "")
             print(f"{q['walk']} {q['qid']}: {type(exc).__name__}: {exc}", file=sys.stderr)
         took.append(time.perf_counter() - t0)
         gold = set(q["pmids"])
@@ -142,7 +167,8 @@ def main() -> None:
         where = ("shown" if printed & gold
                  else "retrieved_not_printed" if in_json & gold
                  else "in_kg_not_retrieved" if served else "not_in_kg")  # fmt: skip
-        rows.append({**q, "where": where, "served": sorted(served), "printed": len(printed)})
+        rows.append({**q, "where": where, "served": sorted(served), "printed": len(printed),
+                     **hits})  # fmt: skip
     if a.out:
         a.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     by_kind: dict[str, Counter[str]] = defaultdict(Counter)
@@ -157,8 +183,10 @@ def main() -> None:
         "questions": len(rows), **{k: total[k] for k in cols},
         "shown_share": round(total["shown"] / max(len(rows), 1), 3),
         "by_kind": {k: dict(c) for k, c in sorted(by_kind.items())},
+        **{k: sum(r[k] for r in rows) for k in ("passage_hit@1", "passage_hit@3",
+                                                 "passage_hit@5", "quoted@5")},
         "median_s": round(sorted(took)[len(took) // 2], 2) if took else None,
-        "embed": a.embed,
+        "embed": a.embed, "code": str(a.code),
     }, load=True)  # fmt: skip
 
 

@@ -78,25 +78,34 @@ def read_abstract(pmid: str, year: int, title: str | None, abstract: str | None,
         w = sum(weights[t] for t in has)
         if w > best_w:
             best, best_w = ds.text, w
-    body = sentences[1:] if title else sentences
-    closing = next((ds.text for ds in body if CLOSING.match(ds.text)), None)
-    if closing is None and len(body) > 1:
-        closing = body[-1].text
+    closing = closing_sentence([ds.text for ds in sentences], bool(title))
     return Read(best, closing if closing != best else None, written)
 
 
+def closing_sentence(sentences: list[str], has_title: bool) -> str | None:
+    """An abstract's closing sentence: its labelled conclusion's first, else its last, when it
+    has more than the title (and one sentence)."""
+    body = sentences[1:] if has_title else sentences
+    closing = next((s for s in body if CLOSING.match(s)), None)
+    if closing is None and len(body) > 1:
+        closing = body[-1]
+    return closing
+
+
 def passages(wh: Any, snapshot_id: str, index: AbstractIndex, question: str,
-             n: int = ABSTRACTS_SHOWN,
-             texts: dict[str, Any] | None = None) -> list[dict[str, Any]]:  # fmt: skip
-    """The abstracts that best match ``question`` and write enough of it (module docstring),
-    best first: pmid, year, title, sentence (the best match), closing (its conclusion, see
-    :func:`read_abstract`), BM25 score, cover (IDF share of the question's terms the abstract
-    writes) and the question terms (stems) it writes."""
+             n: int = ABSTRACTS_SHOWN, texts: dict[str, Any] | None = None,
+             read: int = ABSTRACTS_READ,
+             min_cover: float = MIN_COVER) -> list[dict[str, Any]]:  # fmt: skip
+    """The abstracts that best match ``question`` and write enough of it (module docstring;
+    ``min_cover``: the least share of its IDF weight kept), best first among the ``read`` BM25
+    ranks: pmid, year, title, sentence (the best match), closing (its conclusion, see
+    :func:`read_abstract`), BM25 score and rank (0 = best), cover (IDF share of the question's
+    terms the abstract writes) and the question terms (stems) it writes."""
     qt = sorted(set(terms(question)))
     if len(qt) < MIN_TERMS:
         return []
     scores = index.scores(qt)
-    rows = index.bm25.top(scores, ABSTRACTS_READ)
+    rows = index.bm25.top(scores, read)
     if not rows:
         return []
     # a term no abstract writes weighs most ("donanemab" in a corpus that predates it): the
@@ -110,17 +119,17 @@ def passages(wh: Any, snapshot_id: str, index: AbstractIndex, question: str,
     texts.update({str(p): (y, t, a)
                   for p, y, t, a in wh.query(TEXTS_SQL, [snapshot_id, pmids])})  # fmt: skip
     out = []
-    for r, pmid in zip(rows, pmids, strict=True):
+    for rank, (r, pmid) in enumerate(zip(rows, pmids, strict=True)):
         if pmid not in texts:
             continue
         year, title, abstract = texts[pmid]
         got = read_abstract(pmid, int(year or 0), title, abstract, weights)
         cover = sum(weights[t] for t in got.written) / total
-        if cover < MIN_COVER or len(got.written) < MIN_TERMS:
+        if cover < min_cover or len(got.written) < MIN_TERMS:
             continue
         out.append({"pmid": pmid, "year": int(year or 0), "title": title or "",
                     "sentence": got.best, "closing": got.closing,
-                    "score": round(float(scores[r]), 4), "cover": round(cover, 3),
+                    "score": round(float(scores[r]), 4), "rank": rank, "cover": round(cover, 3),
                     "terms": sorted(got.written)})  # fmt: skip
         if len(out) >= n:
             break

@@ -437,15 +437,18 @@ MAX_TITLE = 100
 
 def _print_passages(rdict: dict[str, Any]) -> None:
     """The abstracts that best match the question (:mod:`kgbuild.search.abstracts`), each by
-    its sentence that writes most of it; untrusted text, never markup."""
+    its sentence closest to the question (:mod:`kgbuild.corpus.answer_sentences`) or, without
+    an encoder, the one that writes most of it; untrusted text, never markup."""
     from rich.text import Text
 
     shown = rdict.get("passages") or []
     if not shown:
         return
     n = (rdict.get("diagnostics") or {}).get("abstracts_indexed", 0)
-    out.print(f"abstracts that best match the question (BM25 over {n:,} abstracts; what they "
-              "write, not KG facts)")  # fmt: skip
+    each = (", each by its sentence closest to the question in words and meaning"
+            if "closeness" in shown[0] else "")  # fmt: skip
+    out.print(f"abstracts that best match the question (BM25 over {n:,} abstracts{each}; what "
+              "they write, not KG facts)")  # fmt: skip
     for x in shown:
         line = Text(f"  PMID {x['pmid']} ({x['year']}): ")
         line.append(x["sentence"])

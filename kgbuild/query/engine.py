@@ -24,10 +24,18 @@ from typing import Any
 import numpy as np
 
 from kgbuild.corpus.acronyms import acronym_spans, cut_spans, defined_as
+from kgbuild.corpus.answer_sentences import ABSTRACTS_READ as SENTENCE_ABSTRACTS
+from kgbuild.corpus.answer_sentences import closest_sentences
 from kgbuild.corpus.choice_reading import facts_decide, read_choices
 from kgbuild.corpus.organism_answer import organism_answer
 from kgbuild.corpus.organism_kinds import heads_wh
-from kgbuild.corpus.passages import ABSTRACTS_READ, ABSTRACTS_SHOWN, choice_from_abstracts, passages
+from kgbuild.corpus.passages import (
+    ABSTRACTS_READ,
+    ABSTRACTS_SHOWN,
+    MIN_COVER,
+    choice_from_abstracts,
+    passages,
+)
 from kgbuild.errors import ConfigError, InputError
 from kgbuild.link.linker import EMBED_MODES, Link, Linker, unique_nodes
 from kgbuild.query.asked_relation import relation_terms
@@ -683,12 +691,24 @@ class QueryEngine:
         try:  # what the abstracts write, beside whatever the facts answer
             abstracts = idx.ensure_abstracts(self.wh)
             texts: dict[str, Any] = {}
-            matching = passages(self.wh, idx.snapshot_id, abstracts, question, ABSTRACTS_READ,
-                                texts)  # fmt: skip
-            shown_abstracts = matching[:ABSTRACTS_SHOWN]
+            matching = passages(self.wh, idx.snapshot_id, abstracts, question,
+                                SENTENCE_ABSTRACTS, texts, read=SENTENCE_ABSTRACTS,
+                                min_cover=0.0)  # fmt: skip
+            first_read = [x for x in matching
+                          if x["rank"] < ABSTRACTS_READ and x["cover"] >= MIN_COVER]  # fmt: skip
+            shown_abstracts = first_read[:ABSTRACTS_SHOWN]
+            if st.linker.vectors is not None and embed != "off" and first_read and not choices:
+                # the question is written (an abstract writes enough of it): every read
+                # abstract's sentences compete, whatever share of the question it writes. Not
+                # for options: their answer is the option, read per choice (and ~1 s saved)
+                shown_abstracts = (
+                    _closest_sentences(abstracts, question, matching, texts, st.linker.vectors)
+                    or shown_abstracts
+                )
             if intent.yes_no and not choices:  # undecided by the facts: what the abstracts say
-                said = abstract_verdict(abstracts, question, [x["pmid"] for x in matching],
-                                        texts, predicate_for(intent.asked), verdict)  # fmt: skip
+                read = [x["pmid"] for x in first_read]
+                said = abstract_verdict(abstracts, question, read, texts,
+                                        predicate_for(intent.asked), verdict)  # fmt: skip
                 verdict = said or verdict
         except Exception as exc:  # a busy or moved catalog: the facts' answers stand
             log.warning("abstracts unread, catalog unreadable: %s", exc)
@@ -755,6 +775,18 @@ class QueryEngine:
         t.lap("total_ms", total=True)
         r.timings = t.laps
         return r
+
+
+def _closest_sentences(abstracts: Any, question: str, matching: list[dict[str, Any]],
+                       texts: dict[str, Any], vectors: Any) -> list[dict[str, Any]]:  # fmt: skip
+    """Each matching abstract by its sentence closest to the question in words and meaning
+    (:mod:`kgbuild.corpus.answer_sentences`); none when the encoder fails (the caller keeps
+    the sentences that write most of the question)."""
+    try:
+        return closest_sentences(abstracts, question, matching, texts, vectors.encode)
+    except Exception as exc:  # a model folder that went missing: words alone still rank
+        log.warning("abstract sentences ranked by words only, encoder failed: %s", exc)
+        return []
 
 
 def _stated(answers: list[dict[str, Any]]) -> bool:

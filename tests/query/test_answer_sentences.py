@@ -1,0 +1,78 @@
+"""Each shown abstract by its sentence closest to the question in words and meaning
+(kgbuild/corpus/answer_sentences.py), with the bundled MiniLM encoder run for real: an
+abstract whose one sentence writes every word of the question but says nothing of it, and
+whose other sentence answers it in other words, is shown by the answer; without the encoder
+(``embed="off"``), by the sentence that writes most of the question, as before."""
+
+import pytest
+
+from kgbuild.corpus.answer_sentences import closest_sentences
+from kgbuild.query.engine import QueryEngine
+from kgbuild.records import Document, Entity
+from kgbuild.store.snapshots import Warehouse
+from tests.support.query_kg import publish_year
+
+QUESTION = "What happens to memory when people stop taking donepezil?"
+WORDY = ("The clinic's people, taking turns at the front desk, stop patients to happen upon "
+         "memory forms and donepezil leaflets.")  # fmt: skip
+ANSWER = "After donepezil was discontinued, patients' memory declined within six weeks."
+DOCS = [
+    ("701", 2016, "A clinic cohort.", f"{WORDY} We followed 120 patients. {ANSWER}"),
+    ("702", 2016, "Cholinergic drugs.", "Cholinesterase inhibitors raise acetylcholine."),
+    ("703", 2016, "Sleep in old age.", "Older people sleep less. Naps were counted."),
+]
+AD, APP = "MESH:D000544", "NCBIGene:351"
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("answer_sentences") / "wh"
+    w = Warehouse(root).writer("sentences")
+    ents = [Entity(AD, "Alzheimer disease", "Disease", ["Alzheimer disease"], 2016),
+            Entity(APP, "APP", "Gene", ["APP"], 2016)]  # fmt: skip
+    w.add("documents", [Document(p, y, t, a) for p, y, t, a in DOCS])
+    publish_year(w, 2016, [(APP, "associates", AD, [("700", 2016, "APP and the disease.", 0.8)])],
+                 ents)  # fmt: skip
+    return root
+
+
+def test_an_abstract_is_shown_by_the_sentence_that_answers_in_other_words(root):
+    engine = QueryEngine(root)  # the default: the linker's encoder loaded
+    r = engine.retrieve(QUESTION)
+    (shown,) = r.passages
+    assert shown["pmid"] == "701" and shown["sentence"] == ANSWER
+    assert 0 < shown["closeness"] <= 1 and shown["closing"] is None  # the answer closes it
+    off = engine.retrieve(QUESTION, embed="off")
+    assert [p["sentence"] for p in off.passages] == [WORDY]  # words alone: the wordy one
+    assert "closeness" not in off.passages[0]
+
+
+def test_the_abstracts_are_ordered_by_their_closest_sentence():
+    """The combination itself, on vectors whose cosines are known: the closer sentence of a
+    lower-ranked abstract comes first, and an abstract with no sentence writing two of the
+    question's terms is not shown."""
+    import numpy as np
+
+    from kgbuild.search.abstracts import AbstractIndex
+
+    docs = [("1", 2016, "", "Alpha beta gamma. Delta epsilon."),
+            ("2", 2016, "", "Alpha beta zeta."),
+            ("3", 2016, "", "Omega only.")]  # fmt: skip
+    index = AbstractIndex.build(docs)
+    texts = {p: (y, t, a) for p, y, t, a in docs}
+    rows = [{"pmid": p, "rank": i, "sentence": "", "closing": None} for i, (p, *_) in
+            enumerate(docs)]  # fmt: skip
+    near = {"Alpha beta zeta.": 0.95}
+
+    def encode(texts: list[str]) -> np.ndarray:
+        # the question is the unit x; each sentence's cosine to it is ``near`` or 0.1
+        out = []
+        for t in texts[1:]:
+            c = near.get(t, 0.1)
+            out.append([c, float(np.sqrt(1 - c * c))])
+        return np.array([[1.0, 0.0], *out])
+
+    got = closest_sentences(index, "alpha beta gamma zeta", rows, texts, encode)
+    assert [g["pmid"] for g in got] == ["2", "1"]
+    assert got[0]["sentence"] == "Alpha beta zeta."
+    assert got[1]["sentence"] == "Alpha beta gamma."
