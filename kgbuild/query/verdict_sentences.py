@@ -242,11 +242,10 @@ def cue_reading(pred: Predicate, text: str, sent: str, s0: int,
     increase the risk"), "hedged" for a hedged one, else None."""
     lo = max(0, min(a for a, _ in marks) - WINDOW)
     hi = max(b for _, b in marks) + WINDOW
-    near = sent[lo:hi]
-    pro = pred.cues.search(near) is not None
-    con = pred.against is not None and pred.against.search(near) is not None
-    if pro == con:
+    side = pred.cue_side(sent[lo:hi])
+    if side is None:
         return None
+    pro = side == "yes"
     a, b = (marks + marks)[:2]
     status, _ = classify(text, (s0, s0 + len(sent)), (s0 + a[0], s0 + a[1]),
                          (s0 + b[0], s0 + b[1]))  # fmt: skip

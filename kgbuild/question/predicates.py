@@ -45,9 +45,23 @@ class Predicate:
             return "no"
         if relation not in self.cued:
             return None
-        pro = self.cues.search(sentence) is not None
-        con = self.against is not None and self.against.search(sentence) is not None
-        return None if pro == con else "yes" if pro else "no"
+        return self.cue_side(sentence)
+
+    def cue_side(self, text: str) -> str | None:
+        """ "yes" when ``text`` carries a cue of the predicate, "no" when it carries one of its
+        opposite, None for both or neither. A cue inside a longer cue of the other side is
+        that phrase's word, not a cue of its own: in "statins reduced the risk of AD", "risk"
+        (the risk factor's cue) belongs to "reduced the risk", which says the opposite."""
+        pro = [m.span() for m in self.cues.finditer(text)]
+        con = [m.span() for m in self.against.finditer(text)] if self.against else []
+        pro_own = [p for p in pro if not any(_inside(p, c) for c in con)]
+        con_own = [c for c in con if not any(_inside(c, p) for p in pro)]
+        return None if bool(pro_own) == bool(con_own) else "yes" if pro_own else "no"
+
+
+def _inside(span: tuple[int, int], other: tuple[int, int]) -> bool:
+    """Is ``span`` within ``other`` and shorter (a word of a longer phrase)?"""
+    return other[0] <= span[0] and span[1] <= other[1] and span != other
 
 
 #: A cue after a hyphen counts ("Abeta-induced"); one running on into a word does not.

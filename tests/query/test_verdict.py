@@ -91,6 +91,21 @@ def test_the_table_decides_and_every_row_compiles():
     assert got == ["yes", "mixed", "no", "no stated evidence", "no evidence"]
 
 
+@pytest.mark.parametrize(("sentence", "side"), [
+    ("Smoking increased the risk of Alzheimer disease.", "yes"),
+    ("Diabetes is a risk factor for Alzheimer disease.", "yes"),
+    # "risk" is a word of the opposite's phrase, not the risk factor's cue
+    ("Statin use reduced the risk of Alzheimer disease.", "no"),
+    ("Exercise lowered the risk of dementia.", "no"),
+    ("Coffee was associated with a lower risk of dementia.", None),  # both sides: neither
+    ("Coffee was measured.", None),
+])  # fmt: skip
+def test_a_cue_within_a_longer_cue_of_the_other_side_is_that_phrases_word(sentence, side):
+    risk = predicates()["risk_factor"]
+    assert risk.cue_side(sentence) == side
+    assert risk.reading("associates", sentence) == side
+
+
 def _ask(wh, *args):
     res = CliRunner().invoke(app, ["ask", *args, "--warehouse", str(wh), "--no-llm",
                                    "--embed", "off"])  # fmt: skip
