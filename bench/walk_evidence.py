@@ -18,11 +18,16 @@ Per question, where the first judged abstract that answers it stands:
 - **not in the KG**: the snapshot serves no evidence from any judged PMID — what the abstract
   states never became a served fact (an extraction or reading miss), whatever retrieval does.
 
+And where the abstracts block (each abstract shown by one sentence) puts a judged abstract:
+first (``passage_hit@1``), among the first 3 or 5, and whether one of its five sentences is the
+judge's quoted evidence (``quoted@5``, matched at 90% on its first 200 characters).
+``--code DIR`` runs another checkout's ``kgbuild`` (a before figure, from a ``git worktree``).
+
 The judges cite some abstracts that state the answer, not every one, so "shown" is a lower
 bound. These are diagnostics on walks that were already seen (the ceiling judged their
 questions), to choose the next work, not a walk's score. Ends with one JSON line.
 
-    .venv/bin/python bench/walk_evidence.py [--warehouse WH] [--embed off] [--out FILE]
+    .venv/bin/python bench/walk_evidence.py [--warehouse WH] [--embed off] [--out FILE] [--code DIR]
     .venv/bin/python bench/walk_evidence.py --judged data/walks/walk13/ceiling.tsv  # walk 13
 """
 

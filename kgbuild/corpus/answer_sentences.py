@@ -18,9 +18,15 @@ scores :data:`LEXICAL_SHARE` × its IDF cover + the rest × its cosine to the qu
 sentence, the abstracts ordered by it.
 
 Measured against the blind corpus-ceiling judgments (``data/walks/ceiling``, walk 13's and walk
-15's ``ceiling.tsv``: the PMIDs a judge found stating each gold answer), as the share of
-questions with a judged PMID among the five shown sentences; constants chosen on walks 8–11 and
-13 (128 questions), walk 15 (26) held out — ``bench/answer_sentences.py``.
+15's ``ceiling.tsv``: the PMIDs a judge found stating each gold answer) by
+``bench/walk_evidence.py``, before → after: a judged abstract among the five shown, walks 8–11
+55 → 58 of 105, walk 13 20 → 21 of 23, walk 15 (held out from the constants' choice) 11 → 12 of
+26; the judge's quoted sentence among them 16 → 17, 5 → 6, 2 → 4. The first shown is a judged
+one less often on walks 8–11 (32 → 28; walk 13 15 → 17, walk 15 5 → 8): a stronger
+:data:`RANK_PRIOR` (0.15, 0.3) keeps it (30, 33) but shows fewer among five (56, 55). A blind
+walk of 32 new questions (walk 16, ``data/walks/README.md``) judged 10 → 10 right: its judges
+read the answer line and the facts, and the abstracts block changed no label. Options are read
+per choice, so a question with choices keeps the sentence that writes most of it.
 """
 
 from __future__ import annotations
@@ -38,9 +44,11 @@ from kgbuild.search.sentences import terms
 
 #: Abstracts (BM25 ranks) whose sentences compete to be shown.
 ABSTRACTS_READ = 30
-#: Sentences embedded per question: those writing most of its IDF weight (0.8–1.1 s in numpy
-#: here; 60 took 1.4–1.9 s for one more question of 154 with a judged abstract shown).
-SENTENCES_EMBEDDED = 40
+#: Sentences embedded per question: those writing most of its IDF weight. 24 take 0.4–0.55 s
+#: here (40: 0.7–0.8 s, which put a first ``kgbuild ask`` at 2.65–3.05 s against its 3 s
+#: target; 24: 2.43–2.54 s); on walks 8–11, 40 showed a judged abstract among five for 59
+#: questions, 24 for 58.
+SENTENCES_EMBEDDED = 24
 #: Weight of the sentence's IDF cover of the question; the rest is its cosine to the question.
 LEXICAL_SHARE = 0.3
 #: Penalty per ln(1 + BM25 rank) of the sentence's abstract: the abstract as a whole matters.

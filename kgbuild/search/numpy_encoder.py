@@ -50,9 +50,14 @@ _SAFETENSORS_DTYPES = {
 QUERY_BLAS_THREADS = 1
 #: BLAS threads for a batch of at least :data:`MANY_TEXTS` texts (the sentences a question's
 #: abstracts compete with): matrices of a thousand rows and more split well over both cores
-#: (forty sentences: 1.06 s with one thread, 0.80 s with two).
+#: (24 sentences in batches of :data:`BATCH`: 0.62 s with one thread, 0.46 s with two).
 MANY_BLAS_THREADS = 2
 MANY_TEXTS = 16
+#: Texts per forward pass, taken in order of length: a batch pads to its longest text, and one
+#: sentence of 115 tokens among two dozen of ~35 made one batch of them cost 0.95 s against
+#: 0.36 s in batches of four; over three questions' 24 sentences, batches of 1 / 2 / 4 / 8 / 32
+#: took 1.42 / 1.30 / 1.46 / 1.74 / 3.29 s.
+BATCH = 2
 
 
 class NumpyBert:
@@ -91,7 +96,8 @@ class NumpyBert:
             if self._blas is not None
             else contextlib.nullcontext()
         )
-        # batches of like lengths: a batch pads to its longest text
+        # small batches of like lengths: a batch pads to its longest text (:data:`BATCH`)
+        batch_size = min(batch_size, BATCH)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         with limit:
             out = [self._batch([texts[i] for i in order[s : s + batch_size]])
