@@ -94,3 +94,27 @@ def cut_spans(text: str, spans: list[tuple[int, int]],
             if s < e:
                 out.append((s, e))
     return out
+
+
+#: Words before "(SF)" a question's long form may span, beyond the acronym's letters.
+_LONG_EXTRA = 2
+
+
+def question_definitions(text: str) -> list[tuple[int, int, int, int]]:
+    """The acronyms ``text`` defines itself, Schwartz & Hearst's "long form (SF)": (start, end)
+    of each acronym inside the parentheses whose preceding words' initials spell it, and
+    (start, end) of that long form, the longest such run of words not opening on a minor word
+    ("arterial spin labelling (ASL)"). A question that says what its acronym stands for means
+    that, whatever else the acronym or the long form's words name."""
+    out = []
+    for m in re.finditer(r"\(\s*([A-Z][A-Z0-9]{1,5})s?\s*\)", text):
+        short = m.group(1)
+        words = list(re.finditer(r"[\w'-]+", text[: m.start()]))
+        best = None
+        for k in range(1, min(len(words), len(short) + _LONG_EXTRA) + 1):
+            first = words[-k].group().lower()
+            if first not in _MINOR and spells(short, text[words[-k].start() : words[-1].end()]):
+                best = (words[-k].start(), words[-1].end())
+        if best is not None:
+            out.append((m.start(1), m.start(1) + len(short), *best))
+    return out

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from kgbuild.corpus.acronyms import acronym_spans, cut_spans, defined_as
+from kgbuild.corpus.acronyms import acronym_spans, cut_spans, defined_as, question_definitions
 from kgbuild.corpus.answer_sentences import ABSTRACTS_READ as SENTENCE_ABSTRACTS
 from kgbuild.corpus.answer_sentences import closest_sentences
 from kgbuild.corpus.choice_reading import facts_decide, read_choices
@@ -73,7 +73,7 @@ from kgbuild.question.predicates import predicate_for
 from kgbuild.search.flight import Flights
 from kgbuild.search.graph import Graph
 from kgbuild.search.index import SnapshotIndex, index_dir_for, open_index
-from kgbuild.search.sentences import SENTENCES_PER_CHOICE, SentenceIndex
+from kgbuild.search.sentences import SENTENCES_PER_CHOICE, SentenceIndex, terms
 from kgbuild.settings import warehouse_path
 from kgbuild.store.curations import digest as curation_digest
 from kgbuild.store.snapshots import Warehouse
@@ -398,6 +398,10 @@ class QueryEngine:
         if found:
             links += found
             q_spans = cut_spans(question, q_spans, [(x.start, x.end) for x in found])
+        # "arterial spin labelling (ASL)": the question says what its acronym stands for
+        links, undone = defined_otherwise(question, links)
+        if undone:  # the definition's phrases stand unlinked whole, cut out of the rest
+            q_spans = sorted(cut_spans(question, q_spans, undone) + undone)
         intent = read_intent(question, [(x.start, x.end) for x in links])
         # a link of just the answer noun or the kind asked for ("microRNAs") gives way to it
         for cue in [c for c in intent.cues if c.kind in ("answer", "kind")]:
@@ -775,6 +779,27 @@ class QueryEngine:
         t.lap("total_ms", total=True)
         r.timings = t.laps
         return r
+
+
+def defined_otherwise(question: str,
+                      links: list[Link]) -> tuple[list[Link], list[tuple[int, int]]]:  # fmt: skip
+    """(kept links, spans left unlinked): where the question defines an acronym itself
+    (:func:`kgbuild.corpus.acronyms.question_definitions`), a link of the acronym or of words
+    of its long form is dropped when the linked concept's name shares no word with the long
+    form: "arterial spin labelling (ASL)" means neither argininosuccinate lyase (the gene ASL)
+    nor spindlin 1 ("spin"); "cerebral amyloid angiopathy (CAA)" keeps Cerebral Amyloid
+    Angiopathy for both. A definition that loses a link is left unlinked whole: its long form
+    one span (a phrase to read, not three words) and its acronym another."""
+    kept, spans = list(links), []
+    for a, b, ls, le in question_definitions(question):
+        words = set(terms(question[ls:le]))
+        other = [x for x in kept
+                 if ((x.start, x.end) == (a, b) or (ls <= x.start and x.end <= le))
+                 and not words & set(terms(f"{x.name or ''} {x.curie or ''}"))]  # fmt: skip
+        if other:
+            kept = [x for x in kept if x not in other]
+            spans += [(ls, le), (a, b)]
+    return kept, spans
 
 
 def _closest_sentences(abstracts: Any, question: str, matching: list[dict[str, Any]],

@@ -74,3 +74,35 @@ def test_initials_and_spans():
     assert not spells("PD", "disease") and spells("PD", "Parkinson disease")
     text = "Does it help MCI patients?"
     assert cut_spans(text, [(5, 25)], [(13, 16)]) == [(5, 12), (17, 25)]
+
+
+def test_an_acronym_the_question_defines_otherwise_is_not_linked(engine):
+    # "FEVER" is an alias of Fever; the question says it stands for something else
+    q = "Does a familial early vascular event risk (FEVER) raise Alzheimer's disease?"
+    got = _links(engine, q)
+    assert got["FEVER"] is None and got["Alzheimer's disease"] == AD
+    r = engine.retrieve(q, embed="off")
+    assert "familial early vascular event risk" in r.unlinked()  # one phrase, not its words
+    # a definition that names the linked concept keeps it, acronym and long form alike
+    kept = _links(engine, "Does mild cognitive impairment (MCI) precede Alzheimer's disease?")
+    assert kept["MCI"] == CD and kept["cognitive impairment"] == CD
+
+
+def test_words_of_a_defined_long_form_linked_elsewhere_are_dropped():
+    from kgbuild.corpus.acronyms import question_definitions
+    from kgbuild.link.linker import Link
+    from kgbuild.query.engine import defined_otherwise
+
+    q = "Can arterial spin labelling (ASL) MRI detect Alzheimer's disease?"
+    ((a, b, ls, le),) = question_definitions(q)
+    assert q[a:b] == "ASL" and q[ls:le] == "arterial spin labelling"
+    spin = Link("spin", "question", 1, "NCBIGene:10927", "SPIN1 (spindlin 1)", "dictionary", 1.0,
+                q.index("spin"), q.index("spin") + 4)  # fmt: skip
+    asl = Link("ASL", "question", 2, "NCBIGene:435", "ASL (argininosuccinate lyase)",
+               "dictionary", 1.0, a, b)  # fmt: skip
+    ad = Link("Alzheimer's disease", "question", 3, AD, "Alzheimer Disease", "dictionary", 1.0,
+              q.index("Alzheimer"), len(q) - 1)  # fmt: skip
+    kept, spans = defined_otherwise(q, [spin, asl, ad])
+    assert kept == [ad] and spans == [(ls, le), (a, b)]
+    assert question_definitions("Is tau (MAPT) phosphorylated?") == []  # no definition
+    assert defined_otherwise("Is APP cleaved?", [ad]) == ([ad], [])
