@@ -695,23 +695,24 @@ class QueryEngine:
         try:  # what the abstracts write, beside whatever the facts answer
             abstracts = idx.ensure_abstracts(self.wh)
             texts: dict[str, Any] = {}
-            matching = passages(self.wh, idx.snapshot_id, abstracts, question,
-                                SENTENCE_ABSTRACTS, texts, read=SENTENCE_ABSTRACTS,
-                                min_cover=0.0)  # fmt: skip
+            # an open question's abstracts are shown by their sentence closest to it; not
+            # options: their answer is the option, read per choice (and half a second saved)
+            closest = st.linker.vectors is not None and embed != "off" and not choices
+            read = SENTENCE_ABSTRACTS if closest else ABSTRACTS_READ
+            matching = passages(self.wh, idx.snapshot_id, abstracts, question, read, texts,
+                                read=read, min_cover=0.0 if closest else MIN_COVER)  # fmt: skip
             first_read = [x for x in matching
                           if x["rank"] < ABSTRACTS_READ and x["cover"] >= MIN_COVER]  # fmt: skip
             shown_abstracts = first_read[:ABSTRACTS_SHOWN]
-            if st.linker.vectors is not None and embed != "off" and first_read and not choices:
+            if closest and first_read:
                 # the question is written (an abstract writes enough of it): every read
-                # abstract's sentences compete, whatever share of the question it writes. Not
-                # for options: their answer is the option, read per choice (and ~1 s saved)
+                # abstract's sentences compete, whatever share of the question it writes
                 shown_abstracts = (
                     _closest_sentences(abstracts, question, matching, texts, st.linker.vectors)
                     or shown_abstracts
                 )
             if intent.yes_no and not choices:  # undecided by the facts: what the abstracts say
-                read = [x["pmid"] for x in first_read]
-                said = abstract_verdict(abstracts, question, read, texts,
+                said = abstract_verdict(abstracts, question, [x["pmid"] for x in first_read], texts,
                                         predicate_for(intent.asked), verdict)  # fmt: skip
                 verdict = said or verdict
         except Exception as exc:  # a busy or moved catalog: the facts' answers stand
