@@ -14,12 +14,19 @@ documents define it as. One read-only catalog query per acronym, prefiltered on 
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from typing import Any
 
-#: An acronym: 2–6 capitals or digits, the first a capital, an optional plural "s".
-ACRONYM = re.compile(r"(?<![\w-])([A-Z][A-Z0-9]{1,5})s?(?![\w-])")
+#: An acronym's letters: 2–6 capitals or digits, the first a capital.
+_LETTERS = r"([A-Z][A-Z0-9]{1,5})"
+#: An acronym in running text, an optional plural "s".
+ACRONYM = re.compile(rf"(?<![\w-]){_LETTERS}s?(?![\w-])")
+#: An acronym defined in parentheses after its long form, "(ASL)".
+_DEFINED = re.compile(rf"\(\s*{_LETTERS}s?\s*\)")
+#: A word a long form is made of.
+_LONG_WORD = re.compile(r"[\w'-]+")
 #: Share of the acronym's letters the long form's initials must cover (from its end).
 MIN_COVER = 2 / 3
 #: Fewest documents defining the acronym as the concept. Chosen on the train splits' hidden
@@ -107,11 +114,15 @@ def question_definitions(text: str) -> list[tuple[int, int, int, int]]:
     ("arterial spin labelling (ASL)"). A question that says what its acronym stands for means
     that, whatever else the acronym or the long form's words name."""
     out = []
-    for m in re.finditer(r"\(\s*([A-Z][A-Z0-9]{1,5})s?\s*\)", text):
+    every = list(_LONG_WORD.finditer(text))  # once: a text of many "(…)" is not read again
+    ends = [w.end() for w in every]
+    for m in _DEFINED.finditer(text):
         short = m.group(1)
-        words = list(re.finditer(r"[\w'-]+", text[: m.start()]))
+        # the last words before "(": no more than the long form may span
+        last = bisect.bisect_right(ends, m.start())
+        words = every[max(0, last - len(short) - _LONG_EXTRA) : last]
         best = None
-        for k in range(1, min(len(words), len(short) + _LONG_EXTRA) + 1):
+        for k in range(1, len(words) + 1):
             first = words[-k].group().lower()
             if first not in _MINOR and spells(short, text[words[-k].start() : words[-1].end()]):
                 best = (words[-k].start(), words[-1].end())

@@ -69,12 +69,14 @@ def closest_sentences(index: AbstractIndex, question: str, matching: list[dict[s
     weights = {t: index.idf(t) for t in set(terms(question))}
     total = sum(weights.values()) or 1.0
     cands: list[tuple[float, int, str]] = []
+    split: list[list[str]] = []  # each abstract's sentences, for its closing one
     for i, row in enumerate(matching):
         year, title, abstract = texts[row["pmid"]]
-        for ds in doc_sentences(row["pmid"], year, title, abstract, []):
-            has = set(terms(ds.text)) & weights.keys()
+        split.append([ds.text for ds in doc_sentences(row["pmid"], year, title, abstract, [])])
+        for text in split[-1]:
+            has = set(terms(text)) & weights.keys()
             if len(has) >= MIN_TERMS:
-                cands.append((sum(weights[t] for t in has) / total, i, ds.text))
+                cands.append((sum(weights[t] for t in has) / total, i, text))
     if not cands:
         return matching[:n]
     cands.sort(key=lambda c: (-c[0], c[1]))
@@ -90,9 +92,7 @@ def closest_sentences(index: AbstractIndex, question: str, matching: list[dict[s
     out = []
     for i in sorted(best, key=lambda i: (-best[i][0], i))[:n]:
         row, (score, text) = matching[i], best[i]
-        year, title, abstract = texts[row["pmid"]]
-        sentences = [ds.text for ds in doc_sentences(row["pmid"], year, title, abstract, [])]
-        closing = closing_sentence(sentences, bool(title))
+        closing = closing_sentence(split[i], bool(texts[row["pmid"]][1]))
         out.append({**row, "sentence": text, "closing": closing if closing != text else None,
                     "closeness": round(score, 4)})  # fmt: skip
     return out
