@@ -14,6 +14,13 @@ X work?"), per kind, on three question sets:
   Positive/Negative_Correlation chemical → gene) and "Which drugs treat {disease}?"
   (Negative_Correlation chemical → disease: the chemicals the file says lower it).
 
+The ``*_setting`` sets ask the same gold in the words people use, naming a disease of the
+same abstract as the setting: "What does {chemical} act on in {disease}?" (target) and "What
+side effects does {chemical} have for people with {disease}?" (side effect), the disease being
+one the chemical lowers in the file (Negative_Correlation: the disease it treats), else the
+document's most-mentioned disease outside the gold; a question whose abstracts name no such
+disease is not asked. The setting must narrow the chemical's answers, never supply them.
+
 The dev files are built with their relation lines hidden, as ``kgbuild eval facts`` does
 (:func:`kgbuild.evaluate.facts.build_hidden`), once into ``--work`` (kept between runs). Per
 kind: questions, answered (≥ 1 answer), hit@5 (a gold answer in the top five), P@5 (gold
@@ -59,6 +66,62 @@ FORMS = {
         ("drug", {"Negative_Correlation"}, "Disease", "Compound", "Which drugs treat {}?", None),
     ],
 }  # fmt: skip
+#: The same gold asked with the chemical's disease as the setting (module docstring):
+#: (kind, gold relation types, answer kind, template with {0} the chemical and {1} the disease).
+SETTING_FORMS = {
+    "cdr_dev_setting": [("side_effect", {"CID"}, "Disease",
+                         "What side effects does {0} have for people with {1}?")],
+    "biored_dev_setting": [
+        ("side_effect", {"Positive_Correlation"}, "Disease",
+         "What side effects does {0} have for people with {1}?"),
+        ("target", {"Bind", "Positive_Correlation", "Negative_Correlation"}, "Gene",
+         "What does {0} act on in {1}?"),
+    ],
+}  # fmt: skip
+SETTING_GOLD = {"cdr_dev_setting": "cdr_dev", "biored_dev_setting": "biored_dev"}
+
+
+def setting_questions(gold, forms) -> list[dict]:
+    """Questions asking a chemical's gold answers with a disease of its abstracts as setting
+    (module docstring), one per (kind, chemical)."""
+    from collections import Counter
+
+    from kgbuild.evaluate.facts_questions import mention_names
+
+    names = mention_names(gold)
+    treats: dict[str, list[str]] = defaultdict(list)  # chemical → diseases it lowers, in order
+    for r in gold.relations:
+        if r.rel_type == "Negative_Correlation" and {r.kind_a, r.kind_b} == {"Compound", "Disease"}:
+            c, d = (r.a, r.b) if r.kind_a == "Compound" else (r.b, r.a)
+            treats[c].append(d)
+    found: dict[tuple[str, str], dict] = {}
+    for kind, types, answer_kind, _ in forms:
+        for r in gold.relations:
+            if r.rel_type not in types:
+                continue
+            for a, ka, b, kb in ((r.a, r.kind_a, r.b, r.kind_b), (r.b, r.kind_b, r.a, r.kind_a)):
+                if ka != "Compound" or kb != answer_kind or a == b:
+                    continue
+                q = found.setdefault((kind, a), {"kind": kind, "entity": a, "pmids": []})
+                q.setdefault("gold", set()).add(b)
+                if r.pmid not in q["pmids"]:
+                    q["pmids"].append(r.pmid)
+    out = []
+    for (kind, a), q in found.items():
+        said = Counter(
+            cid for p in q["pmids"] for m in gold.mentions.get(p, [])
+            if m.hetionet_type == "Disease" for cid in m.concept_ids[:1]
+        )  # fmt: skip
+        usable = [d for d in treats.get(a, []) if d not in q["gold"] and said[d]]
+        usable += [d for d, _ in said.most_common() if d not in q["gold"]]
+        if not usable:
+            continue
+        template = next(t for k, _, _, t in forms if k == kind)
+        q["question"] = template.format(names.get(a, a), names.get(usable[0], usable[0]))
+        q["setting"] = usable[0]
+        del q["pmids"]
+        out.append(q)
+    return sorted(out, key=lambda q: (q["kind"], q["entity"]))
 
 
 def gold_questions(gold, forms) -> list[dict]:
@@ -124,7 +187,7 @@ def main() -> None:
     p.add_argument("--code", type=Path, default=common.ROOT, help="checkout whose kgbuild is run")
     p.add_argument("--dalk", type=Path, help="a DALK warehouse (a copy: its index is written)")
     p.add_argument("--work", type=Path, default=Path("/tmp/answer-kinds-work"))
-    p.add_argument("--sets", default="dalk,cdr_dev,biored_dev")
+    p.add_argument("--sets", default="dalk,cdr_dev,biored_dev,cdr_dev_setting,biored_dev_setting")
     p.add_argument("--out", type=Path, help="write every question's row (JSON) here")
     a = p.parse_args()
     sys.path.insert(0, str(a.code.resolve()))
@@ -143,11 +206,15 @@ def main() -> None:
             qs = [json.loads(x) for x in DALK_QUESTIONS.read_text().splitlines() if x.strip()]
             engine, mapping = QueryEngine(a.dalk, embeddings=False), None
         else:
-            if not GOLD[name].is_file():
-                print(f"{name}: skipped, {GOLD[name]} is absent", file=sys.stderr)
+            base = SETTING_GOLD.get(name, name)
+            if not GOLD[base].is_file():
+                print(f"{name}: skipped, {GOLD[base]} is absent", file=sys.stderr)
                 continue
-            gold, wh = common.hidden_build(GOLD[name], a.work / name, "build-input")
-            qs = gold_questions(gold, FORMS[name])
+            gold, wh = common.hidden_build(GOLD[base], a.work / base, "build-input")
+            if name in SETTING_FORMS:
+                qs = setting_questions(gold, SETTING_FORMS[name])
+            else:
+                qs = gold_questions(gold, FORMS[name])
             engine = QueryEngine(wh, embeddings=False)
             sid = engine.state().index.snapshot_id
             mapping = node_map(Warehouse(wh), sid)

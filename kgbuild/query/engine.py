@@ -51,7 +51,7 @@ from kgbuild.query.context_answer import context_answer
 from kgbuild.query.entity_sentences import entity_sentences, subject_node
 from kgbuild.query.explanation import asks_direction, asks_list, explanation, replaceable
 from kgbuild.query.explore import HUB_DEGREE, NEIGHBOUR_CAP, Filters, edge_mask, explore
-from kgbuild.query.focus import focus_note, focused_answers, read_focus
+from kgbuild.query.focus import anchored, focus_note, focused_answers, read_focus
 from kgbuild.query.how_pair import how_pair, how_pair_nodes
 from kgbuild.query.limits import (
     DEFAULT_K,
@@ -569,13 +569,18 @@ class QueryEngine:
         answer_type = infer_answer_type(intent, [idx.nodes["type"][n] for n in qn])
         asked_kind = intent.kind  # of an unlinked subject, whatever the linked entities are
         if intent.kind is not None:  # "Which drugs target APP?": the drugs, not APP's targets
-            intent.kind = for_anchors(intent.kind, [idx.nodes["type"][n] for n in qn], answer_type)
+            cue = next((c.text for c in intent.cues if c.kind == "kind"), "")
+            intent.kind = for_anchors(intent.kind, [idx.nodes["type"][n] for n in qn],
+                                      answer_type, cue)  # fmt: skip
         if intent.kind is not None and intent.kind.mentions and not heads_wh(intent.cues):
             intent.kind = None  # "Which drugs treat infections?": drugs asked, not organisms
         answers: list[dict[str, Any]] = []
         asks = answer_type or intent.asked or intent.kind
         focus = read_focus(question, [(x.start, x.end, x.node) for x in links
                                       if x.where == "question" and x.node in qn])  # fmt: skip
+        if intent.kind is not None:  # a drug's targets "for alzheimer's": the drug's
+            focus = anchored(focus, intent.kind.anchors,
+                             [idx.nodes["type"][n] for n in focus.subject])  # fmt: skip
         kind_note = None
         words: tuple[Any, ...] = ()
         if intent.wh and not intent.yes_no and not choices and qn and asks:

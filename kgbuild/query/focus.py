@@ -8,7 +8,7 @@ equal entities wants ("Which genes link diabetes and AD?"), lets the context's h
 (APP, MAPT, BACE1: Alzheimer Disease joins 2,000 genes, MIR107 one) stand in for the answer.
 So an entity after "in"/"within"/"during" (optionally "patients with", "models of", "the") is
 the question's *context* when another entity is left as its subject; the context re-ranks the
-subject's answers by :data:`CONTEXT_GAIN` and adds none of its own.
+subject's answers by :data:`CONTEXT_GAIN`, adds none of its own and is no answer itself.
 
 "Which genes are associated with late-onset AD besides APOE?": an entity after "besides",
 "other than", "apart from", "aside from", "except (for)", "excluding" is no anchor and no answer
@@ -16,6 +16,13 @@ subject's answers by :data:`CONTEXT_GAIN` and adds none of its own.
 "except"/"besides"). An entity after "e.g.", "such as", "including" is an example of the
 answer asked ("adverse effects of aducanumab, e.g. ARIA"): no anchor, so its own neighbours
 never pad the list, but it may be an answer.
+
+A kind asked *of* entities of some kinds (a drug's targets or side effects: ``anchors`` in
+``data/answer_kinds.toml``) is asked of those: "nilvadipine was tested in the NILVAD trial for
+alzheimer's - what does it act on?" names Alzheimer's disease as the drug's setting, however it
+is worded ("for", "in people with"), so a subject of another kind beside one of the anchor's
+is context (:func:`anchored`); else APP, MAPT and BACE1 — the disease's own genes — stood as
+the drug's targets.
 """
 
 from __future__ import annotations
@@ -104,6 +111,20 @@ def read_focus(question: str, mentions: list[tuple[int, int, int]]) -> Focus:
     return Focus(subject, context, excluded, examples)
 
 
+def anchored(focus: Focus, anchor_kinds: frozenset[str], kinds: list[str]) -> Focus:
+    """``focus`` with the subjects not of ``anchor_kinds`` made context, when a subject of
+    those kinds remains (module docstring); ``kinds``: the node kind of each node, by node
+    index position in ``focus.subject``. Unchanged without anchors or without such a subject."""
+    if not anchor_kinds:
+        return focus
+    keep = [n for n, k in zip(focus.subject, kinds, strict=True) if k in anchor_kinds]
+    if not keep or len(keep) == len(focus.subject):
+        return focus
+    moved = [n for n in focus.subject if n not in keep]
+    return Focus(keep, list(dict.fromkeys(focus.context + moved)), focus.excluded,
+                 focus.examples)  # fmt: skip
+
+
 def focused_answers(
     index: SnapshotIndex,
     graph: Graph,
@@ -118,8 +139,10 @@ def focused_answers(
 ) -> list[dict[str, Any]]:
     """The subject's answers (:func:`kgbuild.query.answer_entities.rank_answers`), never an
     excluded entity, re-ranked by the context (see the module docstring)."""
+    # the setting the question names is never its answer ("side effects of X for people
+    # with AD": not AD)
     out = rank_answers(index, graph, mask, focus.subject, intent, answer_type, as_of, limit,
-                       warehouse, weaker, exclude=focus.excluded)  # fmt: skip
+                       warehouse, weaker, exclude=focus.excluded + focus.context)  # fmt: skip
     if not focus.context or not out:
         return out
     near: set[int] = set()

@@ -65,6 +65,8 @@ class AnswerKind:
     said: re.Pattern[str] | None = None
     #: A PubTator type the KG keeps no node of, whose mentions answer the kind ("Species").
     mentions: str = ""
+    #: A verb whose stranded preposition's object is the wh-word ("what does nicotine act on?").
+    verb: re.Pattern[str] | None = None
 
     def weight(self, relation: str, asked: float) -> float:
         """A fact's weight for the kind: the kind's own table, else the question's
@@ -104,6 +106,8 @@ def answer_kinds() -> tuple[AnswerKind, ...]:
             bool(r.get("pair", False)),
             re.compile(r["said"], re.IGNORECASE) if r.get("said") else None,
             r.get("mentions", ""),
+            re.compile(rf"(?<![\w-])(?:{r['verb']})(?![\w-])", re.IGNORECASE)
+            if r.get("verb") else None,
         ))  # fmt: skip
     return tuple(out)
 
@@ -121,16 +125,21 @@ _OF_OK = frozenset({
 })  # fmt: skip
 
 
-def for_anchors(kind: AnswerKind, anchor_kinds: list[str],
-                answer_type: str | None) -> AnswerKind | None:  # fmt: skip
+def for_anchors(kind: AnswerKind, anchor_kinds: list[str], answer_type: str | None,
+                cue: str = "") -> AnswerKind | None:  # fmt: skip
     """The kind asked of entities of ``anchor_kinds``: ``kind`` when it applies, else its
     ``inverse`` row ("Which drugs target GSK3B?": the targets are asked of a gene, so the
     compounds that target it are meant) when that applies and yields the ``answer_type`` asked
-    ("Which genes target …" is no drug question); else None."""
+    ("Which genes target …" is no drug question); else None. ``cue``: the words the kind was
+    read from; a kind read from its :attr:`AnswerKind.verb` has no inverse ("what does TREM2
+    act on?" asks what TREM2 acts on, not the drugs acting on it)."""
     if kind.applies(anchor_kinds):
         return kind
+    from_verb = kind.verb is not None and bool(kind.verb.fullmatch(cue))
     other = (
-        next((k for k in answer_kinds() if k.key == kind.inverse), None) if kind.inverse else None
+        next((k for k in answer_kinds() if k.key == kind.inverse), None)
+        if kind.inverse and not from_verb
+        else None
     )
     if other is None or not other.applies(anchor_kinds):
         return None
@@ -152,13 +161,46 @@ def _crosses(a: int, b: int, taken: list[tuple[int, int]]) -> bool:
     return any(not (b <= x or a >= y) and not (a <= x and y <= b) for x, y in taken)
 
 
+#: What may follow a kind's verb whose object is the wh-word: the question's end, or a setting
+#: ("… act on in Alzheimer's disease?", "… act on in the brain?"), never an object of its own.
+_VERB_TAIL = re.compile(
+    r"\s*(?:(?:in|within|during|for|among|to treat|against)\b[^?]*)?[?.!]*\s*$", re.IGNORECASE
+)
+#: The wh-words that may be a stranded preposition's object ("what … act on?").
+_WH_OBJECT = re.compile(r"\b(?:what|which)\b", re.IGNORECASE)
+
+
+def verb_kind(question: str, taken: list[tuple[int, int]]) -> tuple[AnswerKind, int, int] | None:
+    """The kind asked by a verb whose stranded preposition's object is the question's "what"
+    ("what does nicotine act on?", "What is curcumin (from turmeric) supposed to act on in
+    Alzheimer's disease?"): the kind's ``verb`` after the wh-word, in its clause, followed by
+    nothing but a setting (:data:`_VERB_TAIL`). "Which drugs act on NMDA receptors?" names its
+    object, so asks no kind by the verb."""
+    wh = _WH_OBJECT.search(question)
+    if wh is None:
+        return None
+    clause_end = len(question)
+    if (stop := re.search(r"[?;]", question[wh.end() :])) is not None:
+        clause_end = wh.end() + stop.end()
+    for kind in answer_kinds():
+        if kind.verb is None:
+            continue
+        for m in kind.verb.finditer(question, wh.end(), clause_end):
+            if _crosses(m.start(), m.end(), taken):
+                continue
+            if _VERB_TAIL.match(question[m.end() : clause_end]):
+                return kind, m.start(), m.end()
+    return None
+
+
 def read_kind(
     question: str, taken: list[tuple[int, int]], opening: tuple[int, int] | None = None
 ) -> tuple[AnswerKind, int, int] | None:
     """The kind a wh-question asks for and its cue's span: the earliest cue within
     :data:`_WINDOW` words of the wh-word, outside the ``taken`` spans (linked entities) save
     those within the cue, and
-    heading the wh-phrase (:func:`heads`). Without a wh-word, the kind a typed query names
+    heading the wh-phrase (:func:`heads`); else the kind its verb asks (:func:`verb_kind`).
+    Without a wh-word, the kind a typed query names
     (:func:`noun_phrase_kind`; ``opening``: the answer noun it opens with, if any). None for
     any other question."""
     wh = _WH.search(question)
@@ -176,7 +218,7 @@ def read_kind(
             if best is None or m.start() < best[1]:
                 best = (kind, m.start(), m.end())
             break
-    return best
+    return best or verb_kind(question, taken)
 
 
 #: Words a typed query may open with before the kind it names ("tell me the targets of

@@ -11,7 +11,7 @@ from kgbuild.cli import app
 from kgbuild.query.cli import timing_line
 from kgbuild.query.engine import QueryEngine
 from kgbuild.question.intent import read_intent
-from kgbuild.question.kinds import answer_kinds
+from kgbuild.question.kinds import answer_kinds, for_anchors
 from tests.support.kinds_kg import build_kinds_kg
 
 
@@ -115,3 +115,30 @@ def test_ask_labels_its_timing_line(kinds_wh):
     assert last.startswith("retrieval took ") and " ms" in last, last
     assert "answers that are microRNAs" in res.output
     assert timing_line({"link_ms": 1.0, "total_ms": 2.5}) == "retrieval took 2.5 ms (link 1.0 ms)"
+
+
+def test_what_a_drug_acts_on_asks_for_its_targets():
+    # the verb's stranded preposition has "what" as its object: the drug's targets are asked
+    assert _kind("what does memantine act on?") == "target"
+    assert _kind("What is curcumin (from turmeric) supposed to act on in Alzheimer's disease?") \
+        == "target"  # fmt: skip
+    assert _kind("nicotine patches were tried in MCI - what does nicotine act on?") == "target"
+    # the verb with an object of its own asks for no target
+    assert _kind("Which drugs act on NMDA receptors?") is None
+    target = next(k for k in answer_kinds() if k.key == "target")
+    # what a gene acts on is not the drugs acting on it (the noun/verb "target" is)
+    assert for_anchors(target, ["Gene"], None, "act on") is None
+    assert for_anchors(target, ["Gene"], None, "target").key == "targeting_drug"
+
+
+def test_a_drugs_targets_come_from_the_drug_not_its_diseases_genes(engine):
+    # "for Alzheimer's disease" is the drug's setting: APP, MAPT (the disease's genes) are
+    # not donepezil's targets, whatever preposition names the setting
+    r = engine.retrieve("donepezil was tried for Alzheimer's disease - what does it act on?")
+    assert [a["name"] for a in r.answers] == ["ACHE"]
+    assert r.intent["answer_kind"] == "target"
+    # the setting the question names is never its answer, even when the drug causes it
+    r = engine.retrieve("What side effects does donepezil have in people with bradycardia?")
+    assert "Bradycardia" not in [a["name"] for a in r.answers]
+    assert [a["name"] for a in engine.retrieve("What are the side effects of donepezil?").answers] \
+        == ["Bradycardia"]  # fmt: skip

@@ -143,7 +143,8 @@ def test_how_a_pair_is_joined_only_by_sentences(sentences):
 def test_kinases_and_receptors_are_kinds_named_so():
     assert _kind("Which kinases phosphorylate tau?") == "kinase"
     assert _kind("Which receptors mediate Abeta toxicity?") == "receptor"
-    # coordinated with another kind of answer, or not the answer noun: no such kind
-    assert _kind("Which receptors or enzymes does galantamine act on?") is None
+    # coordinated with another kind of answer, or not the answer noun: no such kind (the
+    # verb asks for the drug's targets, which are either)
+    assert _kind("Which receptors or enzymes does galantamine act on?") == "target"
     assert _kind("Which drug is an NMDA receptor antagonist?") is None
     assert _kind("Which infectious agents are linked to AD?") == "organism"
