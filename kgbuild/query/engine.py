@@ -36,6 +36,7 @@ from kgbuild.corpus.passages import (
     choice_from_abstracts,
     passages,
 )
+from kgbuild.corpus.phrase_tags import untagged_phrases
 from kgbuild.errors import ConfigError, InputError
 from kgbuild.link.linker import EMBED_MODES, Link, Linker, unique_nodes
 from kgbuild.query.asked_relation import relation_terms
@@ -401,6 +402,13 @@ class QueryEngine:
         # "arterial spin labelling (ASL)": the question says what its acronym stands for
         links, undone = defined_otherwise(question, links)
         if undone:  # the definition's phrases stand unlinked whole, cut out of the rest
+            q_spans = sorted(cut_spans(question, q_spans, undone) + undone)
+        try:  # "oxidative stress": a word linked alone where its phrase means something else
+            links, undone, _ = untagged_phrases(self.wh, st.index.snapshot_id, question, links)
+        except Exception as exc:  # a busy or moved catalog: the dictionary's links stand
+            log.warning("phrase links unread, catalog unreadable: %s", exc)
+            undone = []
+        if undone:
             q_spans = sorted(cut_spans(question, q_spans, undone) + undone)
         intent = read_intent(question, [(x.start, x.end) for x in links])
         # a link of just the answer noun or the kind asked for ("microRNAs") gives way to it

@@ -1,0 +1,99 @@
+"""A question word linked alone is unlinked where the corpus writes it in a phrase its annotator
+does not tag so ("oxidative stress" is not Psychological Distress; kgbuild/corpus/phrase_tags.py)
+— on a small real KG with abstracts and mentions."""
+
+from __future__ import annotations
+
+import pytest
+
+from kgbuild.corpus.phrase_tags import differs
+from kgbuild.query.engine import QueryEngine
+from kgbuild.records import Document, Entity
+from kgbuild.store.snapshots import Warehouse
+from tests.support.query_kg import publish_year
+from tests.support.sentences_kg import mentions_of
+
+AD, STRESS, TAU = "MESH:D000544", "MESH:D000079225", "NCBIGene:4137"
+NODES = [(AD, "Alzheimer disease", "Disease", ["Alzheimer's disease"]),
+         (STRESS, "Psychological Distress", "Disease", ["stress"]),
+         (TAU, "MAPT", "Gene", ["tau"])]  # fmt: skip
+
+
+def _docs() -> list[tuple[str, str, str, dict[str, str | None]]]:
+    docs = []
+    for i in range(20):  # "chronic stress": the annotator's Psychological Distress
+        docs.append(
+            (f"1{i:03d}", "Stress.", f"Chronic stress worsened memory ({i}).", {"stress": STRESS})
+        )
+    for i in range(30):  # "oxidative stress": written everywhere, tagged once
+        docs.append(
+            (
+                f"2{i:03d}",
+                "Neurons.",
+                f"Oxidative stress damaged neurons ({i}).",
+                {"stress": STRESS} if i == 0 else {},
+            )
+        )
+    for i in range(20):  # "reduced tau": tau tagged there as elsewhere
+        docs.append(
+            (
+                f"3{i:03d}",
+                "Tau.",
+                f"Tau pathology spread; the drug reduced tau ({i}).",
+                {"tau": TAU, "Tau": TAU} if i % 4 else {"Tau": TAU},
+            )
+        )
+    return docs
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    root = tmp_path_factory.mktemp("phrases") / "wh"
+    w = Warehouse(root).writer("phr")
+    docs = _docs()
+    w.add("documents", [Document(p, 2019, t, a) for p, t, a, _ in docs])
+    w.add("mentions", [m for m in mentions_of(docs) if m.text in ("stress", "tau", "Tau")])
+    edges = [
+        (STRESS, "associates", AD, [("900", 2019, "stress and Alzheimer's disease.", 0.8)]),
+        (TAU, "associates", AD, [("901", 2019, "tau and Alzheimer's disease.", 0.8)]),
+    ]
+    publish_year(w, 2019, edges, [Entity(i, n, t, [n, *a], 2019) for i, n, t, a in NODES])
+    return QueryEngine(root, embeddings=False)
+
+
+def _links(engine: QueryEngine, q: str) -> dict[str, str | None]:
+    r = engine.retrieve(q, embed="off")
+    return {x.surface: x.curie for x in r.links if x.where == "question"}
+
+
+def test_a_word_its_phrase_never_tags_so_is_not_linked(engine):
+    q = "Why is oxidative stress an early event in Alzheimer's disease?"
+    got = _links(engine, q)
+    assert got.get("stress") is None and got["Alzheimer's disease"] == AD
+    assert "oxidative stress" in engine.retrieve(q, embed="off").unlinked()  # one phrase
+    # where the annotator does tag it so, the word keeps its link
+    assert _links(engine, "Does chronic stress raise Alzheimer's disease risk?")["stress"] \
+        == STRESS  # fmt: skip
+    # tagged in the phrase about as often as elsewhere: kept
+    assert _links(engine, "Does the drug leave reduced tau in Alzheimer's disease?")["tau"] == TAU
+
+
+def test_the_rule_on_dalk_counts():
+    # (phrase occurrences, tagged there, word occurrences, tagged): DALK's abstracts
+    assert differs(702, 45, 1203, 175)  # "oxidative stress": 6% against 30% elsewhere
+    assert differs(201, 4, 4852, 2832)  # "cognitive performance": 2% against 67%
+    assert not differs(14, 4, 5842, 4510)  # "reduced tau": 29% against 77%
+    assert not differs(437, 115, 977, 441)  # "cell death": 26% against 60%
+    assert not differs(187, 8, 3469, 131)  # "CSF Abeta42": 4% and 4%
+    assert not differs(9, 0, 1203, 175)  # a phrase written too rarely is not judged
+
+
+def test_binomial_cdf_matches_the_sum_of_its_terms():
+    from math import comb
+
+    from kgbuild.corpus.phrase_tags import binomial_cdf
+
+    for k, n, p in ((0, 10, 0.3), (3, 30, 0.5), (45, 702, 0.1), (5, 5, 0.9)):
+        want = sum(comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1))
+        assert abs(binomial_cdf(k, n, p) - want) < 1e-12
+    assert binomial_cdf(0, 10, 0.0) == 1.0 and binomial_cdf(3, 10, 1.0) == 0.0
