@@ -8,10 +8,7 @@ import pytest
 
 from kgbuild.corpus.acronyms import cut_spans, initials, spells
 from kgbuild.query.engine import QueryEngine
-from kgbuild.records import Document, Entity
-from kgbuild.store.snapshots import Warehouse
-from tests.support.query_kg import publish_year
-from tests.support.sentences_kg import mentions_of
+from tests.support.sentences_kg import mentions_of, publish_abstracts, question_links
 
 AD, CD, DEM, FEVER = "MESH:D000544", "MESH:D003072", "MESH:D003704", "MESH:D005334"
 DONEPEZIL = "MESH:D000077265"
@@ -33,25 +30,18 @@ DOCS = [
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory):
     root = tmp_path_factory.mktemp("acronyms") / "wh"
-    w = Warehouse(root).writer("acr")
-    w.add("documents", [Document(p, y, t, a) for p, y, t, a, _ in DOCS])
-    w.add("mentions", mentions_of([(p, t, a, n) for p, _, t, a, n in DOCS]))
+    docs = [(p, t, a, n) for p, _, t, a, n in DOCS]
     edges = [
         (DONEPEZIL, "treats", CD, [("900", 2019, "donepezil eased cognitive impairment.", 0.8)]),
         (DEM, "associates", AD, [("901", 2019, "dementia and Alzheimer's disease.", 0.8)]),
         (FEVER, "associates", AD, [("902", 2019, "fever and Alzheimer's disease.", 0.8)]),
     ]
-    publish_year(w, 2019, edges, [Entity(i, n, t, [n, *a], 2019) for i, n, t, a in NODES])
+    publish_abstracts(root, "acr", docs, mentions_of(docs), edges, NODES)
     return QueryEngine(root, embeddings=False)
 
 
-def _links(engine: QueryEngine, q: str) -> dict[str, str | None]:
-    r = engine.retrieve(q, embed="off")
-    return {x.surface: x.curie for x in r.links if x.where == "question"}
-
-
 def test_an_acronym_links_to_what_its_abstracts_define_it_as(engine):
-    got = _links(engine, "Does donepezil help MCI patients?")
+    got = question_links(engine, "Does donepezil help MCI patients?")
     assert got["MCI"] == CD and got["donepezil"] == DONEPEZIL
     r = engine.retrieve("Does donepezil help MCI patients?", embed="off")
     mci = next(x for x in r.links if x.surface == "MCI")
@@ -62,7 +52,7 @@ def test_an_acronym_links_to_what_its_abstracts_define_it_as(engine):
 
 def test_a_long_form_that_does_not_spell_the_acronym_is_no_definition(engine):
     # "dementia (FTD)" and "fever (CSF)": their initials cover too little of the acronym
-    got = _links(engine, "Is FTD different from CSF findings in Alzheimer's disease?")
+    got = question_links(engine, "Is FTD different from CSF findings in Alzheimer's disease?")
     assert got.get("FTD") is None and got.get("CSF") is None
 
 
@@ -79,12 +69,14 @@ def test_initials_and_spans():
 def test_an_acronym_the_question_defines_otherwise_is_not_linked(engine):
     # "FEVER" is an alias of Fever; the question says it stands for something else
     q = "Does a familial early vascular event risk (FEVER) raise Alzheimer's disease?"
-    got = _links(engine, q)
+    got = question_links(engine, q)
     assert got["FEVER"] is None and got["Alzheimer's disease"] == AD
     r = engine.retrieve(q, embed="off")
     assert "familial early vascular event risk" in r.unlinked()  # one phrase, not its words
     # a definition that names the linked concept keeps it, acronym and long form alike
-    kept = _links(engine, "Does mild cognitive impairment (MCI) precede Alzheimer's disease?")
+    kept = question_links(
+        engine, "Does mild cognitive impairment (MCI) precede Alzheimer's disease?"
+    )
     assert kept["MCI"] == CD and kept["cognitive impairment"] == CD
 
 

@@ -8,10 +8,7 @@ import pytest
 
 from kgbuild.corpus.phrase_tags import differs
 from kgbuild.query.engine import QueryEngine
-from kgbuild.records import Document, Entity
-from kgbuild.store.snapshots import Warehouse
-from tests.support.query_kg import publish_year
-from tests.support.sentences_kg import mentions_of
+from tests.support.sentences_kg import mentions_of, publish_abstracts, question_links
 
 AD, STRESS, TAU = "MESH:D000544", "MESH:D000079225", "NCBIGene:4137"
 NODES = [(AD, "Alzheimer disease", "Disease", ["Alzheimer's disease"]),
@@ -49,33 +46,29 @@ def _docs() -> list[tuple[str, str, str, dict[str, str | None]]]:
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory):
     root = tmp_path_factory.mktemp("phrases") / "wh"
-    w = Warehouse(root).writer("phr")
     docs = _docs()
-    w.add("documents", [Document(p, 2019, t, a) for p, t, a, _ in docs])
-    w.add("mentions", [m for m in mentions_of(docs) if m.text in ("stress", "tau", "Tau")])
+    mentions = [m for m in mentions_of(docs) if m.text in ("stress", "tau", "Tau")]
     edges = [
         (STRESS, "associates", AD, [("900", 2019, "stress and Alzheimer's disease.", 0.8)]),
         (TAU, "associates", AD, [("901", 2019, "tau and Alzheimer's disease.", 0.8)]),
     ]
-    publish_year(w, 2019, edges, [Entity(i, n, t, [n, *a], 2019) for i, n, t, a in NODES])
+    publish_abstracts(root, "phr", docs, mentions, edges, NODES)
     return QueryEngine(root, embeddings=False)
-
-
-def _links(engine: QueryEngine, q: str) -> dict[str, str | None]:
-    r = engine.retrieve(q, embed="off")
-    return {x.surface: x.curie for x in r.links if x.where == "question"}
 
 
 def test_a_word_its_phrase_never_tags_so_is_not_linked(engine):
     q = "Why is oxidative stress an early event in Alzheimer's disease?"
-    got = _links(engine, q)
+    got = question_links(engine, q)
     assert got.get("stress") is None and got["Alzheimer's disease"] == AD
     assert "oxidative stress" in engine.retrieve(q, embed="off").unlinked()  # one phrase
     # where the annotator does tag it so, the word keeps its link
-    assert _links(engine, "Does chronic stress raise Alzheimer's disease risk?")["stress"] \
+    assert question_links(engine, "Does chronic stress raise Alzheimer's disease risk?")["stress"] \
         == STRESS  # fmt: skip
     # tagged in the phrase about as often as elsewhere: kept
-    assert _links(engine, "Does the drug leave reduced tau in Alzheimer's disease?")["tau"] == TAU
+    assert (
+        question_links(engine, "Does the drug leave reduced tau in Alzheimer's disease?")["tau"]
+        == TAU
+    )
 
 
 def test_the_rule_on_dalk_counts():

@@ -158,3 +158,19 @@ def build_sentences_kg(root: Path, kg: str = "sentences") -> SnapshotInfo:
     said = "APP is associated with AD whatever the exercise."
     edges = [(APP, "associates", AD, [("900", 2019, said, 0.8)])]
     return publish_year(w, 2019, edges, ents)
+
+
+def publish_abstracts(root: Path, kg: str, docs: list[tuple[str, str, str, dict]],
+                      mentions: list[Mention], edges: list, nodes: list) -> None:  # fmt: skip
+    """Publish one 2019 snapshot of ``docs`` ((pmid, title, abstract, names) rows), their
+    ``mentions``, ``edges`` and ``nodes`` ((id, name, kind, aliases) rows) into ``root``."""
+    w = Warehouse(root).writer(kg)
+    w.add("documents", [Document(p, 2019, t, a) for p, t, a, _ in docs])
+    w.add("mentions", mentions)
+    publish_year(w, 2019, edges, [Entity(i, n, t, [n, *a], 2019) for i, n, t, a in nodes])
+
+
+def question_links(engine, question: str) -> dict[str, str | None]:
+    """Each question surface → the CURIE it links to (None: left unlinked)."""
+    r = engine.retrieve(question, embed="off")
+    return {x.surface: x.curie for x in r.links if x.where == "question"}
