@@ -1,34 +1,46 @@
 """A question word linked alone, though the corpus writes it in a phrase that means something else.
 
-Why: the dictionary links one word at a time, so "why is oxidative stress an early event" linked
-"stress" to Psychological Distress, "cognitive performance" linked "cognitive" to Cognition
-Disorders and "NMDA receptors" linked "NMDA" to the chemical N-methylaspartate. The abstracts
-say what the phrase means. Where DALK's abstracts write "stress" outside "oxidative stress",
-PubTator tags it as Psychological Distress 30% of the time (148 of 501). Inside the phrase it
-does so 6% of the time (45 of 702). "cognitive" starts a Cognition Disorders mention in 67% of
-its occurrences elsewhere and in 2% of "cognitive performance". The measure is the tag share
-of :mod:`kgbuild.search.tag_share`, GNormPlus's ambiguous-symbol filter: the share of a
-surface's occurrences an annotator links to the concept (Wei et al. 2019). Here it is compared
-in and out of the question's own two-word context.
+Why: the dictionary links one word at a time. So "why is oxidative stress an early event" linked
+"stress" to Psychological Distress, and "cognitive performance" linked "cognitive" to Cognition
+Disorders. The abstracts say what the phrase means. Where DALK's abstracts write "stress"
+outside "oxidative stress", PubTator tags it as Psychological Distress 30% of the time (148 of
+501); inside the phrase, 6% of the time (45 of 702). "cognitive" starts a Cognition Disorders
+mention in 67% of its occurrences elsewhere and in 2% of "cognitive performance". The measure is
+the tag share of :mod:`kgbuild.search.tag_share`, GNormPlus's ambiguous-symbol filter: the
+share of a surface's occurrences an annotator links to the concept (Wei et al. 2019). Here it
+is compared in and out of the question's own two-word context.
 
 For a one-word link and each content word beside it, two counts are taken over the snapshot's
-abstracts. The first is the word's occurrences inside the two-word phrase, and how many of them
-the annotator tagged as the linked concept. The second is the same for its occurrences
-elsewhere. The link is dropped when the phrase is written at least :data:`MIN_PHRASE` times, the
-word is tagged so at least :data:`MIN_TAGS` times elsewhere, and its share inside the phrase
-falls below :data:`MAX_RATIO` of its share elsewhere. That gap must also be beyond chance: a
-one-sided binomial test at :data:`ALPHA`. The phrase then stands unlinked whole, a phrase to read.
+abstracts: the word's occurrences inside the two-word phrase, with how many of them the
+annotator tagged as the linked concept, and the same for its occurrences elsewhere. The link is
+dropped when all of these hold:
+- the phrase is written at least :data:`MIN_PHRASE` times;
+- the word is tagged so at least :data:`MIN_TAGS` times elsewhere;
+- its share inside the phrase is below :data:`MAX_RATIO` of its share elsewhere, beyond chance
+  (one-sided binomial test at :data:`ALPHA`);
+- the annotator tags the word, as any concept, in fewer than :data:`MAX_COVERED` of the
+  phrase's occurrences. A phrase tagged as something narrower ("ischemic stroke", "lactate
+  dehydrogenase") is another concept, not another sense, and BC5CDR's curators tag the word
+  there.
+The phrase then stands unlinked whole, a phrase to read.
 
-Some phrases keep their link. In "reduced tau", tau is tagged 29% of the time against 77%
-elsewhere. In "cell death", death is tagged 26% against 60%. In "CSF Abeta42", Abeta42 is tagged
-4% of the time inside the phrase and 4% elsewhere. A word the annotator never tags this way
-(HGNC's "APP" in DALK) is not judged. Nor is a concept's own name: "glucose" in "glucose
-metabolism" is still Glucose, though DALK's annotator tags it there 10% of the time against 69%
-elsewhere. BioRED's curators tag it there (5 of their Train links were dropped before this
-exemption), and so did the blind judges of the DALK questions.
+What is not judged:
+- A symbol or acronym ("NMDA", "Abeta42", "ER"), which names its concept wherever it stands.
+  BC5CDR's curators tag "NMDA" in "NMDA receptor" as the chemical; acronyms are judged by
+  :mod:`kgbuild.search.tag_share`.
+- A concept's own name: "glucose" in "glucose metabolism" is still Glucose, though DALK's
+  annotator tags it there 10% of the time against 69% elsewhere. BioRED's curators tag it
+  there, and so did the blind judges of the DALK questions.
+- A word the annotator never tags this way (HGNC's "APP" in DALK).
+- A word naming the chemical a protein is named after ("lactate dehydrogenase", "glutamate
+  receptor"): BC5CDR's curators tag the chemical there.
 
-The cost is one read-only aggregate catalog query per question, and only when a one-word link
-has a content word beside it. The question's words reach the catalog only as parameters.
+Some phrases keep their link: in "reduced tau", tau is tagged 29% of the time against 77%
+elsewhere; in "cell death", death 26% against 60%.
+
+The cost is one read-only aggregate catalog query per question, only when a one-word link has a
+content word beside it, and one more for a link about to be dropped. The question's words reach
+the catalog only as parameters.
 """
 
 from __future__ import annotations
@@ -40,6 +52,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kgbuild.corpus.documents import WRITES, ranked_documents, row_mentions
 from kgbuild.search.text import STOPWORDS
 
 #: Fewest occurrences of the two-word phrase for it to be judged.
@@ -52,6 +65,11 @@ MIN_TAGS = 5
 MAX_RATIO = 0.25
 #: One-sided binomial test: the phrase's few tags are unlikely at the word's share elsewhere.
 ALPHA = 0.01
+#: A phrase whose linked word the annotator tags, as some concept, in this share of its
+#: occurrences or more names a narrower concept, not another sense: the link stays.
+MAX_COVERED = 0.5
+#: Abstracts read for :func:`covered_share` at most.
+MAX_DOCS = 500
 #: A phrase's figures: its occurrences, those tagged, the word's occurrences, those tagged.
 Counts = tuple[int, int, int, int]
 #: Remembered counts: (snapshot, phrase, key offset, concept) → :func:`counts`' figures.
@@ -98,6 +116,21 @@ def _neighbour(question: str, a: int, b: int, left: bool) -> tuple[int, int] | N
     return span
 
 
+#: Heads of protein names built on the chemical they act on ("lactate dehydrogenase",
+#: "glutamate receptor", "dopamine transporter"): BC5CDR's curators tag the chemical there.
+_PROTEIN_HEAD = re.compile(
+    r"(?:ase|ases|receptors?|transporters?|channels?|carriers?|synthases?)$", re.IGNORECASE
+)
+
+
+def plain_word(word: str) -> bool:
+    """Is ``word`` a plain word (letters, lower case after its first: "stress", "Cognitive",
+    "beta-amyloid"), whose sense a phrase may change, rather than a symbol or acronym ("NMDA",
+    "Abeta42", "ER") that names its concept wherever it stands? BC5CDR's curators tag "NMDA"
+    in "NMDA receptor" as the chemical; acronyms are judged by :mod:`kgbuild.search.tag_share`."""
+    return bool(re.fullmatch(r"[A-Za-z][a-z]+(?:-[a-z]+)*", word))
+
+
 def own_name(word: str, name: str | None) -> bool:
     """Is ``word`` the linked concept's own name ("glucose" for Glucose, "tau" is no MAPT)? A
     concept's own name keeps naming it in a phrase, however rarely the annotator tags it
@@ -115,14 +148,19 @@ def phrases(question: str, links: Sequence[Any]) -> list[Phrase]:
     for x in links:
         if x.where != "question" or x.node is None or not x.curie:
             continue
-        if own_name(question[x.start : x.end], x.name):
+        word = question[x.start : x.end]
+        if own_name(word, x.name):
             continue  # "glucose metabolism": the concept's own name still names it
+        if not plain_word(word):
+            continue  # "NMDA receptors": an acronym is a name (BC5CDR tags NMDA there)
         if not re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?", question[x.start : x.end]):
             continue
         for left in (True, False):
             span = _neighbour(question, x.start, x.end, left)
             if span is None:
                 continue
+            if not left and _PROTEIN_HEAD.search(question[span[0] : span[1]]):
+                continue  # "lactate dehydrogenase": the protein is named after the chemical
             a, b = (span[0], x.end) if left else (x.start, span[1])
             out.append(Phrase(a, b, x.start - a, x.end - a, x.curie, question[a:b].lower()))
     return out
@@ -197,6 +235,22 @@ def differs(in_written: int, in_tagged: int, all_written: int, all_tagged: int) 
     return binomial_cdf(in_tagged, in_written, share) < ALPHA
 
 
+def covered_share(wh: Any, snapshot_id: str, phrase: Phrase) -> float:
+    """The share of the phrase's occurrences (in up to :data:`MAX_DOCS` abstracts writing it)
+    whose linked word lies inside a mention of any concept."""
+    rows = ranked_documents(wh, snapshot_id, WRITES, {"p": whole_words(phrase.words)}, [],
+                            None, MAX_DOCS)  # fmt: skip
+    find = re.compile(rf"(?<![a-z0-9]){re.escape(phrase.words)}(?![a-z0-9])")
+    seen = inside = 0
+    for _pmid, _year, title, abstract, spans in rows:
+        marks = [(a, b) for _, a, b in row_mentions(spans)]
+        for m in find.finditer(f"{title or ''} {abstract or ''}".lower()):
+            at = m.start() + phrase.key_start
+            seen += 1
+            inside += any(a <= at < b for a, b in marks)
+    return inside / seen if seen else 0.0
+
+
 def untagged_phrases(
     wh: Any, snapshot_id: str, question: str, links: Sequence[Any]
 ) -> tuple[list[Any], list[tuple[int, int]], list[dict[str, Any]]]:
@@ -211,11 +265,15 @@ def untagged_phrases(
     for p in todo:
         in_written, in_tagged, all_written, all_tagged = figures[(p.words, p.key_start, p.concept)]
         drop = differs(in_written, in_tagged, all_written, all_tagged)
+        covered = None
+        if drop:  # tagged there as something else: a narrower concept, not another sense
+            covered = covered_share(wh, snapshot_id, p)
+            drop = covered < MAX_COVERED
         at = p.start + p.key_start
         judged.append({"phrase": question[p.start : p.end], "concept": p.concept,
                        "word": question[at : at + p.key_end - p.key_start],
                        "in": [in_tagged, in_written], "all": [all_tagged, all_written],
-                       "dropped": drop})  # fmt: skip
+                       "covered": covered, "dropped": drop})  # fmt: skip
         if drop:
             dropped.append((p.start, p.end))
     spans: list[tuple[int, int]] = []

@@ -11,6 +11,7 @@ from kgbuild.query.engine import QueryEngine
 from tests.support.sentences_kg import mentions_of, publish_abstracts, question_links
 
 AD, STRESS, TAU = "MESH:D000544", "MESH:D000079225", "NCBIGene:4137"
+ISCHEMIC = "MESH:D000083242"
 NODES = [(AD, "Alzheimer disease", "Disease", ["Alzheimer's disease"]),
          (STRESS, "Psychological Distress", "Disease", ["stress"]),
          (TAU, "MAPT", "Gene", ["tau"])]  # fmt: skip
@@ -40,6 +41,9 @@ def _docs() -> list[tuple[str, str, str, dict[str, str | None]]]:
                 {"tau": TAU, "Tau": TAU} if i % 4 else {"Tau": TAU},
             )
         )
+    for i in range(12):  # "ischemic stroke": tagged whole, as a narrower concept
+        docs.append((f"4{i:03d}", "Stroke.", f"Ischemic stroke followed ({i}).",
+                     {"Ischemic stroke": ISCHEMIC}))  # fmt: skip
     return docs
 
 
@@ -47,7 +51,8 @@ def _docs() -> list[tuple[str, str, str, dict[str, str | None]]]:
 def engine(tmp_path_factory):
     root = tmp_path_factory.mktemp("phrases") / "wh"
     docs = _docs()
-    mentions = [m for m in mentions_of(docs) if m.text in ("stress", "tau", "Tau")]
+    mentions = [m for m in mentions_of(docs)
+                if m.text in ("stress", "tau", "Tau", "Ischemic stroke")]  # fmt: skip
     edges = [
         (STRESS, "associates", AD, [("900", 2019, "stress and Alzheimer's disease.", 0.8)]),
         (TAU, "associates", AD, [("901", 2019, "tau and Alzheimer's disease.", 0.8)]),
@@ -90,3 +95,35 @@ def test_binomial_cdf_matches_the_sum_of_its_terms():
         want = sum(comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1))
         assert abs(binomial_cdf(k, n, p) - want) < 1e-12
     assert binomial_cdf(0, 10, 0.0) == 1.0 and binomial_cdf(3, 10, 1.0) == 0.0
+
+
+def test_own_names_acronyms_and_protein_names_are_not_judged():
+    from kgbuild.corpus.phrase_tags import own_name, phrases, plain_word
+    from kgbuild.link.linker import Link
+
+    assert plain_word("stress") and plain_word("Cognitive") and plain_word("beta-amyloid")
+    assert not plain_word("NMDA") and not plain_word("Abeta42") and not plain_word("ER")
+    assert own_name("glucose", "Glucose") and own_name("lipids", "Lipids")
+    assert not own_name("stress", "Psychological Distress")
+    assert not own_name("cognitive", "Cognition Disorders") and not own_name("tau", "MAPT")
+    q = "Is glucose metabolism lower in Alzheimer's disease?"
+    at = q.index("glucose")
+    glucose = Link("glucose", "question", 1, "MESH:D005947", "Glucose", "dictionary", 1.0, at,
+                   at + 7)  # fmt: skip
+    assert phrases(q, [glucose]) == []
+    # a protein named after its chemical: BC5CDR tags the chemical there
+    q = "Does serum lactate dehydrogenase rise after a stroke?"
+    at = q.index("lactate")
+    lactate = Link("lactate", "question", 2, "MESH:D019344", "Lactic Acid", "dictionary", 1.0,
+                   at, at + 7)  # fmt: skip
+    assert [p.words for p in phrases(q, [lactate])] == ["serum lactate"]
+
+
+def test_a_phrase_tagged_as_a_narrower_concept_is_covered(engine):
+    from kgbuild.corpus.phrase_tags import Phrase, covered_share
+
+    sid = engine.state().index.snapshot_id
+    stroke = Phrase(0, 15, 9, 15, STRESS, "ischemic stroke")
+    assert covered_share(engine.wh, sid, stroke) == 1.0  # another concept, not another sense
+    oxidative = Phrase(0, 16, 10, 16, STRESS, "oxidative stress")
+    assert covered_share(engine.wh, sid, oxidative) < 0.1  # tagged once in 30
