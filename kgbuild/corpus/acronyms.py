@@ -85,14 +85,17 @@ def acronym_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, in
 def cut_spans(text: str, spans: list[tuple[int, int]],
               cuts: list[tuple[int, int]]) -> list[tuple[int, int]]:  # fmt: skip
     """``spans`` with the ``cuts`` taken out, each remaining piece trimmed of spaces and
-    punctuation (empty pieces dropped)."""
+    punctuation (empty pieces dropped). A cut covering a span, or part of it, takes that part
+    ("oxidative stress" cut out of "oxidative" leaves nothing)."""
     out = []
     for a, b in spans:
         pieces, start = [], a
-        for s, e in sorted(c for c in cuts if a <= c[0] and c[1] <= b):
-            pieces.append((start, s))
-            start = e
-        pieces.append((start, b))
+        for s, e in sorted(c for c in cuts if c[0] < b and a < c[1]):
+            if s > start:
+                pieces.append((start, s))
+            start = max(start, e)
+        if start < b:
+            pieces.append((start, b))
         for s, e in pieces:
             while s < e and not text[s].isalnum():
                 s += 1

@@ -70,6 +70,8 @@ ALPHA = 0.01
 MAX_COVERED = 0.5
 #: Abstracts read for :func:`covered_share` at most.
 MAX_DOCS = 500
+#: Phrases judged per question at most (a question's first; a pasted abstract asks no more).
+MAX_PHRASES = 16
 #: A phrase's figures: its occurrences, those tagged, the word's occurrences, those tagged.
 Counts = tuple[int, int, int, int]
 #: Remembered counts: (snapshot, phrase, key offset, concept) → :func:`counts`' figures.
@@ -143,7 +145,7 @@ def own_name(word: str, name: str | None) -> bool:
 
 def phrases(question: str, links: Sequence[Any]) -> list[Phrase]:
     """The phrases to judge: each one-word question link to a node, with the content word on
-    either side of it."""
+    either side of it (the first :data:`MAX_PHRASES`)."""
     out = []
     for x in links:
         if x.where != "question" or x.node is None or not x.curie:
@@ -153,8 +155,6 @@ def phrases(question: str, links: Sequence[Any]) -> list[Phrase]:
             continue  # "glucose metabolism": the concept's own name still names it
         if not plain_word(word):
             continue  # "NMDA receptors": an acronym is a name (BC5CDR tags NMDA there)
-        if not re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?", question[x.start : x.end]):
-            continue
         for left in (True, False):
             span = _neighbour(question, x.start, x.end, left)
             if span is None:
@@ -163,7 +163,7 @@ def phrases(question: str, links: Sequence[Any]) -> list[Phrase]:
                 continue  # "lactate dehydrogenase": the protein is named after the chemical
             a, b = (span[0], x.end) if left else (x.start, span[1])
             out.append(Phrase(a, b, x.start - a, x.end - a, x.curie, question[a:b].lower()))
-    return out
+    return out[:MAX_PHRASES]
 
 
 def counts(wh: Any, snapshot_id: str, todo: list[Phrase]) -> dict[tuple[str, int, str], Counts]:

@@ -64,6 +64,9 @@ def test_initials_and_spans():
     assert not spells("PD", "disease") and spells("PD", "Parkinson disease")
     text = "Does it help MCI patients?"
     assert cut_spans(text, [(5, 25)], [(13, 16)]) == [(5, 12), (17, 25)]
+    # a cut covering a span, or part of it, takes that part
+    assert cut_spans("abc def ghi", [(0, 7)], [(4, 11)]) == [(0, 3)]
+    assert cut_spans("abc def ghi", [(4, 7), (8, 11)], [(0, 7)]) == [(8, 11)]
 
 
 def test_an_acronym_the_question_defines_otherwise_is_not_linked(engine):
