@@ -81,6 +81,17 @@ SETTING_FORMS = {
 SETTING_GOLD = {"cdr_dev_setting": "cdr_dev", "biored_dev_setting": "biored_dev"}
 
 
+def related_pairs(gold, types, asked_kind: str, answer_kind: str):
+    """(asked entity, answer entity, PMID) of every gold relation of ``types`` between the two
+    kinds, read in either direction."""
+    for r in gold.relations:
+        if r.rel_type not in types:
+            continue
+        for a, ka, b, kb in ((r.a, r.kind_a, r.b, r.kind_b), (r.b, r.kind_b, r.a, r.kind_a)):
+            if ka == asked_kind and kb == answer_kind and a != b:
+                yield a, b, r.pmid
+
+
 def setting_questions(gold, forms) -> list[dict]:
     """Questions asking a chemical's gold answers with a disease of its abstracts as setting
     (module docstring), one per (kind, chemical)."""
@@ -96,16 +107,11 @@ def setting_questions(gold, forms) -> list[dict]:
             treats[c].append(d)
     found: dict[tuple[str, str], dict] = {}
     for kind, types, answer_kind, _ in forms:
-        for r in gold.relations:
-            if r.rel_type not in types:
-                continue
-            for a, ka, b, kb in ((r.a, r.kind_a, r.b, r.kind_b), (r.b, r.kind_b, r.a, r.kind_a)):
-                if ka != "Compound" or kb != answer_kind or a == b:
-                    continue
-                q = found.setdefault((kind, a), {"kind": kind, "entity": a, "pmids": []})
-                q.setdefault("gold", set()).add(b)
-                if r.pmid not in q["pmids"]:
-                    q["pmids"].append(r.pmid)
+        for a, b, pmid in related_pairs(gold, types, "Compound", answer_kind):
+            q = found.setdefault((kind, a), {"kind": kind, "entity": a, "pmids": []})
+            q.setdefault("gold", set()).add(b)
+            if pmid not in q["pmids"]:
+                q["pmids"].append(pmid)
     out = []
     for (kind, a), q in found.items():
         said = Counter(
@@ -131,17 +137,12 @@ def gold_questions(gold, forms) -> list[dict]:
     names = mention_names(gold)
     found: dict[tuple[str, str], dict] = {}
     for kind, types, asked_kind, answer_kind, template, keep in forms:
-        for r in gold.relations:
-            if r.rel_type not in types:
+        for a, b, _ in related_pairs(gold, types, asked_kind, answer_kind):
+            if keep is not None and not keep.search(names.get(b, "")):
                 continue
-            for a, ka, b, kb in ((r.a, r.kind_a, r.b, r.kind_b), (r.b, r.kind_b, r.a, r.kind_a)):
-                if ka != asked_kind or kb != answer_kind or a == b:
-                    continue
-                if keep is not None and not keep.search(names.get(b, "")):
-                    continue
-                text = template.format(names.get(a, a))
-                q = found.setdefault((kind, a), {"kind": kind, "entity": a, "question": text})
-                q.setdefault("gold", set()).add(b)
+            text = template.format(names.get(a, a))
+            q = found.setdefault((kind, a), {"kind": kind, "entity": a, "question": text})
+            q.setdefault("gold", set()).add(b)
     return sorted(found.values(), key=lambda q: (q["kind"], q["entity"]))
 
 

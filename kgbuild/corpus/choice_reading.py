@@ -48,7 +48,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgbuild.corpus.documents import doc_sentences, row_mentions
+from kgbuild.corpus.documents import doc_sentences, lowered_text, row_mentions
 from kgbuild.corpus.marks import disjoint_spans, excerpt
 from kgbuild.corpus.stems import stem_regex, word_stems
 from kgbuild.search.index import SnapshotIndex
@@ -177,12 +177,11 @@ def fetch(wh: Any, snapshot_id: str, ids: list[str], subject_stem: str | None,
         "WHERE list_contains($ids::VARCHAR[], concept_id)"
         if ids
         else "SELECT pmid, 'phrase' AS s FROM documents_at($sid) WHERE regexp_matches("
-        "lower(coalesce(title, '') || ' ' || coalesce(abstract, '')), $subj)"
+        f"{lowered_text('')}, $subj)"
     )
     sql = (
         f"WITH q AS ({subj}), o AS (SELECT unnest($pats::VARCHAR[]) AS pat), "
-        "d AS (SELECT x.pmid, x.year, lower(coalesce(x.title, '') || ' ' || "
-        "coalesce(x.abstract, '')) AS t FROM documents_at($sid) x "
+        f"d AS (SELECT x.pmid, x.year, {lowered_text()} AS t FROM documents_at($sid) x "
         "WHERE ($asof IS NULL OR x.year <= $asof)), "
         "p AS (SELECT d.pmid, row_number() OVER (PARTITION BY q.s, o.pat ORDER BY d.year DESC, "
         "d.pmid) AS rn FROM q JOIN d USING (pmid) JOIN o ON regexp_matches(d.t, o.pat)), "

@@ -10,6 +10,7 @@ sentence here is the unit a fact was read in. A run-on "sentence" longer than
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -47,9 +48,21 @@ def doc_sentences(pmid: Any, year: Any, title: str | None, abstract: str | None,
         yield DocSentence(str(pmid), int(year or 0), text[s0:s1], inside)
 
 
+def lowered_text(alias: str = "x") -> str:
+    """SQL for a document's title and abstract as one lower-cased text (the text the
+    annotators' offsets count in, lower-cased): what every corpus reader's pattern reads."""
+    col = f"{alias}." if alias else ""
+    return f"lower(coalesce({col}title, '') || ' ' || coalesce({col}abstract, ''))"
+
+
+def whole_words(text: str) -> str:
+    """RE2 (no look-around) finding ``text`` as whole words in :func:`lowered_text`."""
+    return rf"(?:^|[^a-z0-9]){re.escape(text.lower())}(?:[^a-z0-9]|$)"
+
+
 #: The document filters :func:`ranked_documents` takes (SQL over the document ``x``; named
 #: parameters only — the question's text never reaches the SQL as text).
-WRITES = "regexp_matches(lower(coalesce(x.title, '') || ' ' || coalesce(x.abstract, '')), $p)"
+WRITES = f"regexp_matches({lowered_text()}, $p)"
 NAMES = "x.pmid IN (SELECT pmid FROM mentions_at($sid) WHERE concept_id = $c)"
 
 
@@ -87,7 +100,7 @@ def writing_most(wh: Any, snapshot_id: str, concepts: list[str], patterns: list[
     """(pmid, year, title, abstract, [{c, a, b}]) of at most ``limit`` documents naming one of
     ``concepts``: those writing more of ``patterns`` (RE2, over the lower-cased title and
     abstract) first, then newest (one read-only catalog query; the patterns are parameters)."""
-    text = "lower(coalesce(x.title, '') || ' ' || coalesce(x.abstract, ''))"
+    text = lowered_text()
     said = " + ".join(f"CAST(regexp_matches({text}, $p{i}) AS INTEGER)"
                       for i in range(len(patterns))) or "0"  # fmt: skip
     sql = (

@@ -45,14 +45,19 @@ the catalog only as parameters.
 
 from __future__ import annotations
 
-import math
 import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kgbuild.corpus.documents import WRITES, ranked_documents, row_mentions
+from kgbuild.corpus.documents import (
+    WRITES,
+    lowered_text,
+    ranked_documents,
+    row_mentions,
+    whole_words,
+)
 from kgbuild.search.text import STOPWORDS
 
 #: Fewest occurrences of the two-word phrase for it to be judged.
@@ -77,7 +82,7 @@ Counts = tuple[int, int, int, int]
 #: Remembered counts: (snapshot, phrase, key offset, concept) → :func:`counts`' figures.
 _COUNTS: dict[tuple[str, str, int, str], Counts] = {}
 _LOCK = threading.Lock()
-_TEXT = "lower(coalesce(x.title, '') || ' ' || coalesce(x.abstract, ''))"
+_TEXT = lowered_text()
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,11 +100,6 @@ class Phrase:
     @property
     def word(self) -> str:
         return self.words[self.key_start : self.key_end]
-
-
-def whole_words(text: str) -> str:
-    """RE2 (no look-around) finding ``text`` as whole words in lower-cased text."""
-    return rf"(?:^|[^a-z0-9]){re.escape(text)}(?:[^a-z0-9]|$)"
 
 
 def _neighbour(question: str, a: int, b: int, left: bool) -> tuple[int, int] | None:
@@ -212,18 +212,6 @@ def counts(wh: Any, snapshot_id: str, todo: list[Phrase]) -> dict[tuple[str, int
     return out
 
 
-def binomial_cdf(k: int, n: int, p: float) -> float:
-    """P(X ≤ k) for X ~ Binomial(n, p), summed in log space (k is small where it matters)."""
-    if p <= 0.0:
-        return 1.0
-    if p >= 1.0:
-        return 1.0 if k >= n else 0.0
-    logs = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
-            + i * math.log(p) + (n - i) * math.log1p(-p) for i in range(min(k, n) + 1)]  # fmt: skip
-    top = max(logs)
-    return min(1.0, math.exp(top) * sum(math.exp(x - top) for x in logs))
-
-
 def differs(in_written: int, in_tagged: int, all_written: int, all_tagged: int) -> bool:
     """Does the phrase mean something else than the linked word alone (module docstring)?"""
     out_written, out_tagged = all_written - in_written, all_tagged - in_tagged
@@ -232,7 +220,9 @@ def differs(in_written: int, in_tagged: int, all_written: int, all_tagged: int) 
     share = min(1.0, out_tagged / out_written)
     if in_tagged >= MAX_RATIO * share * in_written:
         return False
-    return binomial_cdf(in_tagged, in_written, share) < ALPHA
+    from scipy.special import bdtr  # the binomial's lower tail, P(X ≤ k)
+
+    return float(bdtr(in_tagged, in_written, share)) < ALPHA
 
 
 def covered_share(wh: Any, snapshot_id: str, phrase: Phrase) -> float:

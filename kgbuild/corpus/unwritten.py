@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kgbuild.corpus.documents import lowered_text, whole_words
 from kgbuild.search.text import STOPWORDS
 
 #: Words checked at most (the rarest-looking first: longest, with digits or capitals).
@@ -34,11 +35,6 @@ def content_words(surfaces: list[str]) -> list[str]:
     return names[:MAX_WORDS]
 
 
-def _pattern(word: str) -> str:
-    """RE2 pattern of ``word`` as a whole word in lower-cased text."""
-    return rf"(?:^|[^a-z0-9]){re.escape(word.lower())}(?:$|[^a-z0-9])"
-
-
 def unwritten(wh: Any, snapshot_id: str, words: list[str],
               as_of: int | None = None) -> tuple[int, list[str]]:  # fmt: skip
     """(the snapshot's abstracts up to ``as_of``, the ``words`` none of them writes)."""
@@ -46,10 +42,10 @@ def unwritten(wh: Any, snapshot_id: str, words: list[str],
     named: dict[str, Any] = {"sid": snapshot_id, "asof": as_of}
     counts = []
     for i, w in enumerate(words):
-        named[f"p{i}"] = _pattern(w)
+        named[f"p{i}"] = whole_words(w)
         counts.append(f"count_if(regexp_matches(t, $p{i}))")
     sql = (
-        "WITH d AS (SELECT lower(coalesce(title, '') || ' ' || coalesce(abstract, '')) AS t "
+        f"WITH d AS (SELECT {lowered_text('')} AS t "
         "FROM documents_at($sid) WHERE $asof IS NULL OR year <= $asof) "
         f"SELECT count(*){''.join(', ' + c for c in counts)} FROM d"
     )

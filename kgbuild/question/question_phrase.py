@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kgbuild.corpus.documents import lowered_text
 from kgbuild.corpus.stems import stem_regex, word_stems
 from kgbuild.link.generic import GENERIC_WORDS
 from kgbuild.question.intent import QUESTION_WORDS, Intent
@@ -227,8 +228,7 @@ def doc_counts(wh: Any, snapshot_id: str, phrases: list[Phrase],
     if not phrases:
         return [], 0
     cols = ", ".join(f"count_if(regexp_matches(t, $p{i}))" for i in range(len(phrases)))
-    sql = (f"SELECT count(*), {cols} FROM (SELECT lower(coalesce(title, '') || ' ' || "
-           "coalesce(abstract, '')) AS t FROM documents_at($sid) "
+    sql = (f"SELECT count(*), {cols} FROM (SELECT {lowered_text('')} AS t FROM documents_at($sid) "
            "WHERE $asof IS NULL OR year <= $asof)")  # fmt: skip
     named: dict[str, Any] = {"sid": snapshot_id, "asof": as_of}
     named |= {f"p{i}": p.pattern(sql=True) for i, p in enumerate(phrases)}

@@ -87,17 +87,6 @@ def test_the_rule_on_dalk_counts():
     assert not differs(9, 0, 1203, 175)  # a phrase written too rarely is not judged
 
 
-def test_binomial_cdf_matches_the_sum_of_its_terms():
-    from math import comb
-
-    from kgbuild.corpus.phrase_tags import binomial_cdf
-
-    for k, n, p in ((0, 10, 0.3), (3, 30, 0.5), (45, 702, 0.1), (5, 5, 0.9)):
-        want = sum(comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1))
-        assert abs(binomial_cdf(k, n, p) - want) < 1e-12
-    assert binomial_cdf(0, 10, 0.0) == 1.0 and binomial_cdf(3, 10, 1.0) == 0.0
-
-
 def test_own_names_acronyms_and_protein_names_are_not_judged():
     from kgbuild.corpus.phrase_tags import own_name, phrases, plain_word
     from kgbuild.link.linker import Link
