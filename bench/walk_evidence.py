@@ -21,6 +21,9 @@ Per question, where the first judged abstract that answers it stands:
 And where the abstracts block (each abstract shown by one sentence) puts a judged abstract:
 first (``passage_hit@1``), among the first 3 or 5, and whether one of its five sentences is the
 judge's quoted evidence (``quoted@5``, matched at 90% on its first 200 characters).
+And whether the judge's quoted sentence is printed anywhere in the answer (``quote_printed``)
+and before its answers table, among the verdict's own sentences (``quote_first``: what a reader
+meets first), its first 100 characters matched at 90%.
 ``--code DIR`` runs another checkout's ``kgbuild`` (a before figure, from a ``git worktree``).
 
 The judges cite some abstracts that state the answer, not every one, so "shown" is a lower
@@ -93,19 +96,45 @@ def json_pmids(node: Any) -> set[str]:
     return found
 
 
-def printed_pmids(engine: Any, r: Any, choices: list[str]) -> tuple[set[str], set[str]]:
-    """(PMIDs ``kgbuild ask --no-llm`` prints, PMIDs in its JSON): the command's own dressing
-    of the retrieval (:func:`kgbuild.query.cli.dress_shown`) and its printer, captured."""
+def printed_pmids(engine: Any, r: Any, choices: list[str]) -> tuple[set[str], set[str], str]:
+    """(PMIDs ``kgbuild ask --no-llm`` prints, PMIDs in its JSON, the printed text): the
+    command's own dressing of the retrieval (:func:`kgbuild.query.cli.dress_shown`) and its
+    printer, captured."""
     from kgbuild.query import cli
 
     rdict = r.to_dict()
     if not r.found:
-        return set(), json_pmids(rdict)
+        return set(), json_pmids(rdict), ""
     cli.dress_shown(engine, r, rdict)
     line = cli.answer_line(rdict, choices, None, False)
     with cli.out.capture() as captured:
         cli._print_retrieval(r, rdict, line)
-    return set(PMID.findall(captured.get())), json_pmids(rdict)
+    text = captured.get()
+    return set(PMID.findall(text)), json_pmids(rdict), text
+
+
+#: Characters of the judge's quote looked for in the printed answer (shown sentences are cut
+#: around their marks, so the quote's opening, not all of it).
+QUOTE_OPENING = 100
+
+
+def quote_printed(text: str, evidence: str) -> tuple[int, int]:
+    """(is the judge's quoted sentence printed anywhere in the answer, is it printed before the
+    answers table — in the verdict's own sentences, what a reader meets first)? Its opening
+    :data:`QUOTE_OPENING` characters, marks and line wrapping aside, matched at 90%."""
+    from rapidfuzz import fuzz
+
+    ev = " ".join(evidence.lower().replace("«", "").replace("»", "").split())[:QUOTE_OPENING]
+    if len(ev) < 20 or not text:
+        return 0, 0
+
+    def flat(t: str) -> str:
+        return " ".join(t.lower().replace("«", "").replace("»", "").split())
+
+    head = text.split("answers (", 1)[0] if "answers (" in text else ""
+    anywhere = fuzz.partial_ratio(ev, flat(text)) >= 90
+    first = bool(head) and fuzz.partial_ratio(ev, flat(head)) >= 90
+    return int(anywhere), int(first)
 
 
 def quotes(sentence: str, evidence: str) -> bool:
@@ -161,10 +190,11 @@ def main() -> None:
         t0 = time.perf_counter()
         try:
             r = engine.retrieve(q["question"], q["choices"] or None, embed=a.embed)
-            printed, in_json = printed_pmids(engine, r, q["choices"])
+            printed, in_json, text = printed_pmids(engine, r, q["choices"])
             hits = passage_hits(r.passages or [], set(q["pmids"]), q["evidence"])
         except KgbuildError as exc:  # a question the tool refuses shows nothing
-            printed, in_json, hits = set(), set(), passage_hits([], set(), "")
+            printed, in_json, text = set(), set(), ""
+            hits = passage_hits([], set(), "")
             print(f"{q['walk']} {q['qid']}: {type(exc).__name__}: {exc}", file=sys.stderr)
         took.append(time.perf_counter() - t0)
         gold = set(q["pmids"])
@@ -172,8 +202,9 @@ def main() -> None:
         where = ("shown" if printed & gold
                  else "retrieved_not_printed" if in_json & gold
                  else "in_kg_not_retrieved" if served else "not_in_kg")  # fmt: skip
+        quoted, first = quote_printed(text, q["evidence"])
         rows.append({**q, "where": where, "served": sorted(served), "printed": len(printed),
-                     **hits})  # fmt: skip
+                     **hits, "quote_printed": quoted, "quote_first": first})  # fmt: skip
     if a.out:
         a.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     by_kind: dict[str, Counter[str]] = defaultdict(Counter)
@@ -189,7 +220,8 @@ def main() -> None:
         "shown_share": round(total["shown"] / max(len(rows), 1), 3),
         "by_kind": {k: dict(c) for k, c in sorted(by_kind.items())},
         **{k: sum(r[k] for r in rows) for k in ("passage_hit@1", "passage_hit@3",
-                                                 "passage_hit@5", "quoted@5")},
+                                                 "passage_hit@5", "quoted@5",
+                                                 "quote_printed", "quote_first")},
         "median_s": round(sorted(took)[len(took) // 2], 2) if took else None,
         "embed": a.embed, "code": str(a.code),
     }, load=True)  # fmt: skip

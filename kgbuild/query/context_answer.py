@@ -5,22 +5,23 @@ sentences naming the entity together with that respect.
 The question links its subject (amyloid beta, tau) and leaves the respect unlinked (no
 organelle, process or verb is a PubTator entity). The subject's facts rank its hub partners
 (caspase-3, TNF, BACE1); the context word (:mod:`kgbuild.question.context_words`) reweights them
-only when their evidence rows happen to write it. The sentences that write the subject *and*
-the respect are where a mechanism is stated ("Abeta … impairs mitochondrial respiration by
-binding ABAD"), the unit an extractor reads a relation in, as
-:mod:`kgbuild.query.phrase_answer` reads an unlinked subject: the documents writing the context
-word and naming the subject (one catalog query), their sentences writing both, shown best
-first (naming more of the question's entities, carrying the asked relation's cue, newest,
-shortest), above the facts' answers. Those stay the answers: counted in these sentences, the
-subject's hub partners (caspase-3, Bax) come first again, where the context word's weight on
-the facts puts cytochrome c first. Everything read here is labelled as read from sentences,
-not extracted facts.
+only when their evidence rows happen to write it. The sentences that write the subject *and* the
+respect are where a mechanism is stated ("Abeta … impairs mitochondrial respiration by binding
+ABAD"), the unit an extractor reads a relation in, as :mod:`kgbuild.query.phrase_answer` reads
+an unlinked subject: the documents writing the context word and naming the subject (one catalog
+query), their sentences writing both, shown best first (naming more of the question's entities,
+carrying the asked relation's cue, closest to the question in meaning, else newest, shortest),
+above the facts' answers. Those stay the answers: counted in these sentences, the subject's hub
+partners (caspase-3, Bax) come first again, where the context word's weight on the facts puts
+cytochrome c first. Everything read here is labelled as read from sentences, not extracted
+facts.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from kgbuild.corpus.answer_sentences import Encode, closest_first
 from kgbuild.corpus.stems import word_stems
 from kgbuild.query.phrase_answer import fetch, sentences, shown_sentences
 from kgbuild.question.cues import Qualifier
@@ -35,10 +36,12 @@ MIN_SENTENCES = 2
 
 def context_answer(wh: Any, index: SnapshotIndex, question: str, subject: list[int],
                    context: Qualifier, intent: Intent,
-                   as_of: int | None = None) -> dict[str, Any] | None:  # fmt: skip
+                   as_of: int | None = None,
+                   encode: Encode | None = None) -> dict[str, Any] | None:  # fmt: skip
     """A verdict-like dict with the sentences naming ``subject`` (the question's linked
     entities, first the subject) in the respect ``context`` names, or None when fewer than
-    :data:`MIN_SENTENCES` sentences write both."""
+    :data:`MIN_SENTENCES` sentences write both. ``encode``: the question encoder, to show the
+    sentences closest to it first."""
     m = context.cue.search(question)
     if m is None or not subject:
         return None
@@ -58,6 +61,7 @@ def context_answer(wh: Any, index: SnapshotIndex, question: str, subject: list[i
         return (-named, not cue, -h.year, len(h.sentence), h.pmid)
 
     hits.sort(key=key)
+    hits = closest_first(hits, lambda h: h.sentence, question, encode, lambda h: key(h)[:2])
     shown, pmids = shown_sentences(hits, want)
     name = str(index.nodes["display"][subject[0]])
     line = (f"from sentences, not extracted facts: {len(hits)} sentences in {len(pmids)} "

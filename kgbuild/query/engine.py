@@ -604,6 +604,9 @@ class QueryEngine:
             kind_note = absent(idx, intent.kind, [idx.nodes["display"][n] for n in focus.subject],
                                bool(answers))  # fmt: skip
         verdict = None
+        # the sentence readers below show the sentences closest to the question first
+        vectors = st.linker.vectors if embed != "off" else None
+        encode = vectors.encode if vectors is not None else None
         if pair is not None:
             verdict = pair_verdict(idx, graph, mask, *pair, intent, f.as_of_year)
         elif intent.yes_no and not choices:  # a missing entity, or one entity asked about
@@ -619,12 +622,13 @@ class QueryEngine:
                                         f.as_of_year)  # fmt: skip
             except Exception as exc:  # a busy or moved catalog: the verdict above stands
                 log.warning("trial reports unread, catalog unreadable: %s", exc)
+        unwritten = None  # a name no abstract writes, beside nothing but the corpus's topic
         if not intent.yes_no and not choices:  # an unlinked phrase as subject: its sentences
             try:
                 # "side effects of tideglusib in AD": the kind is asked of the phrase
                 of_phrase = intent if intent.kind is not None else replace(intent, kind=asked_kind)
                 said = phrase_answer(self.wh, idx, question, links, of_phrase, answer_type,
-                                     f.as_of_year)  # fmt: skip
+                                     f.as_of_year, encode)  # fmt: skip
             except Exception as exc:  # a busy or moved catalog: the facts' answers stand
                 log.warning("answers from facts only, sentences unreadable: %s", exc)
                 said = None
@@ -632,6 +636,8 @@ class QueryEngine:
                 verdict, keep = said.verdict, said.keep_facts and of_phrase is intent
                 kind_note = said.note or (kind_note if keep else None)
                 answers = said.answers or (answers if keep else [])
+                if verdict["answer"] == "not found" and not said.keep_facts:
+                    unwritten = verdict
         if intent.kind is not None and intent.kind.mentions == "Species" and not choices:
             try:  # organisms are PubTator mentions, no KG node: read from sentences
                 got = organism_answer(self.wh, idx, question, qn, f.as_of_year)
@@ -647,7 +653,7 @@ class QueryEngine:
         if verdict is None and words and intent.kind is not None and intent.kind.pair:
             try:  # "how does tau pathology spread": the sentences naming tau and "spread"
                 verdict = context_answer(self.wh, idx, question, list(focus.subject or qn),
-                                         words[0], intent, f.as_of_year)  # fmt: skip
+                                         words[0], intent, f.as_of_year, encode)  # fmt: skip
                 in_context = verdict is not None
             except Exception as exc:  # a busy or moved catalog: the facts' answers stand
                 log.warning("context sentences unread, catalog unreadable: %s", exc)
@@ -667,7 +673,7 @@ class QueryEngine:
         if verdict is None and not answers and not asks and not intent.yes_no and not choices:
             try:  # "what does miR-26b do": the sentences naming it, not the topic's hubs
                 got = entity_sentences(self.wh, idx, graph, mask, question, links, qn,
-                                       f.as_of_year)  # fmt: skip
+                                       f.as_of_year, encode)  # fmt: skip
             except Exception as exc:  # a busy or moved catalog: the facts stand
                 log.warning("entity sentences unread, catalog unreadable: %s", exc)
                 got = None
@@ -676,6 +682,8 @@ class QueryEngine:
                 heads, tails = idx.edges["head"], idx.edges["tail"]
                 cand.edges = {e: why for e, why in cand.edges.items()
                               if own in (int(heads[e]), int(tails[e]))}  # fmt: skip
+        if unwritten is not None and verdict is unwritten:
+            cand.edges = {}  # the topic's hubs (AD associates APP, …) answer nothing of it
         answers = without_micrornas(idx, answers, qn, verdict.get("phrase") if verdict else None,
                                     intent.kind)  # fmt: skip
         # the facts behind the answers (or the pair) join the candidates, ranked by answer

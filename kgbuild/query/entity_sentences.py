@@ -1,16 +1,18 @@
 """An open question about one entity, answered first by the sentences naming it.
 
-"What does miR-26b do in Alzheimer's neurons?", "VILIP-1 in CSF — what does it tell you?":
-the question links its entity and the corpus's topic (Alzheimer's disease) and asks no kind of
+"What does miR-26b do in Alzheimer's neurons?", "VILIP-1 in CSF — what does it tell you?": the
+question links its entity and the corpus's topic (Alzheimer's disease) and asks no kind of
 answer, so the facts alone answer with the topic's hubs (Alzheimer's disease associates APP,
-SORL1, …) and say nothing about miR-26b. What a curator reads first is the sentences naming
-the entity (PubTator3's page of a concept lists them; Wei et al. 2024): here, the sentences of
-the snapshot's abstracts naming the question's least-written entity that is not the topic —
-naming the question's other entities and writing its other words ("CSF") first, then newest,
-then shortest — cut as :mod:`kgbuild.query.phrase_answer` cuts an unlinked phrase's. The
-entities those sentences name are the answers (their co-mention reading, ``linked_sentences``
-of :mod:`kgbuild.evaluate.phrase_partners`), and the entity's own facts are featured among the
-ranked triples. Everything read here is labelled as read from sentences, not extracted facts.
+SORL1, …) and say nothing about miR-26b. What a curator reads first is the sentences naming the
+entity (PubTator3's page of a concept lists them; Wei et al. 2024): here, the sentences of the
+snapshot's abstracts naming the question's least-written entity that is not the topic — naming
+the question's other entities and writing its other words ("CSF") first, then closest to the
+question in meaning (:func:`kgbuild.corpus.answer_sentences.closest_first`; without the encoder
+newest, then shortest) — cut as :mod:`kgbuild.query.phrase_answer` cuts an unlinked phrase's.
+The entities those sentences name are the answers (their co-mention reading,
+``linked_sentences`` of :mod:`kgbuild.evaluate.phrase_partners`), and the entity's own facts are
+featured among the ranked triples. Everything read here is labelled as read from sentences, not
+extracted facts.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from kgbuild.corpus.answer_sentences import Encode, closest_first
 from kgbuild.corpus.documents import NAMES, doc_sentences, ranked_documents, row_mentions
 from kgbuild.corpus.stems import stem_regex, word_stems
 from kgbuild.link.generic import GENERIC_WORDS
@@ -87,9 +90,12 @@ def hits_naming(rows: list[tuple[Any, ...]], concept: str) -> list[Hit]:
 
 def entity_sentences(wh: Any, index: SnapshotIndex, graph: Graph, mask: np.ndarray | None,
                      question: str, links: list[Any], nodes: list[int],
-                     as_of: int | None = None) -> PhraseAnswer | None:  # fmt: skip
+                     as_of: int | None = None,
+                     encode: Encode | None = None) -> PhraseAnswer | None:  # fmt: skip
     """The sentences naming the question's subject (module docstring) and the entities they
-    name as answers; None when the question names only the topic or no sentence names it."""
+    name as answers; None when the question names only the topic or no sentence names it.
+    ``encode``: the question encoder, to show the sentences closest to it first
+    (:func:`kgbuild.corpus.answer_sentences.closest_first`)."""
     s = subject_node(index, nodes)
     if s is None:
         return None
@@ -108,6 +114,7 @@ def entity_sentences(wh: Any, index: SnapshotIndex, graph: Graph, mask: np.ndarr
         return (-named, -said, -h.year, len(h.sentence), h.pmid)
 
     hits.sort(key=key)
+    hits = closest_first(hits, lambda h: h.sentence, question, encode, lambda h: key(h)[:2])
     shown, pmids = shown_sentences(hits, want)
     allowed = ~generic_nodes(index)
     cand = np.flatnonzero(allowed)

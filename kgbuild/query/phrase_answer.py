@@ -13,7 +13,9 @@ splitter (:func:`kgbuild.extract.sentences.sentence_spans`) as
 
 - **evidence**: the best :data:`MAX_SHOWN` sentences, one per abstract — naming more of the
   question's entities first, then carrying the asked relation's cue
-  (:mod:`kgbuild.question.predicates`), then newest, then shortest (the plainest statement);
+  (:mod:`kgbuild.question.predicates`), then closest to the question in meaning (the linker's
+  encoder, :func:`kgbuild.corpus.answer_sentences.closest_first`; without it newest, then
+  shortest, the plainest statement);
 - **answers of a kind**, when one is asked: the snapshot's nodes of that kind mentioned in those
   sentences, ranked by distinct PMIDs, then by how close they sit to the phrase; never the
   question's own entities nor, for drugs, a generic chemical
@@ -32,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from kgbuild.corpus.answer_sentences import Encode, closest_first
 from kgbuild.corpus.documents import WRITES, doc_sentences, ranked_documents, row_mentions
 from kgbuild.corpus.marks import disjoint_spans, excerpt
 from kgbuild.query.answer_entities import node_kinds, topic_nodes
@@ -40,7 +43,7 @@ from kgbuild.query.verdict_sentences import MAX_SHOWN
 from kgbuild.question.intent import Intent
 from kgbuild.question.kinds import kind_nodes
 from kgbuild.question.predicates import predicate_for
-from kgbuild.question.question_phrase import Phrase, question_phrase, shorter
+from kgbuild.question.question_phrase import Phrase, name_like, question_phrase, shorter
 from kgbuild.search.index import SnapshotIndex
 
 #: Documents read at most: the question's other entities first, then newest.
@@ -220,11 +223,24 @@ def asked_kind(index: SnapshotIndex, question: str, intent: Intent, answer_type:
     return None, None
 
 
+def _names_unwritten(question: str, subject: Phrase, links: list[Any]) -> bool:
+    """Does the unwritten ``subject`` hold a name of its own (:func:`name_like`: "miR-342-5p"),
+    not only plain words around a linked one ("APP damage")?"""
+    linked = [(x.start, x.end) for x in links if x.node is not None]
+    for m in re.finditer(r"[A-Za-z0-9][A-Za-z0-9-]*", question[subject.start : subject.end]):
+        a, b = subject.start + m.start(), subject.start + m.end()
+        if name_like(m.group(0)) and not any(x <= a and b <= y for x, y in linked):
+            return True
+    return False
+
+
 def phrase_answer(wh: Any, index: SnapshotIndex, question: str, links: list[Any],
                   intent: Intent, answer_type: str | None,
-                  as_of: int | None = None) -> PhraseAnswer | None:  # fmt: skip
+                  as_of: int | None = None,
+                  encode: Encode | None = None) -> PhraseAnswer | None:  # fmt: skip
     """The answer of an open question whose subject is an unlinked phrase (module docstring),
-    or None when its subject is a linked entity or it names no unlinked phrase."""
+    or None when its subject is a linked entity or it names no unlinked phrase. ``encode``:
+    the question encoder, to show the sentences closest to it first."""
     q = [x for x in links if x.where == "question" and x.start >= 0]
     phrase, unwritten = question_phrase(wh, index.snapshot_id, question,
                                       [(x.start, x.end) for x in q if x.node is not None],
@@ -246,9 +262,20 @@ def phrase_answer(wh: Any, index: SnapshotIndex, question: str, links: list[Any]
     hits = sentences(rows, forms)
     if not hits:
         line = f"no sentence of the corpus names '{subject.text}'"
-        # written nowhere, the phrase cannot answer: the facts' answers (if any) stand
+        # written nowhere, the phrase cannot answer: the facts' answers (if any) stand —
+        # unless it is a name and the question names nothing else but the corpus's topic,
+        # whose hubs (AD associates APP, MAPT, …) say nothing of "miR-342-5p in AD models"
+        own = np.array([x.node for x in q if x.node is not None], np.int64)
+        keep = not _names_unwritten(question, subject, q) or (
+            bool(len(own)) and not topic_nodes(index, index.node_docs, index.n_docs, own).all()
+        )
+        if not keep:
+            line += (
+                ", and the question names only the corpus's topic beside it: no answer "
+                "from the topic's facts"
+            )
         return PhraseAnswer({**base, "answer": "not found", "line": line, "sentences": [],
-                             "pmids": []}, keep_facts=True)  # fmt: skip
+                             "pmids": []}, keep_facts=keep)  # fmt: skip
     pred = predicate_for(intent.asked)
     want = set(ids)
 
@@ -258,6 +285,7 @@ def phrase_answer(wh: Any, index: SnapshotIndex, question: str, links: list[Any]
         return (-named, h.form, not cue, -h.year, len(h.sentence), h.pmid)
 
     hits.sort(key=key)
+    hits = closest_first(hits, lambda h: h.sentence, question, encode, lambda h: key(h)[:3])
     shown, pmids = shown_sentences(hits, want)
     allowed, note = asked_kind(index, question, intent, answer_type, subject)
     answers: list[dict[str, Any]] = []

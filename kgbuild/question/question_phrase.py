@@ -11,7 +11,10 @@ signaling pathway"). Without a part-of-speech tagger the run may end in a verb (
 play"), so its extent is read from the corpus: of its sub-runs, the longest the snapshot's
 abstracts write (words adjacent, in order) in at least :data:`MIN_DOCS` documents — one catalog
 query counting every sub-run at once. A run of generic words alone ("role",
-:data:`kgbuild.link.generic.GENERIC_WORDS`) names nothing.
+:data:`kgbuild.link.generic.GENERIC_WORDS`) names nothing. A run holding a name no abstract
+writes (:func:`name_like`: "miR-342-5p", "TTP488"), or headed by one, is the question's subject
+as written nowhere: the question is about it, not about a later run the corpus writes ("what
+does miR-195 do in alzheimer's models?") nor about its modifier.
 """
 
 from __future__ import annotations
@@ -183,6 +186,34 @@ def runs(question: str, linked: Sequence[tuple[int, int]], intent: Intent
     return [r[:MAX_WORDS] for r in out if r and _names(question, r)]
 
 
+def elided(wh: Any, snapshot_id: str, word: str, as_of: int | None) -> bool:
+    """Do the snapshot's abstracts write ``word`` ("miR-195") only inside a list that leaves
+    its prefix out ("miR-9, -16, -195 and -29c": coordinated ellipsis)? Such a name is written,
+    though no whole-word search finds it (one catalog query)."""
+    m = re.fullmatch(r"([A-Za-z]+)-([A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)", word)
+    if m is None:
+        return False
+    item = r"-?[0-9a-z]+(?:-[0-9a-z]+)*"
+    sep = r"\s*(?:,|/|and|or)\s*"
+    pattern = (rf"(?:^|[^a-z0-9]){re.escape(m.group(1).lower())}-{item}(?:{sep}{item})*{sep}"
+               rf"-{re.escape(m.group(2).lower())}(?:[^0-9a-z]|$)")  # fmt: skip
+    sql = (f"SELECT count(*) FROM documents_at($sid) WHERE ($asof IS NULL OR year <= $asof) "
+           f"AND regexp_matches({lowered_text('')}, $p)")  # fmt: skip
+    rows = wh.query(sql, {"sid": snapshot_id, "asof": as_of, "p": pattern})
+    return bool(rows and rows[0][0])
+
+
+def name_like(word: str) -> bool:
+    """Is ``word`` written as a name, not an English word: a letter first, then a digit or a
+    capital inside ("miR-195", "TTP488", "DaTscan", "ARGO"; not "12-fold", "Alzheimer's")?"""
+    return bool(_NAME_LIKE.fullmatch(word)) and (
+        any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:])
+    )
+
+
+_NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
+
+
 def _names(question: str, run: list[tuple[int, int, bool]]) -> bool:
     """Does a run name something: an unlinked word that is no stopword ("AD patients" names
     AD only), and a word that is neither generic nor a stopword ("role" names nothing)?"""
@@ -266,7 +297,29 @@ def question_phrase(wh: Any, snapshot_id: str, question: str,
         if not cands:
             continue
         counts, n_docs = doc_counts(wh, snapshot_id, cands, as_of)
+        a, b, u = run[-1]
+        ending = [(p, c) for p, c in zip(cands, counts, strict=True) if p.end == b]
+        if (
+            unwritten is None
+            and u
+            and ending
+            and not any(c for _, c in ending)
+            and name_like(question[a:b])
+            and not elided(wh, snapshot_id, question[a:b], as_of)
+        ):
+            # "what does neuronal miR-342-5p do": the run's head is a name no abstract
+            # writes; "neuronal", its modifier, is not what the question is about
+            return None, ending[0][0]
         if not any(counts):
+            names = [question[a:b] for a, b, u in run if u and name_like(question[a:b])]
+            if (
+                unwritten is None
+                and names
+                and not any(elided(wh, snapshot_id, n, as_of) for n in names)
+            ):
+                # "what does miR-195 do in alzheimer's models?": a name no abstract writes is
+                # what the question is about, not a later run the corpus writes
+                return None, cands[0]
             unwritten = unwritten or cands[0]
             continue
         most = max(MAX_SHARE * n_docs, MIN_COMMON)

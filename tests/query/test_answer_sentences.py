@@ -76,3 +76,37 @@ def test_the_abstracts_are_ordered_by_their_closest_sentence():
     assert [g["pmid"] for g in got] == ["2", "1"]
     assert got[0]["sentence"] == "Alpha beta zeta."
     assert got[1]["sentence"] == "Alpha beta gamma."
+
+
+def test_a_sentence_reader_shows_the_sentence_closest_to_the_question_first():
+    """closest_first with the bundled encoder run for real: within a group (the reader's own
+    key) the sentence answering in other words comes before a newer one that does not; a
+    sentence of a better group stays first however far it is; without an encoder, or with one
+    that fails, the reader's order stands."""
+    from kgbuild.corpus.answer_sentences import closest_first
+    from kgbuild.resolve.embed import DEFAULT_MODEL
+    from kgbuild.search.numpy_encoder import numpy_encoder
+
+    encoder = numpy_encoder(DEFAULT_MODEL)
+    if encoder is None:
+        pytest.skip("the bundled MiniLM model is not installed")
+    question = "Which part of amyloid beta does ponezumab grab onto?"
+    hits = [  # (group, sentence), in the reader's order: newest first within a group
+        (0, "Ponezumab was given to 120 healthy volunteers in two trials."),
+        (1, "Ponezumab was safe and well tolerated at every dose."),
+        (1, "Ponezumab binds specifically to the C-terminus of amyloid beta 40."),
+        (1, "Doses of ponezumab were infused over ten minutes."),
+    ]
+    got = closest_first(hits, lambda h: h[1], question, encoder.encode, lambda h: h[0])
+    assert got[0] == hits[0]  # its group first, whatever its cosine
+    assert got[1] == hits[2]  # the answer, though older in the reader's order
+    assert sorted(got) == sorted(hits)
+    assert closest_first(hits, lambda h: h[1], question, None, lambda h: h[0]) == hits
+
+    def broken(texts):
+        raise OSError("model folder gone")
+
+    assert closest_first(hits, lambda h: h[1], question, broken, lambda h: h[0]) == hits
+    # only the first n are re-ordered; the rest keep their places
+    assert closest_first(hits, lambda h: h[1], question, encoder.encode, lambda h: h[0],
+                         n=2) == hits  # fmt: skip
