@@ -4,7 +4,8 @@ When nothing in a question links to the KG ("what does masitinib target?"), the 
 the reason, not only "no entity found": a drug the corpus never names is outside what this
 KG can know (DALK's corpus is a PubMed Alzheimer's query, 2011–2020), while a word the
 abstracts do write but the annotator never tagged is a gap of the annotation. One read-only
-catalog query counts, per word, the snapshot's abstracts writing it as a whole word.
+catalog query counts, per word, the snapshot's abstracts writing it as a whole word, or
+inside a list that leaves its prefix out ("miR-9, -16 and -195" writes miR-195).
 """
 
 from __future__ import annotations
@@ -35,6 +36,21 @@ def content_words(surfaces: list[str]) -> list[str]:
     return names[:MAX_WORDS]
 
 
+def written_pattern(word: str) -> str:
+    """RE2 finding ``word`` in lower-cased text as a whole word, or, for a name with a prefix
+    ("miR-195"), inside a list that leaves the prefix out ("miR-9, -16, -195 and -29c":
+    coordinated ellipsis, which no whole-word search finds)."""
+    whole = whole_words(word)
+    m = re.fullmatch(r"([A-Za-z]+)-([A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)", word)
+    if m is None:
+        return whole
+    item = r"-?[0-9a-z]+(?:-[0-9a-z]+)*"
+    sep = r"\s*(?:,|/|and|or)\s*"
+    listed = (rf"(?:^|[^a-z0-9]){re.escape(m.group(1).lower())}-{item}(?:{sep}{item})*{sep}"
+              rf"-{re.escape(m.group(2).lower())}(?:[^0-9a-z]|$)")  # fmt: skip
+    return f"{whole}|{listed}"
+
+
 def unwritten(wh: Any, snapshot_id: str, words: list[str],
               as_of: int | None = None) -> tuple[int, list[str]]:  # fmt: skip
     """(the snapshot's abstracts up to ``as_of``, the ``words`` none of them writes)."""
@@ -42,7 +58,7 @@ def unwritten(wh: Any, snapshot_id: str, words: list[str],
     named: dict[str, Any] = {"sid": snapshot_id, "asof": as_of}
     counts = []
     for i, w in enumerate(words):
-        named[f"p{i}"] = whole_words(w)
+        named[f"p{i}"] = written_pattern(w)
         counts.append(f"count_if(regexp_matches(t, $p{i}))")
     sql = (
         f"WITH d AS (SELECT {lowered_text('')} AS t "

@@ -26,6 +26,7 @@ from typing import Any
 
 from kgbuild.corpus.documents import lowered_text
 from kgbuild.corpus.stems import stem_regex, word_stems
+from kgbuild.corpus.unwritten import unwritten as unwritten_words
 from kgbuild.link.generic import GENERIC_WORDS
 from kgbuild.question.intent import QUESTION_WORDS, Intent
 from kgbuild.search.text import STOPWORDS
@@ -186,23 +187,6 @@ def runs(question: str, linked: Sequence[tuple[int, int]], intent: Intent
     return [r[:MAX_WORDS] for r in out if r and _names(question, r)]
 
 
-def elided(wh: Any, snapshot_id: str, word: str, as_of: int | None) -> bool:
-    """Do the snapshot's abstracts write ``word`` ("miR-195") only inside a list that leaves
-    its prefix out ("miR-9, -16, -195 and -29c": coordinated ellipsis)? Such a name is written,
-    though no whole-word search finds it (one catalog query)."""
-    m = re.fullmatch(r"([A-Za-z]+)-([A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)", word)
-    if m is None:
-        return False
-    item = r"-?[0-9a-z]+(?:-[0-9a-z]+)*"
-    sep = r"\s*(?:,|/|and|or)\s*"
-    pattern = (rf"(?:^|[^a-z0-9]){re.escape(m.group(1).lower())}-{item}(?:{sep}{item})*{sep}"
-               rf"-{re.escape(m.group(2).lower())}(?:[^0-9a-z]|$)")  # fmt: skip
-    sql = (f"SELECT count(*) FROM documents_at($sid) WHERE ($asof IS NULL OR year <= $asof) "
-           f"AND regexp_matches({lowered_text('')}, $p)")  # fmt: skip
-    rows = wh.query(sql, {"sid": snapshot_id, "asof": as_of, "p": pattern})
-    return bool(rows and rows[0][0])
-
-
 def name_like(word: str) -> bool:
     """Is ``word`` written as a name, not an English word: a letter first, then a digit or a
     capital inside ("miR-195", "TTP488", "DaTscan", "ARGO"; not "12-fold", "Alzheimer's")?"""
@@ -305,7 +289,7 @@ def question_phrase(wh: Any, snapshot_id: str, question: str,
             and ending
             and not any(c for _, c in ending)
             and name_like(question[a:b])
-            and not elided(wh, snapshot_id, question[a:b], as_of)
+            and unwritten_words(wh, snapshot_id, [question[a:b]], as_of)[1]
         ):
             # "what does neuronal miR-342-5p do": the run's head is a name no abstract
             # writes; "neuronal", its modifier, is not what the question is about
@@ -315,7 +299,7 @@ def question_phrase(wh: Any, snapshot_id: str, question: str,
             if (
                 unwritten is None
                 and names
-                and not any(elided(wh, snapshot_id, n, as_of) for n in names)
+                and len(unwritten_words(wh, snapshot_id, names, as_of)[1]) == len(names)
             ):
                 # "what does miR-195 do in alzheimer's models?": a name no abstract writes is
                 # what the question is about, not a later run the corpus writes
