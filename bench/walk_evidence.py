@@ -124,12 +124,12 @@ def quote_printed(text: str, evidence: str) -> tuple[int, int]:
     :data:`QUOTE_OPENING` characters, marks and line wrapping aside, matched at 90%."""
     from rapidfuzz import fuzz
 
-    ev = " ".join(evidence.lower().replace("«", "").replace("»", "").split())[:QUOTE_OPENING]
-    if len(ev) < 20 or not text:
-        return 0, 0
-
     def flat(t: str) -> str:
         return " ".join(t.lower().replace("«", "").replace("»", "").split())
+
+    ev = flat(evidence)[:QUOTE_OPENING]
+    if len(ev) < 20 or not text:
+        return 0, 0
 
     head = text.split("answers (", 1)[0] if "answers (" in text else ""
     anywhere = fuzz.partial_ratio(ev, flat(text)) >= 90

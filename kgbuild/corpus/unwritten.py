@@ -21,6 +21,20 @@ MAX_WORDS = 6
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*[A-Za-z0-9]")
 
 
+def marked_as_name(word: str) -> bool:
+    """Does ``word`` carry a name's marks: a digit, or a capital after its first letter?"""
+    return any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:])
+
+
+def name_like(word: str) -> bool:
+    """Is ``word`` written as a name, not an English word: a letter first, then a digit or a
+    capital inside ("miR-195", "TTP488", "DaTscan", "ARGO"; not "12-fold", "Alzheimer's")?"""
+    return bool(_NAME_LIKE.fullmatch(word)) and marked_as_name(word)
+
+
+_NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
+
+
 def content_words(surfaces: list[str]) -> list[str]:
     """The words of the unlinked ``surfaces`` worth looking up: not stop words, ≥ 4
     characters or with a digit; those that look most like names first."""
@@ -31,8 +45,7 @@ def content_words(surfaces: list[str]) -> list[str]:
             if low in STOPWORDS or (len(w) < 4 and not any(c.isdigit() for c in w)):
                 continue
             seen.setdefault(low, w)
-    names = sorted(seen.values(), key=lambda w: (
-        not (any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:])), -len(w)))  # fmt: skip
+    names = sorted(seen.values(), key=lambda w: (not marked_as_name(w), -len(w)))
     return names[:MAX_WORDS]
 
 

@@ -37,13 +37,14 @@ import numpy as np
 from kgbuild.corpus.answer_sentences import Encode, closest_first
 from kgbuild.corpus.documents import WRITES, doc_sentences, ranked_documents, row_mentions
 from kgbuild.corpus.marks import disjoint_spans, excerpt
+from kgbuild.corpus.unwritten import name_like
 from kgbuild.query.answer_entities import node_kinds, topic_nodes
 from kgbuild.query.generic_chemicals import generic_nodes
 from kgbuild.query.verdict_sentences import MAX_SHOWN
 from kgbuild.question.intent import Intent
 from kgbuild.question.kinds import kind_nodes
 from kgbuild.question.predicates import predicate_for
-from kgbuild.question.question_phrase import Phrase, name_like, question_phrase, shorter
+from kgbuild.question.question_phrase import Phrase, question_phrase, shorter
 from kgbuild.search.index import SnapshotIndex
 
 #: Documents read at most: the question's other entities first, then newest.

@@ -26,6 +26,7 @@ from typing import Any
 
 from kgbuild.corpus.documents import lowered_text
 from kgbuild.corpus.stems import stem_regex, word_stems
+from kgbuild.corpus.unwritten import name_like
 from kgbuild.corpus.unwritten import unwritten as unwritten_words
 from kgbuild.link.generic import GENERIC_WORDS
 from kgbuild.question.intent import QUESTION_WORDS, Intent
@@ -185,17 +186,6 @@ def runs(question: str, linked: Sequence[tuple[int, int]], intent: Intent
         before, prev = prev, (a, b, w)
     out.append([] if predicate else cur)
     return [r[:MAX_WORDS] for r in out if r and _names(question, r)]
-
-
-def name_like(word: str) -> bool:
-    """Is ``word`` written as a name, not an English word: a letter first, then a digit or a
-    capital inside ("miR-195", "TTP488", "DaTscan", "ARGO"; not "12-fold", "Alzheimer's")?"""
-    return bool(_NAME_LIKE.fullmatch(word)) and (
-        any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:])
-    )
-
-
-_NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
 
 
 def _names(question: str, run: list[tuple[int, int, bool]]) -> bool:

@@ -6,10 +6,10 @@ topic, neither the topic's facts nor its hubs are given as the answer
 
 import pytest
 
-from kgbuild.corpus.unwritten import unwritten
+from kgbuild.corpus.unwritten import name_like, unwritten
 from kgbuild.query.engine import QueryEngine
 from kgbuild.question.intent import read_intent
-from kgbuild.question.question_phrase import name_like, question_phrase
+from kgbuild.question.question_phrase import question_phrase
 from kgbuild.records import Document, Entity
 from kgbuild.store.snapshots import Warehouse
 from tests.support.query_kg import publish_year
