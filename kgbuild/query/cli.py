@@ -229,6 +229,11 @@ def answer_line(rdict: dict[str, Any], choices: list[str], choice: int | None,
     v = rdict.get("verdict")
     if v:
         return f"verdict: {v['line']}"
+    said = rdict.get("answering") or []
+    if said:  # an open question the facts give no verdict on: what the abstracts say
+        best = said[0]
+        return (f"{ANSWERING_LEAD}: {best['sentence']}  (PMID {best['pmid']}, {best['year']}; "
+                "what the abstract writes, not a KG fact)")  # fmt: skip
     shown = rdict.get("passages") or []
     if shown and not rdict.get("answers") and not rdict.get("links"):
         best = shown[0]
@@ -345,6 +350,7 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None,
         for x in verdict.get("sentences") or []:  # a verdict read from sentences shows them
             said = f" [{x['reading']}]" if x["reading"] else ""
             out.print(Text(f"  PMID {x['pmid']} ({x['year']}){said}: {x['sentence']}"))
+    _print_answering(rdict, line)
     if rdict.get("answers"):
         rows = [
             [i, a["name"], a["id"], _relations(a), _basis(a), a["support"],
@@ -429,6 +435,29 @@ def _print_retrieval(r: Retrieval, rdict: dict[str, Any] | None = None,
         )
         _print_reading(r.choice_reading)
     out.print(Text(timing_line(r.timings), style="dim"))
+
+
+#: How the answer line names a sentence the answer-sentence reader chose.
+ANSWERING_LEAD = "read from the abstracts"
+
+
+def _print_answering(rdict: dict[str, Any], line: str | None) -> None:
+    """The sentences that best answer an open question (:mod:`kgbuild.corpus.answer_reader`),
+    after the verdict and before the facts' answers: the one already the answer line is not
+    repeated. Untrusted text, never markup."""
+    from rich.text import Text
+
+    said = rdict.get("answering") or []
+    lead = bool(line and line.startswith(ANSWERING_LEAD + ":"))
+    rest = said[1:] if lead else said
+    if not rest:
+        return
+    out.print(("also " if lead else "") + "the sentences that best answer it (read from the "
+              "abstracts by a reader trained on blind-judged answers; not KG facts)")  # fmt: skip
+    for x in rest:
+        row = Text(f"  PMID {x['pmid']} ({x['year']}): ")
+        row.append(x["sentence"])
+        out.print(row)
 
 
 #: Characters of a shown abstract's title printed.

@@ -25,7 +25,7 @@ import numpy as np
 
 from kgbuild.corpus.acronyms import acronym_spans, cut_spans, defined_as, question_definitions
 from kgbuild.corpus.answer_sentences import ABSTRACTS_READ as SENTENCE_ABSTRACTS
-from kgbuild.corpus.answer_sentences import closest_sentences
+from kgbuild.corpus.answer_sentences import read_abstracts
 from kgbuild.corpus.choice_reading import facts_decide, read_choices
 from kgbuild.corpus.organism_answer import organism_answer
 from kgbuild.corpus.organism_kinds import heads_wh
@@ -713,6 +713,7 @@ class QueryEngine:
         triples, text, budget = build_context(idx, ranked, k, token_budget, f.as_of_year,
                                               sentences, choices)  # fmt: skip
         t.lap("context_ms")
+        answering: list[dict[str, Any]] = []
         try:  # what the abstracts write, beside whatever the facts answer
             abstracts = idx.ensure_abstracts(self.wh)
             texts: dict[str, Any] = {}
@@ -728,17 +729,16 @@ class QueryEngine:
             if closest and first_read:
                 # the question is written (an abstract writes enough of it): every read
                 # abstract's sentences compete, whatever share of the question it writes
-                shown_abstracts = (
-                    _closest_sentences(abstracts, question, matching, texts, st.linker.vectors)
-                    or shown_abstracts
-                )
+                closest_read, answering = _closest_sentences(abstracts, question, matching,
+                                                             texts, st.linker.vectors)  # fmt: skip
+                shown_abstracts = closest_read or shown_abstracts
             if intent.yes_no and not choices:  # undecided by the facts: what the abstracts say
                 said = abstract_verdict(abstracts, question, [x["pmid"] for x in first_read], texts,
                                         predicate_for(intent.asked), verdict)  # fmt: skip
                 verdict = said or verdict
         except Exception as exc:  # a busy or moved catalog: the facts' answers stand
             log.warning("abstracts unread, catalog unreadable: %s", exc)
-            abstracts, shown_abstracts = None, []
+            abstracts, shown_abstracts, answering = None, [], []
         if shown_abstracts and verdict is not None and verdict.get("answer") == "not found":
             verdict["line"] += "; the abstracts shown below write most of the question"
         chosen = reading.choice if reading and reading.choice is not None else kg_answer(scores)
@@ -797,6 +797,7 @@ class QueryEngine:
             choice_reading=reading.to_dict() if reading else None,
             passages=shown_abstracts,
             abstract_choice=from_abstracts,
+            answering=answering,
         )
         t.lap("total_ms", total=True)
         r.timings = t.laps
@@ -825,15 +826,18 @@ def defined_otherwise(question: str,
 
 
 def _closest_sentences(abstracts: Any, question: str, matching: list[dict[str, Any]],
-                       texts: dict[str, Any], vectors: Any) -> list[dict[str, Any]]:  # fmt: skip
-    """Each matching abstract by its sentence closest to the question in words and meaning
-    (:mod:`kgbuild.corpus.answer_sentences`); none when the encoder fails (the caller keeps
-    the sentences that write most of the question)."""
+                       texts: dict[str, Any], vectors: Any,
+                       ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:  # fmt: skip
+    """Each matching abstract by its sentence closest to the question in words and meaning,
+    and the sentences that best answer it (:func:`kgbuild.corpus.answer_sentences.
+    read_abstracts`); none when the encoder fails (the caller keeps the sentences that write
+    most of the question)."""
     try:
-        return closest_sentences(abstracts, question, matching, texts, vectors.encode)
+        shown, said = read_abstracts(abstracts, question, matching, texts, vectors.encode)
+        return shown, said
     except Exception as exc:  # a model folder that went missing: words alone still rank
         log.warning("abstract sentences ranked by words only, encoder failed: %s", exc)
-        return []
+        return [], []
 
 
 def _stated(answers: list[dict[str, Any]]) -> bool:

@@ -68,6 +68,10 @@ class Retrieval:
     #: best match the question write most about (:func:`kgbuild.corpus.passages.
     #: choice_from_abstracts`); its ``choice``, when set, is ``kg_answer``.
     abstract_choice: dict[str, Any] | None = None
+    #: For an open question: the sentences of those abstracts that best answer it, as the
+    #: answer-sentence reader rates them (:mod:`kgbuild.corpus.answer_reader`): pmid, year,
+    #: sentence, score (log-odds).
+    answering: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def found(self) -> bool:
@@ -123,6 +127,7 @@ class Retrieval:
             "verdict": None if self.verdict is None else public_answer(self.verdict),
             "passages": self.passages,
             "abstract_choice": self.abstract_choice,
+            "answering": self.answering,
             "diagnostics": self.diagnostics,
         }
         if timings:

@@ -41,16 +41,24 @@ def test_an_abstract_is_shown_by_the_sentence_that_answers_in_other_words(root):
     r = engine.retrieve(QUESTION)
     (shown,) = r.passages
     assert shown["pmid"] == "701" and shown["sentence"] == ANSWER
-    assert 0 < shown["closeness"] <= 1 and shown["closing"] is None  # the answer closes it
+    # closeness: the answer-sentence reader's log-odds; the answer closes the abstract
+    assert isinstance(shown["closeness"], float) and shown["closing"] is None
+    # the same sentence leads the sentences that best answer it, which the answer line reads
+    assert r.answering[0] == {"pmid": "701", "year": 2016, "sentence": ANSWER,
+                              "score": shown["closeness"]}  # fmt: skip
+    from kgbuild.query.cli import ANSWERING_LEAD, answer_line
+
+    said = {**r.to_dict(), "verdict": None}  # no verdict: the reader's sentence answers
+    assert answer_line(said, [], None, False).startswith(f"{ANSWERING_LEAD}: {ANSWER}")
     off = engine.retrieve(QUESTION, embed="off")
     assert [p["sentence"] for p in off.passages] == [WORDY]  # words alone: the wordy one
     assert "closeness" not in off.passages[0]
 
 
 def test_the_abstracts_are_ordered_by_their_closest_sentence():
-    """The combination itself, on vectors whose cosines are known: the closer sentence of a
-    lower-ranked abstract comes first, and an abstract with no sentence writing two of the
-    question's terms is not shown."""
+    """The hand-weighted hybrid (no trained reader) itself, on vectors whose cosines are
+    known: the closer sentence of a lower-ranked abstract comes first, and an abstract with no
+    sentence writing two of the question's terms is not shown."""
     import numpy as np
 
     from kgbuild.search.abstracts import AbstractIndex
@@ -72,7 +80,7 @@ def test_the_abstracts_are_ordered_by_their_closest_sentence():
             out.append([c, float(np.sqrt(1 - c * c))])
         return np.array([[1.0, 0.0], *out])
 
-    got = closest_sentences(index, "alpha beta gamma zeta", rows, texts, encode)
+    got = closest_sentences(index, "alpha beta gamma zeta", rows, texts, encode, reader=None)
     assert [g["pmid"] for g in got] == ["2", "1"]
     assert got[0]["sentence"] == "Alpha beta zeta."
     assert got[1]["sentence"] == "Alpha beta gamma."
