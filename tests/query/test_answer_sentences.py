@@ -46,10 +46,19 @@ def test_an_abstract_is_shown_by_the_sentence_that_answers_in_other_words(root):
     # the same sentence leads the sentences that best answer it, which the answer line reads
     assert r.answering[0] == {"pmid": "701", "year": 2016, "sentence": ANSWER,
                               "score": shown["closeness"]}  # fmt: skip
-    from kgbuild.query.cli import ANSWERING_LEAD, answer_line
+    from kgbuild.query import cli
 
-    said = {**r.to_dict(), "verdict": None}  # no verdict: the reader's sentence answers
-    assert answer_line(said, [], None, False).startswith(f"{ANSWERING_LEAD}: {ANSWER}")
+    # the verdict only reports the sentences a word is named in: the reader's sentence leads,
+    # and the verdict follows it
+    rdict = r.to_dict()
+    assert rdict["verdict"]["answer"] == "from sentences"
+    line = cli.answer_line(rdict, [], None, False)
+    assert line.startswith(f"{cli.ANSWERING_LEAD}: {ANSWER}")
+    with cli.out.capture() as captured:
+        cli._print_retrieval(r, rdict, line)
+    printed = captured.get()
+    assert printed.index(cli.ANSWERING_LEAD) < printed.index("verdict: from sentences")
+    assert cli.answer_line({**rdict, "verdict": None}, [], None, False) == line
     off = engine.retrieve(QUESTION, embed="off")
     assert [p["sentence"] for p in off.passages] == [WORDY]  # words alone: the wordy one
     assert "closeness" not in off.passages[0]
@@ -118,3 +127,18 @@ def test_a_sentence_reader_shows_the_sentence_closest_to_the_question_first():
     # only the first n are re-ordered; the rest keep their places
     assert closest_first(hits, lambda h: h[1], question, encoder.encode, lambda h: h[0],
                          n=2) == hits  # fmt: skip
+
+
+@pytest.mark.parametrize(("intent", "choices", "verdict", "leads"), [
+    ({"yes_no": False}, [], None, True),
+    ({"yes_no": False}, [], {"answer": "from sentences"}, True),
+    ({"yes_no": False}, [], {"answer": "not found"}, True),
+    ({"yes_no": False}, [], {"answer": "yes"}, False),  # a pair's facts answer it
+    ({"yes_no": True}, [], {"answer": "not found"}, False),  # yes/no: the verdict answers
+    ({"yes_no": False}, ["APOE", "TREM2"], None, False),  # options: the choice answers
+])  # fmt: skip
+def test_the_reader_leads_only_where_nothing_else_answers(intent, choices, verdict, leads):
+    from kgbuild.query.cli import reader_leads
+
+    rdict = {"intent": intent, "choices": choices, "verdict": verdict}
+    assert reader_leads(rdict) is leads
