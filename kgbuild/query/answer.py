@@ -138,10 +138,10 @@ def answer_question(
     ]
     as_of = r.diagnostics["filters"]["as_of_year"]
     triples, context, _ = build_context(idx, ranked, k, token_budget, as_of, r.sentence_rows,
-                                        choices)  # fmt: skip
+                                        choices, r.answering)  # fmt: skip
     parsed = qllm.answer(client, question, choices, context, usage)
     # a PMID counts as cited support only if the context showed it (a fact's or a sentence's)
-    shown = {x["pmid"] for x in r.sentences if f"PMID {x['pmid']} (" in context}
+    shown = {x["pmid"] for x in [*r.sentences, *r.answering] if f"PMID {x['pmid']} (" in context}
     valid = {p for t in triples for p in t.pmids} | shown
     cited = [p for p in dict.fromkeys(parsed.cited) if p in valid]
     invalid = [p for p in dict.fromkeys(parsed.cited) if p not in valid]

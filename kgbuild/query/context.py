@@ -164,11 +164,13 @@ def build_context(
     as_of: int | None = None,
     sentences: list[tuple[str, int, float]] | None = None,
     choices: list[str] | None = None,
+    answering: list[dict[str, Any]] | None = None,
 ) -> tuple[list[ContextTriple], str, dict[str, int]]:
     """The top ``k`` of ``ranked`` (edge, score, reasons) that fit ``token_budget``, then the
-    evidence ``sentences`` (what each was found for — ``choice:<i>`` or ``question`` —, row,
-    BM25) while they fit: the triples, the text, and what the budget cost (shortened / left
-    out)."""
+    ``answering`` sentences (an open question's abstracts' sentences that best answer it,
+    :mod:`kgbuild.corpus.answer_reader`: pmid, year, sentence) and the evidence ``sentences``
+    (what each was found for — ``choice:<i>`` or ``question`` —, row, BM25) while they fit:
+    the triples, the text, and what the budget cost (shortened / left out)."""
     used = estimate_tokens(HEADER)
     out: list[ContextTriple] = []
     blocks = [HEADER]
@@ -192,7 +194,8 @@ def build_context(
         blocks.append(text)
     if not out:
         blocks, used = [], 0
-    lines = _sentence_lines(index, sentences or [], choices or [])
+    lines = _answering_lines(answering or []) + _sentence_lines(index, sentences or [],
+                                                                 choices or [])  # fmt: skip
     if lines and not stats["left_out"]:
         cost = estimate_tokens(SENTENCE_HEADER) + 1
         if used + cost <= token_budget:
@@ -211,6 +214,21 @@ def build_context(
     if blocks and blocks[-1] == SENTENCE_HEADER:
         blocks.pop()
     return out, "\n".join(blocks), stats
+
+
+#: The label of the answer-sentence reader's sentences in the context.
+ANSWERING_LABEL = "(read from the abstracts: the sentences that best answer the question)"
+
+
+def _answering_lines(answering: list[dict[str, Any]]) -> list[str]:
+    """The reader's sentences, labelled and indented like the evidence sentences."""
+    lines = [ANSWERING_LABEL] if answering else []
+    for x in answering:
+        text = " ".join(str(x["sentence"]).split())
+        if len(text) > MAX_SENTENCE_CHARS:
+            text = text[: MAX_SENTENCE_CHARS - 1].rstrip() + "…"
+        lines.append(f'  PMID {x["pmid"]} ({int(x["year"])}): "{text}"')
+    return lines
 
 
 def _sentence_lines(index: SnapshotIndex, sentences: list[tuple[str, int, float]],

@@ -142,3 +142,28 @@ def test_the_reader_leads_only_where_nothing_else_answers(intent, choices, verdi
 
     rdict = {"intent": intent, "choices": choices, "verdict": verdict}
     assert reader_leads(rdict) is leads
+
+
+def test_an_llm_answer_reads_the_sentences_that_best_answer_it(root):
+    """With an endpoint (a real loopback server), the answer prompt holds the reader's
+    sentences, and a PMID cited from them counts as shown (not an invalid citation): an
+    abstract that served no fact is otherwise outside the LLM's context."""
+    import json
+
+    from kgbuild.llm.client import LLMClient, LLMSettings
+    from kgbuild.query.answer import answer_question
+    from kgbuild.query.context import ANSWERING_LABEL
+    from tests.support.scripted_llm_server import ScriptedLLM, serve
+
+    reply = json.dumps({"answer": "Memory declined after stopping.", "pmids": ["701"]})
+    llm = ScriptedLLM(default=("ok", reply))
+    with serve(llm) as url:
+        c = LLMClient(LLMSettings(model="m", base_url=url, max_retries=0, backoff_s=0.01))
+        try:
+            a = answer_question(QueryEngine(root), c, QUESTION, llm_entities=False,
+                                rerank=False, llm_intent=False)  # fmt: skip
+        finally:
+            c.close()
+    prompt = "\n".join(m["content"] for m in llm.requests[-1]["body"]["messages"])
+    assert ANSWERING_LABEL in prompt and f'PMID 701 (2016): "{ANSWER}"' in prompt
+    assert a.cited == ["701"] and a.invalid_citations == []
