@@ -175,13 +175,18 @@ def build_context(
     out: list[ContextTriple] = []
     blocks = [HEADER]
     stats = {"shortened": 0, "left_out": 0, "sentences": 0, "sentences_left_out": 0}
+    said = _answering_lines(answering or [])
+    # the reader's sentences keep their room (at most a third of the budget) however many
+    # facts there are: on a hub they are what answers, and ten facts fill the budget alone
+    reserved = min(token_budget // 3, sum(estimate_tokens(x) + 1 for x in said)
+                   + (estimate_tokens(SENTENCE_HEADER) + 1 if said else 0))  # fmt: skip
     for pos, (edge, score, reasons) in enumerate(ranked[:k]):
         ev = evidence_for(index, edge, as_of)
         fitted = None
         for n_ev in range(len(ev), -1, -1):
             t = make_triple(index, len(out) + 1, edge, score, reasons, ev[:n_ev])
             text = render_triple(t)
-            if used + estimate_tokens(text) + 1 <= token_budget:
+            if used + estimate_tokens(text) + 1 <= token_budget - reserved:
                 fitted = (t, text, n_ev < len(ev))
                 break
         if fitted is None:
@@ -194,9 +199,12 @@ def build_context(
         blocks.append(text)
     if not out:
         blocks, used = [], 0
-    lines = _answering_lines(answering or []) + _sentence_lines(index, sentences or [],
-                                                                 choices or [])  # fmt: skip
-    if lines and not stats["left_out"]:
+    lines = said + _sentence_lines(index, sentences or [], choices or [])
+    if stats["left_out"]:  # facts left out: no BM25 sentence, but the reader's keep their room
+        bm25 = lines[len(said) :]
+        stats["sentences_left_out"] = sum(1 for x in bm25 if x.startswith("  "))
+        lines = said
+    if lines:
         cost = estimate_tokens(SENTENCE_HEADER) + 1
         if used + cost <= token_budget:
             blocks.append(SENTENCE_HEADER)
@@ -204,13 +212,11 @@ def build_context(
             for n, line in enumerate(lines):
                 cost = estimate_tokens(line) + 1
                 if used + cost > token_budget:
-                    stats["sentences_left_out"] = sum(1 for x in lines[n:] if x.startswith("  "))
+                    stats["sentences_left_out"] += sum(1 for x in lines[n:] if x.startswith("  "))
                     break
                 blocks.append(line)
                 used += cost
                 stats["sentences"] += line.startswith("  ")
-    elif lines:
-        stats["sentences_left_out"] = sum(1 for x in lines if x.startswith("  "))
     if blocks and blocks[-1] == SENTENCE_HEADER:
         blocks.pop()
     return out, "\n".join(blocks), stats

@@ -167,3 +167,21 @@ def test_an_llm_answer_reads_the_sentences_that_best_answer_it(root):
     prompt = "\n".join(m["content"] for m in llm.requests[-1]["body"]["messages"])
     assert ANSWERING_LABEL in prompt and f'PMID 701 (2016): "{ANSWER}"' in prompt
     assert a.cited == ["701"] and a.invalid_citations == []
+
+
+def test_the_readers_sentences_keep_their_room_when_facts_fill_the_budget(root):
+    """Facts that fill the token budget alone (ten on a hub do) leave the reader's sentences
+    their room, up to a third of it; the facts that no longer fit are counted as left out."""
+    from kgbuild.llm.tokens import estimate_tokens
+    from kgbuild.query.context import ANSWERING_LABEL, HEADER, build_context, render_triple
+
+    idx = QueryEngine(root).state().index
+    ranked = [(0, 1.0, ("test",))] * 10  # the one fact, ten times: more than the budget holds
+    one, _, _ = build_context(idx, ranked[:1], 1, 10_000)
+    budget = estimate_tokens(HEADER) + 6 * (estimate_tokens(render_triple(one[0])) + 1)
+    said = [{"pmid": "701", "year": 2016, "sentence": ANSWER}]
+    alone, text, stats = build_context(idx, ranked, 10, budget)
+    assert len(alone) == 6 and stats["left_out"] == 4 and ANSWERING_LABEL not in text
+    kept, text, stats = build_context(idx, ranked, 10, budget, answering=said)
+    assert ANSWERING_LABEL in text and f'PMID 701 (2016): "{ANSWER}"' in text
+    assert stats["sentences"] == 1 and len(kept) < 6 and stats["left_out"] == 10 - len(kept)
