@@ -91,31 +91,32 @@ class Candidate:
 
 def candidates(index: AbstractIndex, question: str, matching: list[dict[str, Any]],
                texts: dict[str, Any], n: int,
-               ) -> tuple[list[Candidate], list[list[str]]]:  # fmt: skip
+               ) -> tuple[list[Candidate], list[str | None]]:  # fmt: skip
     """The ``n`` sentences of the ``matching`` abstracts (:func:`kgbuild.corpus.passages.passages`
     rows, ``texts`` their year, title, abstract) that write most of the question's IDF weight
     and at least :data:`MIN_TERMS` of its terms, earlier abstracts first on ties; and each
-    abstract's sentences (for its closing one)."""
+    abstract's closing sentence (:func:`kgbuild.corpus.passages.closing_sentence`)."""
     weights = {t: index.idf(t) for t in set(terms(question))}
     total = sum(weights.values()) or 1.0
     cands: list[Candidate] = []
-    split: list[list[str]] = []
+    closings: list[str | None] = []
     for i, row in enumerate(matching):
         year, title, abstract = texts[row["pmid"]]
-        split.append([ds.text for ds in doc_sentences(row["pmid"], year, title, abstract, [])])
-        closing = closing_sentence(split[-1], bool(title))
-        for j, text in enumerate(split[-1]):
+        sentences = [ds.text for ds in doc_sentences(row["pmid"], year, title, abstract, [])]
+        closing = closing_sentence(sentences, bool(title))
+        closings.append(closing)
+        for j, text in enumerate(sentences):
             has = set(terms(text)) & weights.keys()
             if len(has) < MIN_TERMS:
                 continue
             cands.append(Candidate(
                 text, i, str(row["pmid"]), int(row.get("rank", i)), float(row.get("cover", 0.0)),
-                j, len(split[-1]), bool(title) and j == 0, text == closing,
+                j, len(sentences), bool(title) and j == 0, text == closing,
                 sum(weights[t] for t in has) / total, len(has),
                 max(weights[t] for t in has) / total,
             ))  # fmt: skip
     order = sorted(range(len(cands)), key=lambda k: (-cands[k].cover, k))[:n]
-    return [cands[k] for k in sorted(order)], split
+    return [cands[k] for k in sorted(order)], closings
 
 
 def features(cands: list[Candidate], cosine: np.ndarray) -> np.ndarray:

@@ -37,14 +37,13 @@ per choice, so a question with choices keeps the sentence that writes most of it
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from kgbuild.corpus.answer_reader import AnswerReader, Candidate, candidates, features, load
-from kgbuild.corpus.passages import ABSTRACTS_SHOWN, closing_sentence
+from kgbuild.corpus.passages import ABSTRACTS_SHOWN
 from kgbuild.search.abstracts import AbstractIndex
 
 #: Abstracts (BM25 ranks) whose sentences compete to be shown.
@@ -88,7 +87,7 @@ def read_abstracts(index: AbstractIndex, question: str, matching: list[dict[str,
     """(:func:`closest_sentences`' abstracts, the :data:`ANSWERING_SHOWN` sentences that best
     answer the question: pmid, year, sentence, score — the reader's log-odds, or the hybrid's
     score without a reader)."""
-    scored, split = answering_sentences(index, question, matching, texts, encode, reader)
+    scored, closings = answering_sentences(index, question, matching, texts, encode, reader)
     if not scored:
         return matching[:n], []
     best: dict[int, tuple[float, str]] = {}
@@ -102,8 +101,7 @@ def read_abstracts(index: AbstractIndex, question: str, matching: list[dict[str,
                          "sentence": c.text, "score": round(score, 4)})  # fmt: skip
     out = []
     for i in list(best)[:n]:
-        row, (score, text) = matching[i], best[i]
-        closing = closing_sentence(split[i], bool(texts[row["pmid"]][1]))
+        row, (score, text), closing = matching[i], best[i], closings[i]
         out.append({**row, "sentence": text, "closing": closing if closing != text else None,
                     "closeness": round(score, 4)})  # fmt: skip
     return out, said
@@ -112,26 +110,33 @@ def read_abstracts(index: AbstractIndex, question: str, matching: list[dict[str,
 def answering_sentences(index: AbstractIndex, question: str, matching: list[dict[str, Any]],
                         texts: dict[str, Any], encode: Encode,
                         reader: AnswerReader | bool | None = True,
-                        ) -> tuple[list[tuple[float, Candidate]], list[list[str]]]:  # fmt: skip
+                        ) -> tuple[list[tuple[float, Candidate]], list[str | None]]:  # fmt: skip
     """The :data:`SENTENCES_EMBEDDED` candidate sentences of the matching abstracts
     (:func:`kgbuild.corpus.answer_reader.candidates`), best first by the trained reader's
     log-odds that each answers the question (``reader``: True for the shipped one, None for
-    none) or, without one, by the hybrid of the module docstring; and each abstract's
-    sentences."""
-    cands, split = candidates(index, question, matching, texts, SENTENCES_EMBEDDED)
+    none) or, without one, by the hybrid of the module docstring; and each abstract's closing
+    sentence."""
+    cands, closings = candidates(index, question, matching, texts, SENTENCES_EMBEDDED)
     if not cands:
-        return [], split
+        return [], closings
     vectors = encode([question] + [c.text for c in cands])
     cosine = vectors[1:] @ vectors[0]
     model = load() if reader is True else reader or None
     if model is not None:
         scores = model.score(features(cands, cosine)).tolist()
     else:
-        scores = [LEXICAL_SHARE * c.cover + (1 - LEXICAL_SHARE) * cos
-                  - RANK_PRIOR * math.log1p(c.abstract_rank)
-                  for c, cos in zip(cands, cosine.tolist(), strict=True)]  # fmt: skip
+        scores = hybrid_scores(cands, cosine).tolist()
     order = sorted(range(len(cands)), key=lambda k: (-round(scores[k], 9), k))
-    return [(float(scores[k]), cands[k]) for k in order], split
+    return [(float(scores[k]), cands[k]) for k in order], closings
+
+
+def hybrid_scores(cands: list[Candidate], cosine: np.ndarray) -> np.ndarray:
+    """The hand-weighted hybrid of the module docstring, per candidate (the trained reader's
+    fallback, and its baseline in :mod:`kgbuild.evaluate.answer_reader`)."""
+    cover = np.array([c.cover for c in cands], dtype=float)
+    rank = np.log1p(np.array([c.abstract_rank for c in cands], dtype=float))
+    cos = np.asarray(cosine, dtype=float)
+    return LEXICAL_SHARE * cover + (1 - LEXICAL_SHARE) * cos - RANK_PRIOR * rank
 
 
 #: Sentences a sentence reader re-orders by closeness to the question: its first, in its own

@@ -37,11 +37,7 @@ from kgbuild.corpus.answer_reader import FEATURE_SET, FEATURES, FORMAT, candidat
 from kgbuild.corpus.answer_sentences import (
     ABSTRACTS_READ as SENTENCE_ABSTRACTS,
 )
-from kgbuild.corpus.answer_sentences import (
-    LEXICAL_SHARE,
-    RANK_PRIOR,
-    SENTENCES_EMBEDDED,
-)
+from kgbuild.corpus.answer_sentences import SENTENCES_EMBEDDED, hybrid_scores
 from kgbuild.corpus.passages import passages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,10 +101,7 @@ def pools(engine: Any, questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         vectors = encode([q["question"]] + [c.text for c in cands])
         cosine = vectors[1:] @ vectors[0]
-        x = features(cands, cosine)
-        hybrid = (LEXICAL_SHARE * x[:, 0] + (1 - LEXICAL_SHARE) * x[:, 1]
-                  - RANK_PRIOR * x[:, 2])  # fmt: skip
-        out.append({**q, "x": x, "hybrid": hybrid,
+        out.append({**q, "x": features(cands, cosine), "hybrid": hybrid_scores(cands, cosine),
                     "quote": np.array([is_quote(c.text, q["evidence"]) for c in cands]),
                     "judged": np.array([c.pmid in q["pmids"] for c in cands])})  # fmt: skip
     return out

@@ -833,8 +833,7 @@ def _closest_sentences(abstracts: Any, question: str, matching: list[dict[str, A
     read_abstracts`); none when the encoder fails (the caller keeps the sentences that write
     most of the question)."""
     try:
-        shown, said = read_abstracts(abstracts, question, matching, texts, vectors.encode)
-        return shown, said
+        return read_abstracts(abstracts, question, matching, texts, vectors.encode)
     except Exception as exc:  # a model folder that went missing: words alone still rank
         log.warning("abstract sentences ranked by words only, encoder failed: %s", exc)
         return [], []
